@@ -1,0 +1,45 @@
+// Forward-pass benchmark of one model: what decoding and verification cost.
+//
+// Answers the two questions speculative decoding depends on: how close is
+// batch-1 decode to the memory-bandwidth bound (weights bytes / bandwidth),
+// and how much does a forward over k tokens cost relative to one token (how
+// much verification width is free). Times are medians over repeats.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "models/causal_lm.h"
+
+namespace seed::bench {
+
+struct ForwardBenchOptions {
+  int repeats = 5;              // medians over this many repeats
+  int decode_tokens = 32;       // tokens decoded per decode repeat
+  int prefill_tokens = 128;     // prompt length for the prefill figure
+  int context_tokens = 64;      // cached tokens before the k-token forwards
+  std::vector<int64_t> widths = {1, 2, 4, 8, 16};  // k of the forward-cost ratios
+};
+
+struct ForwardBenchResult {
+  int64_t params = 0;
+  int64_t weight_bytes = 0;
+  double copy_bandwidth = 0;  // bytes/s, STREAM copy convention (read + write)
+  double read_bandwidth = 0;  // bytes/s, a sum over a weight-sized buffer
+  double decode_seconds_per_token = 0;
+  double decode_tokens_per_s = 0;
+  double prefill_tokens_per_s = 0;
+  // Time of the bandwidth-bound decode (weight_bytes / the larger bandwidth)
+  // over the measured decode time: 1.0 would be at the bound.
+  double bandwidth_bound_fraction = 0;
+  std::map<int64_t, double> forward_cost_ratio;  // k -> time(k tokens) / time(1 token)
+
+  nlohmann::json to_json() const;
+};
+
+ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBenchOptions& options);
+
+}  // namespace seed::bench

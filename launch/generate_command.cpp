@@ -1,0 +1,109 @@
+// `seed generate`: stream a completion of one prompt from one model.
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <iostream>
+
+#include "launch/commands.h"
+#include "models/causal_lm.h"
+#include "models/counter_rng.h"
+#include "models/error.h"
+#include "models/sampling.h"
+#include "models/tokenizer.h"
+
+namespace seed::launch {
+namespace {
+
+struct GenerateOptions {
+  std::string model_dir;
+  std::string prompt;
+  int max_new_tokens = 128;
+  SamplingParams sampling;
+  uint64_t seed = 0;
+  std::string device = "cpu";
+  bool no_bos = false;
+};
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void run_generate(const GenerateOptions& options) {
+  options.sampling.validate();
+  auto model = models::CausalLM::load(options.model_dir, {options.device});
+  auto tokenizer = models::load_tokenizer(options.model_dir);
+  const models::ModelConfig& config = model->config();
+  SEED_CHECK(tokenizer->vocab_size() <= config.vocab_size, kInvalidArgument)
+      << options.model_dir << ": tokenizer has " << tokenizer->vocab_size()
+      << " tokens but config.json vocab_size is " << config.vocab_size;
+
+  std::vector<int32_t> prompt = tokenizer->encode(options.prompt, !options.no_bos);
+  SEED_CHECK(!prompt.empty(), kInvalidArgument) << "the prompt is empty; pass --prompt TEXT";
+  const int64_t context = config.max_position_embeddings;
+  SEED_CHECK(static_cast<int64_t>(prompt.size()) < context, kOutOfRange)
+      << "the prompt has " << prompt.size() << " tokens but the model's context is " << context
+      << " (max_position_embeddings in " << options.model_dir << "/config.json)";
+  const int64_t budget = std::min<int64_t>(options.max_new_tokens, context - static_cast<int64_t>(prompt.size()));
+  if (budget < options.max_new_tokens) {
+    spdlog::warn("generation capped at {} tokens by the model's context of {}", budget, context);
+  }
+
+  models::KvCache cache = model->make_cache();
+  const models::SequenceId seq = cache.create();
+  std::vector<float> probs(config.vocab_size);
+  models::TextStream stream(*tokenizer);
+  std::cout << options.prompt << std::flush;
+
+  const auto start = Clock::now();
+  at::Tensor logits = model->forward({{seq, prompt, {}}}, cache, models::LogitsFor::kLast)[0].cpu();
+  const double prefill_s = seconds_since(start);
+  const auto decode_start = Clock::now();
+  int64_t generated = 0;
+  std::string finish = "length";
+  for (int64_t position = static_cast<int64_t>(prompt.size()); generated < budget; ++position) {
+    sampling_distribution(logits.data_ptr<float>(), config.vocab_size, options.sampling, probs.data());
+    const RngKey key{options.seed, /*request=*/0, static_cast<uint32_t>(position), RngPurpose::kSample};
+    const int32_t token = sample_from(probs.data(), config.vocab_size, uniform(key));
+    ++generated;
+    if (token == tokenizer->eos_id()) {
+      finish = "eos";
+      break;
+    }
+    std::cout << stream.push(token) << std::flush;
+    if (generated == budget) break;
+    logits = model->forward({{seq, {token}, {}}}, cache, models::LogitsFor::kLast)[0].cpu();
+  }
+  std::cout << stream.finish() << std::endl;
+  const double decode_s = seconds_since(decode_start);
+  spdlog::info("prompt {} tokens ({:.1f} tokens/s prefill); generated {} tokens in {:.2f} s ({:.1f} tokens/s); "
+               "finish: {}",
+               prompt.size(), prompt.size() / prefill_s, generated, decode_s,
+               generated > 1 ? (generated - 1) / decode_s : 0.0, finish);
+}
+
+}  // namespace
+
+void add_generate_command(CLI::App& app, const GlobalOptions&) {
+  auto options = std::make_shared<GenerateOptions>();
+  CLI::App* cmd = app.add_subcommand("generate", "Stream a completion of a prompt from a model folder");
+  cmd->add_option("--model", options->model_dir, "Hugging Face model folder (config.json, safetensors, tokenizer.model)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--prompt", options->prompt, "Prompt text")->required();
+  cmd->add_option("--max-new-tokens", options->max_new_tokens, "Tokens to generate at most")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--temperature", options->sampling.temperature, "Sampling temperature; 0 = greedy")
+      ->capture_default_str();
+  cmd->add_option("--top-k", options->sampling.top_k, "Keep the k most likely tokens; 0 = all")
+      ->capture_default_str();
+  cmd->add_option("--top-p", options->sampling.top_p, "Nucleus sampling mass; 1 = off")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Random seed (same seed, same text)")->capture_default_str();
+  cmd->add_option("--device", options->device, "cpu or cuda:N")->capture_default_str();
+  cmd->add_flag("--no-bos", options->no_bos, "Do not prepend the BOS token");
+  cmd->callback([options] { run_generate(*options); });
+}
+
+}  // namespace seed::launch

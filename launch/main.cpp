@@ -1,0 +1,51 @@
+// seed: scheduled speculative decoding for tree-search reasoning with LLMs.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <map>
+
+#include "launch/commands.h"
+#include "launch/runtime.h"
+#include "models/error.h"
+
+int main(int argc, char** argv) {
+  seed::launch::ensure_fast_blas(argv);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("seed"));
+  spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+
+  CLI::App app{"seed: fast, distributed tree-search reasoning with scheduled speculative decoding"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "seed 0.1.0");
+  seed::launch::GlobalOptions global;
+  std::string log_level = "info";
+  const std::map<std::string, spdlog::level::level_enum> levels = {
+      {"trace", spdlog::level::trace}, {"debug", spdlog::level::debug}, {"info", spdlog::level::info},
+      {"warn", spdlog::level::warn},   {"error", spdlog::level::err},   {"off", spdlog::level::off}};
+  app.add_option("--log-level", log_level, "Logging verbosity")
+      ->transform(CLI::IsMember(levels))
+      ->capture_default_str();
+  app.add_option("--threads", global.threads, "Intra-op threads for libtorch/BLAS (0 = all cores)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.parse_complete_callback([&] {
+    spdlog::set_level(levels.at(log_level));
+    seed::launch::set_threads(global.threads);
+  });
+  seed::launch::add_generate_command(app, global);
+  seed::launch::add_bench_command(app, global);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const seed::Error& e) {
+    spdlog::error("{}: {}", seed::error_kind_name(e.kind()), e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+    return 2;
+  }
+  return 0;
+}

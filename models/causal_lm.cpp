@@ -1,0 +1,272 @@
+#include "models/causal_lm.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "models/error.h"
+
+namespace seed::models {
+
+namespace {
+
+// Rotary embedding frequencies, computed in float32 as Hugging Face does so
+// that logits match its reference implementation.
+at::Tensor rope_inverse_frequencies(const ModelConfig& c) {
+  const auto f32 = torch::TensorOptions().dtype(torch::kFloat);
+  at::Tensor inv_freq =
+      1.0 / torch::pow(c.rope_theta, torch::arange(0, c.head_dim, 2, f32) / static_cast<double>(c.head_dim));
+  const RopeScaling& s = c.rope_scaling;
+  if (s.rope_type == "linear") return inv_freq / s.factor;
+  if (s.rope_type != "llama3") return inv_freq;
+  // Llama 3.1: long wavelengths are slowed by `factor`, short ones kept, and
+  // the band between is interpolated (HF _compute_llama3_parameters).
+  const double old_len = static_cast<double>(s.original_max_position_embeddings);
+  const double low_wavelen = old_len / s.low_freq_factor;
+  const double high_wavelen = old_len / s.high_freq_factor;
+  at::Tensor wavelen = 2 * M_PI / inv_freq;
+  at::Tensor scaled = torch::where(wavelen > low_wavelen, inv_freq / s.factor, inv_freq);
+  at::Tensor smooth = (old_len / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+  at::Tensor smoothed = (1 - smooth) * scaled / s.factor + smooth * scaled;
+  at::Tensor medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen);
+  return torch::where(medium, smoothed, scaled);
+}
+
+// rotate-half RoPE on x [M, heads, head_dim] with cos/sin [M, 1, head_dim/2].
+at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+  const int64_t half = x.size(-1) / 2;
+  at::Tensor x1 = x.narrow(-1, 0, half);
+  at::Tensor x2 = x.narrow(-1, half, half);
+  return torch::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1);
+}
+
+at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
+}
+
+// Grouped-query attention. q [B*S, H, D] (already RoPE'd), k/v [B, T, Hkv, D],
+// mask [B, 1, 1, S, T] additive. Query head h reads kv head h / group, so q
+// is regrouped instead of repeating k and v. Returns [B*S, H*D].
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
+                     int64_t batch, int64_t seq, int64_t kv_heads) {
+  const int64_t heads = q.size(1), dim = q.size(2), group = heads / kv_heads, ctx = k.size(1);
+  at::Tensor qg = q.view({batch, seq, kv_heads, group, dim}).permute({0, 2, 3, 1, 4});
+  qg = qg.reshape({batch, kv_heads, group * seq, dim});
+  at::Tensor scores = torch::matmul(qg, k.permute({0, 2, 3, 1}));  // [B, Hkv, G*S, T]
+  scores = scores.view({batch, kv_heads, group, seq, ctx}).mul_(1.0 / std::sqrt(static_cast<double>(dim)));
+  scores.add_(mask);
+  at::Tensor probs = torch::softmax(scores, -1).view({batch, kv_heads, group * seq, ctx});
+  at::Tensor out = torch::matmul(probs, v.permute({0, 2, 1, 3}));  // [B, Hkv, G*S, D]
+  return out.view({batch, kv_heads, group, seq, dim}).permute({0, 3, 1, 2, 4}).reshape({batch * seq, heads * dim});
+}
+
+// Masked positions get the dtype's lowest finite value rather than -inf, so
+// that a fully masked (padding) row softmaxes to finite values instead of NaN.
+float mask_value(c10::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kHalf: return -65504.0f;
+    case torch::kBFloat16: return -3.38e38f;
+    default: return std::numeric_limits<float>::lowest();
+  }
+}
+
+// Where the new tokens of a batch go and what each may attend to.
+struct BatchPlan {
+  int64_t batch = 0, seq = 0, ctx = 0;  // B, S_max, T_max
+  std::vector<int64_t> tokens, positions, write_slots, gather_slots;
+  std::vector<float> mask;  // [B, S, T], 0 or mask_value
+  std::vector<int64_t> last_rows;  // row b*S + S_b - 1 of each sequence
+};
+
+// Depth of each node of a token tree (0 for children of the prefix);
+// validates the parent indices.
+std::vector<int64_t> tree_depths(const SequenceInput& in) {
+  const int64_t n = static_cast<int64_t>(in.tokens.size());
+  std::vector<int64_t> depth(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t parent = in.parents.empty() ? i - 1 : in.parents[i];
+    SEED_CHECK(parent >= -1 && parent < i, kInvalidArgument)
+        << "token tree of sequence " << in.sequence << ": node " << i << " has parent " << parent
+        << "; parents must be -1 or an earlier node";
+    depth[i] = parent < 0 ? 0 : depth[parent] + 1;
+  }
+  return depth;
+}
+
+}  // namespace
+
+struct CausalLM::Rope {
+  at::Tensor inv_freq;  // [head_dim / 2], float32 CPU
+  at::Tensor cos, sin;  // [positions, head_dim / 2] in compute dtype, on device
+
+  void ensure(int64_t positions, at::TensorOptions options) {
+    if (cos.defined() && cos.size(0) >= positions) return;
+    // Grow geometrically so that decoding does not rebuild the table per token.
+    const int64_t n = std::max<int64_t>(positions, cos.defined() ? 2 * cos.size(0) : 256);
+    at::Tensor angles = torch::outer(torch::arange(n, torch::kFloat), inv_freq);
+    cos = angles.cos().to(options);
+    sin = angles.sin().to(options);
+  }
+};
+
+std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const LoadOptions& options) {
+  ModelConfig config = ModelConfig::from_file(model_dir + "/config.json");
+  const at::TensorOptions tensor_options =
+      torch::TensorOptions().dtype(torch::kFloat).device(torch::Device(options.device));
+  LlamaWeights weights = load_weights(Checkpoint::open(model_dir), config, tensor_options);
+  return std::make_unique<CausalLM>(std::move(config), std::move(weights), tensor_options);
+}
+
+std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t seed, const LoadOptions& options) {
+  config.validate();
+  const at::TensorOptions tensor_options =
+      torch::TensorOptions().dtype(torch::kFloat).device(torch::Device(options.device));
+  return std::make_unique<CausalLM>(config, random_weights(config, seed, tensor_options), tensor_options);
+}
+
+CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions options)
+    : config_(std::move(config)), weights_(std::move(weights)), options_(options), rope_(std::make_unique<Rope>()) {
+  rope_->inv_freq = rope_inverse_frequencies(config_);
+  weights_.prepare_for_inference();
+}
+
+CausalLM::~CausalLM() = default;
+
+KvCache CausalLM::make_cache(KvCacheOptions cache_options) const {
+  return KvCache(config_, options_, cache_options);
+}
+
+at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) {
+  c10::InferenceMode inference;
+  SEED_CHECK(!batch.empty(), kInvalidArgument) << "forward needs at least one sequence";
+  BatchPlan plan;
+  plan.batch = static_cast<int64_t>(batch.size());
+  std::vector<std::vector<int64_t>> depths;
+  std::vector<int64_t> base;
+  for (const SequenceInput& in : batch) {
+    SEED_CHECK(!in.tokens.empty(), kInvalidArgument) << "sequence " << in.sequence << " has no new tokens";
+    SEED_CHECK(in.parents.empty() || in.parents.size() == in.tokens.size(), kInvalidArgument)
+        << "sequence " << in.sequence << ": " << in.parents.size() << " parents for " << in.tokens.size()
+        << " tokens";
+    for (int32_t token : in.tokens) {
+      SEED_CHECK(token >= 0 && token < config_.vocab_size, kInvalidArgument)
+          << "token id " << token << " is outside the vocabulary [0, " << config_.vocab_size << ")";
+    }
+    depths.push_back(tree_depths(in));
+    base.push_back(cache.length(in.sequence));
+    const int64_t last_position = base.back() + *std::max_element(depths.back().begin(), depths.back().end());
+    SEED_CHECK(last_position < config_.max_position_embeddings, kOutOfRange)
+        << "sequence " << in.sequence << " would reach position " << last_position
+        << ", past the model's context of " << config_.max_position_embeddings
+        << " tokens (max_position_embeddings); shorten the prompt or max_new_tokens";
+    plan.seq = std::max<int64_t>(plan.seq, static_cast<int64_t>(in.tokens.size()));
+  }
+
+  // Reserve cache slots; undo every reservation if one fails (cache full).
+  std::vector<std::vector<int64_t>> slots;
+  try {
+    for (const SequenceInput& in : batch) slots.push_back(cache.extend(in.sequence, in.tokens.size()));
+  } catch (...) {
+    for (size_t b = 0; b < slots.size(); ++b) cache.truncate(batch[b].sequence, base[b]);
+    throw;
+  }
+
+  const int64_t B = plan.batch, S = plan.seq;
+  for (int64_t b = 0; b < B; ++b) plan.ctx = std::max(plan.ctx, cache.length(batch[b].sequence));
+  const int64_t T = plan.ctx;
+  plan.tokens.assign(B * S, 0);
+  plan.positions.assign(B * S, 0);
+  plan.write_slots.assign(B * S, KvCache::kTrashSlot);
+  plan.gather_slots.reserve(B * T);
+  plan.mask.assign(B * S * T, mask_value(options_.dtype().toScalarType()));
+  for (int64_t b = 0; b < B; ++b) {
+    const SequenceInput& in = batch[b];
+    const int64_t n = static_cast<int64_t>(in.tokens.size());
+    for (int64_t i = 0; i < n; ++i) {
+      plan.tokens[b * S + i] = in.tokens[i];
+      plan.positions[b * S + i] = base[b] + depths[b][i];
+      plan.write_slots[b * S + i] = slots[b][i];
+      float* row = &plan.mask[(b * S + i) * T];
+      std::fill(row, row + base[b], 0.0f);  // the cached prefix
+      for (int64_t j = i; j >= 0; j = in.parents.empty() ? j - 1 : in.parents[j]) row[base[b] + j] = 0.0f;
+    }
+    cache.append_slots(in.sequence, plan.gather_slots);
+    plan.gather_slots.resize((b + 1) * T, KvCache::kTrashSlot);
+    plan.last_rows.push_back(b * S + n - 1);
+  }
+
+  const auto device = options_.device();
+  const auto index = torch::TensorOptions().dtype(torch::kLong);
+  at::Tensor tokens = torch::tensor(plan.tokens, index).to(device);
+  at::Tensor positions = torch::tensor(plan.positions, index).to(device);
+  at::Tensor write_slots = torch::tensor(plan.write_slots, index).to(device);
+  at::Tensor gather_slots = torch::tensor(plan.gather_slots, index).to(device);
+  at::Tensor mask = torch::from_blob(plan.mask.data(), {B, 1, 1, S, T}, torch::kFloat).to(options_);
+
+  const int64_t max_position = *std::max_element(plan.positions.begin(), plan.positions.end());
+  rope_->ensure(max_position + 1, options_);
+  at::Tensor cos = rope_->cos.index_select(0, positions).unsqueeze(1);  // [M, 1, D/2]
+  at::Tensor sin = rope_->sin.index_select(0, positions).unsqueeze(1);
+
+  const ModelConfig& c = config_;
+  const int64_t M = B * S, H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim;
+  at::Tensor x = weights_.embed.index_select(0, tokens);  // [M, hidden]
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const DecoderLayerWeights& w = weights_.layers[l];
+    at::Tensor qkv = w.qkv(rms_norm(x, w.input_norm, c.rms_norm_eps));  // [M, (H + 2 Hkv) D]
+    at::Tensor qk = apply_rope(qkv.narrow(1, 0, (H + Hkv) * D).view({M, H + Hkv, D}), cos, sin);
+    at::Tensor keys = cache.keys(l), values = cache.values(l);  // [slots, Hkv, D]
+    keys.index_copy_(0, write_slots, qk.narrow(1, H, Hkv));
+    values.index_copy_(0, write_slots, qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({M, Hkv, D}));
+    at::Tensor k = keys.index_select(0, gather_slots).view({B, T, Hkv, D});
+    at::Tensor v = values.index_select(0, gather_slots).view({B, T, Hkv, D});
+    x = x + w.o(attention(qk.narrow(1, 0, H), k, v, mask, B, S, Hkv));
+    at::Tensor gate_up = w.gate_up(rms_norm(x, w.post_norm, c.rms_norm_eps));  // [M, 2 I]
+    const int64_t I = c.intermediate_size;
+    x = x + w.down(torch::silu(gate_up.narrow(1, 0, I)) * gate_up.narrow(1, I, I));
+  }
+  if (which == LogitsFor::kLast) x = x.index_select(0, torch::tensor(plan.last_rows, index).to(device));
+  at::Tensor logits = weights_.lm_head(rms_norm(x, weights_.norm, c.rms_norm_eps)).to(torch::kFloat);
+  return which == LogitsFor::kLast ? logits : logits.view({B, S, c.vocab_size});
+}
+
+at::Tensor CausalLM::forward_full(const at::Tensor& tokens) {
+  SEED_CHECK(tokens.dim() == 2, kInvalidArgument) << "forward_full expects tokens [batch, time]";
+  const ModelConfig& c = config_;
+  const int64_t B = tokens.size(0), T = tokens.size(1), M = B * T;
+  const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim, I = c.intermediate_size;
+  SEED_CHECK(T <= c.max_position_embeddings, kOutOfRange)
+      << T << " tokens exceed the model's context of " << c.max_position_embeddings;
+  rope_->ensure(T, options_);
+  at::Tensor cos = rope_->cos.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);  // [M, 1, D/2]
+  at::Tensor sin = rope_->sin.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);
+  at::Tensor mask = torch::full({T, T}, mask_value(options_.dtype().toScalarType()), options_).triu(1);
+  mask = mask.view({1, 1, 1, T, T});
+
+  // Training reads `weight` through torch::linear (autograd); the transposed
+  // inference copies may be stale while weights change.
+  auto linear = [](const Linear& l, const at::Tensor& x) { return torch::linear(x, l.weight, l.bias); };
+  at::Tensor x = weights_.embed.index_select(0, tokens.reshape({M}).to(options_.device()));
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const DecoderLayerWeights& w = weights_.layers[l];
+    at::Tensor qkv = linear(w.qkv, rms_norm(x, w.input_norm, c.rms_norm_eps));
+    at::Tensor qk = apply_rope(qkv.narrow(1, 0, (H + Hkv) * D).view({M, H + Hkv, D}), cos, sin);
+    at::Tensor k = qk.narrow(1, H, Hkv).reshape({B, T, Hkv, D});
+    at::Tensor v = qkv.narrow(1, (H + Hkv) * D, Hkv * D).reshape({B, T, Hkv, D});
+    x = x + linear(w.o, attention(qk.narrow(1, 0, H), k, v, mask, B, T, Hkv));
+    at::Tensor gate_up = linear(w.gate_up, rms_norm(x, w.post_norm, c.rms_norm_eps));
+    x = x + linear(w.down, torch::silu(gate_up.narrow(1, 0, I)) * gate_up.narrow(1, I, I));
+  }
+  return linear(weights_.lm_head, rms_norm(x, weights_.norm, c.rms_norm_eps)).view({B, T, c.vocab_size});
+}
+
+void CausalLM::save(const std::string& model_dir, c10::ScalarType dtype) const {
+  ModelConfig config = config_;
+  config.torch_dtype = dtype == torch::kBFloat16 ? "bfloat16" : dtype == torch::kHalf ? "float16" : "float32";
+  write_checkpoint(model_dir, to_named_tensors(weights_, config_, dtype));
+  config.save(model_dir + "/config.json");
+}
+
+}  // namespace seed::models

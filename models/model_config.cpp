@@ -1,0 +1,314 @@
+// ModelConfig: reading, checking and writing Hugging Face config.json.
+//
+// Parsing is strict about what seed uses (types, required keys, rope types it
+// implements) and silent about the rest: HF configs carry many keys that do not
+// change the maths of a Llama-family decoder. A null value counts as absent,
+// as transformers treats it.
+#include "models/model_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <utility>
+
+#include "models/error.h"
+
+namespace seed::models {
+namespace {
+
+using nlohmann::json;
+
+struct Family {
+  const char* model_type;
+  const char* architecture;
+};
+
+constexpr Family kFamilies[] = {
+    {"llama", "LlamaForCausalLM"},
+    {"mistral", "MistralForCausalLM"},
+    {"qwen2", "Qwen2ForCausalLM"},
+};
+
+const Family& family_of(const std::string& model_type, const std::string& where) {
+  for (const Family& family : kFamilies) {
+    if (model_type == family.model_type) return family;
+  }
+  SEED_FAIL(kInvalidArgument) << where << ": field 'model_type' is '" << model_type
+                              << "'; seed supports llama, mistral, qwen2";
+}
+
+// Typed access to the keys of one JSON object; errors name the source file
+// and the field (with `prefix` for nested objects such as rope_scaling).
+class Fields {
+ public:
+  Fields(const json& object, std::string source, std::string prefix = "")
+      : object_(object), source_(std::move(source)), prefix_(std::move(prefix)) {}
+
+  const json* find(const char* key) const {
+    const auto it = object_.find(key);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  template <typename T>
+  T required(const char* key) const {
+    const json* value = find(key);
+    SEED_CHECK(value != nullptr, kInvalidArgument)
+        << source_ << ": required field '" << prefix_ << key << "' is missing";
+    T out;
+    convert(*value, key, &out);
+    return out;
+  }
+
+  template <typename T>
+  void optional(const char* key, T* out) const {
+    if (const json* value = find(key)) convert(*value, key, out);
+  }
+
+  void convert(const json& value, const char* key, int64_t* out) const {
+    // Unsigned values past int64 would wrap in get<int64_t>().
+    const bool fits = value.is_number_integer() &&
+                      !(value.is_number_unsigned() &&
+                        value.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()});
+    SEED_CHECK(fits, kInvalidArgument) << where(key) << " must be an integer";
+    *out = value.get<int64_t>();
+  }
+  void convert(const json& value, const char* key, double* out) const {
+    SEED_CHECK(value.is_number(), kInvalidArgument) << where(key) << " must be a number";
+    *out = value.get<double>();
+  }
+  void convert(const json& value, const char* key, bool* out) const {
+    SEED_CHECK(value.is_boolean(), kInvalidArgument) << where(key) << " must be true or false";
+    *out = value.get<bool>();
+  }
+  void convert(const json& value, const char* key, std::string* out) const {
+    SEED_CHECK(value.is_string(), kInvalidArgument) << where(key) << " must be a string";
+    *out = value.get<std::string>();
+  }
+
+ private:
+  std::string where(const char* key) const {
+    return source_ + ": field '" + prefix_ + key + "'";
+  }
+
+  const json& object_;
+  std::string source_;
+  std::string prefix_;
+};
+
+std::vector<int64_t> parse_eos(const json& value, const Fields& fields) {
+  std::vector<int64_t> ids;
+  if (!value.is_array()) {
+    ids.emplace_back();
+    fields.convert(value, "eos_token_id", &ids.back());
+    return ids;
+  }
+  for (const json& id : value) {
+    ids.emplace_back();
+    fields.convert(id, "eos_token_id", &ids.back());
+  }
+  return ids;
+}
+
+RopeScaling parse_rope_scaling(const json& value, const std::string& source) {
+  SEED_CHECK(value.is_object(), kInvalidArgument)
+      << source << ": field 'rope_scaling' must be null or an object";
+  const Fields fields(value, source, "rope_scaling.");
+  RopeScaling rope;
+  // transformers renamed "type" to "rope_type"; older configs use the former.
+  const bool legacy = fields.find("rope_type") == nullptr && fields.find("type") != nullptr;
+  rope.rope_type = fields.required<std::string>(legacy ? "type" : "rope_type");
+  if (rope.rope_type == "llama3") {
+    rope.factor = fields.required<double>("factor");
+    rope.low_freq_factor = fields.required<double>("low_freq_factor");
+    rope.high_freq_factor = fields.required<double>("high_freq_factor");
+    rope.original_max_position_embeddings =
+        fields.required<int64_t>("original_max_position_embeddings");
+  } else if (rope.rope_type == "linear") {
+    rope.factor = fields.required<double>("factor");
+  } else {
+    SEED_CHECK(rope.rope_type == "default", kInvalidArgument)
+        << source << ": field 'rope_scaling.rope_type' is '" << rope.rope_type
+        << "'; seed implements linear and llama3 (or null for none)";
+  }
+  return rope;
+}
+
+void check_rope_scaling(const RopeScaling& rope, const std::string& where) {
+  const bool known =
+      rope.rope_type == "default" || rope.rope_type == "linear" || rope.rope_type == "llama3";
+  SEED_CHECK(known, kInvalidArgument) << where << ": field 'rope_scaling.rope_type' is '"
+                                      << rope.rope_type << "'; seed implements linear and llama3";
+  SEED_CHECK(rope.factor > 0, kInvalidArgument)
+      << where << ": field 'rope_scaling.factor' must be positive, got " << rope.factor;
+  if (rope.rope_type != "llama3") return;
+  // Llama-3 scaling interpolates between the two wavelengths; it divides by
+  // their difference.
+  SEED_CHECK(rope.low_freq_factor > 0 && rope.high_freq_factor > rope.low_freq_factor,
+             kInvalidArgument)
+      << where << ": rope_scaling needs 0 < low_freq_factor < high_freq_factor, got "
+      << rope.low_freq_factor << " and " << rope.high_freq_factor;
+  SEED_CHECK(rope.original_max_position_embeddings > 0, kInvalidArgument)
+      << where << ": field 'rope_scaling.original_max_position_embeddings' must be positive";
+}
+
+// validate() with the config's source in every message.
+void check_config(const ModelConfig& c, const std::string& where) {
+  family_of(c.model_type, where);
+  const std::pair<const char*, int64_t> sizes[] = {
+      {"vocab_size", c.vocab_size},
+      {"hidden_size", c.hidden_size},
+      {"intermediate_size", c.intermediate_size},
+      {"num_hidden_layers", c.num_hidden_layers},
+      {"num_attention_heads", c.num_attention_heads},
+      {"num_key_value_heads", c.num_key_value_heads},
+      {"head_dim", c.head_dim},
+      {"max_position_embeddings", c.max_position_embeddings},
+  };
+  for (const auto& [field, value] : sizes) {
+    SEED_CHECK(value > 0, kInvalidArgument)
+        << where << ": field '" << field << "' must be positive, got " << value;
+  }
+  SEED_CHECK(c.rms_norm_eps > 0, kInvalidArgument)
+      << where << ": field 'rms_norm_eps' must be positive, got " << c.rms_norm_eps;
+  SEED_CHECK(c.rope_theta > 0, kInvalidArgument)
+      << where << ": field 'rope_theta' must be positive, got " << c.rope_theta;
+  SEED_CHECK(c.num_attention_heads % c.num_key_value_heads == 0, kInvalidArgument)
+      << where << ": field 'num_attention_heads' (" << c.num_attention_heads
+      << ") must be divisible by 'num_key_value_heads' (" << c.num_key_value_heads
+      << "): each kv head serves a whole group of query heads";
+  SEED_CHECK(c.head_dim % 2 == 0, kInvalidArgument)
+      << where << ": field 'head_dim' (" << c.head_dim
+      << ") must be even: RoPE rotates pairs of dimensions";
+  SEED_CHECK(!c.eos_token_ids.empty(), kInvalidArgument)
+      << where << ": field 'eos_token_id' must name at least one token";
+  check_rope_scaling(c.rope_scaling, where);
+}
+
+}  // namespace
+
+int64_t ModelConfig::num_parameters() const {
+  const int64_t attention = hidden_size * q_size() * 2 + hidden_size * kv_size() * 2 +
+                            (attention_bias ? q_size() + 2 * kv_size() : 0);
+  const int64_t mlp = 3 * hidden_size * intermediate_size;  // gate, up, down
+  const int64_t norms = 2 * hidden_size;
+  const int64_t embeddings = vocab_size * hidden_size;
+  return embeddings + num_hidden_layers * (attention + mlp + norms) + hidden_size +
+         (tie_word_embeddings ? 0 : embeddings);
+}
+
+void ModelConfig::validate() const { check_config(*this, "model config"); }
+
+ModelConfig ModelConfig::from_json(const json& object, const std::string& source) {
+  SEED_CHECK(object.is_object(), kInvalidArgument)
+      << source << ": a model config must be a JSON object";
+  const Fields fields(object, source);
+  ModelConfig c;
+  fields.optional("model_type", &c.model_type);
+  c.vocab_size = fields.required<int64_t>("vocab_size");
+  c.hidden_size = fields.required<int64_t>("hidden_size");
+  c.intermediate_size = fields.required<int64_t>("intermediate_size");
+  c.num_hidden_layers = fields.required<int64_t>("num_hidden_layers");
+  c.num_attention_heads = fields.required<int64_t>("num_attention_heads");
+  c.num_key_value_heads = c.num_attention_heads;
+  fields.optional("num_key_value_heads", &c.num_key_value_heads);
+  if (fields.find("head_dim") != nullptr) {
+    fields.optional("head_dim", &c.head_dim);
+  } else if (c.num_attention_heads > 0) {  // else check_config names the field
+    SEED_CHECK(c.hidden_size % c.num_attention_heads == 0, kInvalidArgument)
+        << source << ": field 'hidden_size' (" << c.hidden_size
+        << ") must be divisible by 'num_attention_heads' (" << c.num_attention_heads
+        << "), or the config must give 'head_dim'";
+    c.head_dim = c.hidden_size / c.num_attention_heads;
+  }
+  fields.optional("max_position_embeddings", &c.max_position_embeddings);
+  fields.optional("rms_norm_eps", &c.rms_norm_eps);
+  fields.optional("rope_theta", &c.rope_theta);
+  if (const json* rope = fields.find("rope_scaling")) {
+    c.rope_scaling = parse_rope_scaling(*rope, source);
+  }
+  c.attention_bias = c.model_type == "qwen2";  // Qwen2 configs imply the q/k/v bias
+  fields.optional("attention_bias", &c.attention_bias);
+  fields.optional("tie_word_embeddings", &c.tie_word_embeddings);
+  fields.optional("bos_token_id", &c.bos_token_id);
+  if (const json* eos = fields.find("eos_token_id")) c.eos_token_ids = parse_eos(*eos, fields);
+  // transformers >= 4.56 writes "dtype" where older versions wrote "torch_dtype".
+  fields.optional(fields.find("torch_dtype") ? "torch_dtype" : "dtype", &c.torch_dtype);
+  // The decoder implements a bias-free SiLU MLP; anything else would load
+  // without error and compute the wrong function.
+  std::string hidden_act = "silu";
+  fields.optional("hidden_act", &hidden_act);
+  SEED_CHECK(hidden_act == "silu", kInvalidArgument)
+      << source << ": field 'hidden_act' is '" << hidden_act << "'; seed implements silu only";
+  bool mlp_bias = false;
+  fields.optional("mlp_bias", &mlp_bias);
+  SEED_CHECK(!mlp_bias, kInvalidArgument)
+      << source << ": field 'mlp_bias' is true; seed's MLP has no biases";
+  check_config(c, source);
+  return c;
+}
+
+ModelConfig ModelConfig::from_file(const std::string& path) {
+  std::error_code ec;
+  SEED_CHECK(std::filesystem::exists(path, ec), kNotFound) << path << ": no such file";
+  std::ifstream in(path);
+  SEED_CHECK(in.good(), kIo) << path << ": cannot open: " << std::strerror(errno);
+  json object;
+  try {
+    object = json::parse(in);
+  } catch (const json::parse_error& e) {
+    SEED_FAIL(kCorruption) << path << ": not valid JSON: " << e.what();
+  }
+  return from_json(object, path);
+}
+
+json ModelConfig::to_json() const {
+  json out;  // keys sorted, as transformers writes them
+  out["architectures"] = json::array({family_of(model_type, "model config").architecture});
+  out["model_type"] = model_type;
+  out["vocab_size"] = vocab_size;
+  out["hidden_size"] = hidden_size;
+  out["intermediate_size"] = intermediate_size;
+  out["num_hidden_layers"] = num_hidden_layers;
+  out["num_attention_heads"] = num_attention_heads;
+  out["num_key_value_heads"] = num_key_value_heads;
+  out["head_dim"] = head_dim;
+  out["hidden_act"] = "silu";
+  out["max_position_embeddings"] = max_position_embeddings;
+  out["rms_norm_eps"] = rms_norm_eps;
+  out["rope_theta"] = rope_theta;
+  if (rope_scaling.rope_type == "default") {
+    out["rope_scaling"] = nullptr;
+  } else {
+    json rope = {{"rope_type", rope_scaling.rope_type}, {"factor", rope_scaling.factor}};
+    if (rope_scaling.rope_type == "llama3") {
+      rope["low_freq_factor"] = rope_scaling.low_freq_factor;
+      rope["high_freq_factor"] = rope_scaling.high_freq_factor;
+      rope["original_max_position_embeddings"] = rope_scaling.original_max_position_embeddings;
+    }
+    out["rope_scaling"] = rope;
+  }
+  out["attention_bias"] = attention_bias;
+  out["tie_word_embeddings"] = tie_word_embeddings;
+  out["bos_token_id"] = bos_token_id;
+  if (eos_token_ids.size() == 1) {
+    out["eos_token_id"] = eos_token_ids[0];
+  } else {
+    out["eos_token_id"] = eos_token_ids;
+  }
+  out["torch_dtype"] = torch_dtype;
+  return out;
+}
+
+void ModelConfig::save(const std::string& path) const {
+  std::ofstream out(path);
+  SEED_CHECK(out.good(), kIo) << path << ": cannot write: " << std::strerror(errno);
+  out << to_json().dump(2) << '\n';
+  out.close();
+  SEED_CHECK(!out.fail(), kIo) << path << ": cannot write: " << std::strerror(errno);
+}
+
+}  // namespace seed::models

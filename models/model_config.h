@@ -1,0 +1,69 @@
+// ModelConfig: the shape of a Llama-family decoder, read from config.json.
+//
+// Covers the families seed loads: Llama 2/3 (with Llama-3 rope scaling),
+// Mistral, Qwen2 (bias on q/k/v). Fields keep Hugging Face's names so that a
+// config.json maps onto them one to one.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seed::models {
+
+struct RopeScaling {
+  std::string rope_type = "default";  // "default" (none), "linear" or "llama3"
+  double factor = 1.0;
+  double low_freq_factor = 1.0;   // llama3 only
+  double high_freq_factor = 4.0;  // llama3 only
+  int64_t original_max_position_embeddings = 8192;  // llama3 only
+};
+
+struct ModelConfig {
+  std::string model_type = "llama";  // "llama", "mistral" or "qwen2"
+  int64_t vocab_size = 0;
+  int64_t hidden_size = 0;
+  int64_t intermediate_size = 0;
+  int64_t num_hidden_layers = 0;
+  int64_t num_attention_heads = 0;
+  int64_t num_key_value_heads = 0;  // defaults to num_attention_heads
+  int64_t head_dim = 0;             // defaults to hidden_size / num_attention_heads
+  int64_t max_position_embeddings = 2048;
+  double rms_norm_eps = 1e-6;
+  double rope_theta = 10000.0;
+  RopeScaling rope_scaling;
+  bool attention_bias = false;  // q/k/v biases (Qwen2 sets them)
+  bool tie_word_embeddings = false;
+  int64_t bos_token_id = 1;
+  std::vector<int64_t> eos_token_ids = {2};  // config.json: int or list
+  std::string torch_dtype = "float32";       // dtype the weights are stored in
+
+  // Derived.
+  int64_t q_size() const { return num_attention_heads * head_dim; }
+  int64_t kv_size() const { return num_key_value_heads * head_dim; }
+  int64_t group_size() const { return num_attention_heads / num_key_value_heads; }
+  int64_t num_parameters() const;  // counts tied embeddings once
+
+  // Throws kInvalidArgument naming the field for an inconsistent shape
+  // (a size not positive, kv heads not dividing heads, odd head_dim, unknown
+  // model_type or rope_type). Requires num_key_value_heads and head_dim to be
+  // filled in: from_json derives them, a config built in code must set them.
+  void validate() const;
+
+  // Parses config.json; `source` names the file in error messages. Unknown
+  // keys are ignored (HF configs carry many) and null counts as absent; a
+  // missing required key, a key of the wrong type, or an MLP seed does not
+  // implement (hidden_act other than silu, mlp_bias true) is kInvalidArgument
+  // naming the file and key. Calls validate().
+  static ModelConfig from_json(const nlohmann::json& json, const std::string& source);
+  // Reads and parses `path`: kNotFound if absent, kCorruption naming the file
+  // (and line/column) if it is not valid JSON.
+  static ModelConfig from_file(const std::string& path);
+
+  nlohmann::json to_json() const;  // as Hugging Face writes config.json
+  void save(const std::string& path) const;
+};
+
+}  // namespace seed::models

@@ -1,0 +1,150 @@
+#include "models/model_weights.h"
+
+#include <torch/torch.h>
+
+#include <string>
+
+namespace seed::models {
+
+namespace {
+
+std::string layer_prefix(int64_t layer) { return "model.layers." + std::to_string(layer) + "."; }
+
+constexpr double kInitStd = 0.02;  // GPT-2/Llama initializer range
+
+}  // namespace
+
+at::Tensor Linear::operator()(const at::Tensor& x) const {
+  if (weight_t.defined()) {
+    if (x.size(0) == 1) {
+      at::Tensor row = bias.defined() ? torch::addmv(bias, weight, x[0]) : torch::mv(weight, x[0]);
+      return row.unsqueeze(0);
+    }
+    return bias.defined() ? torch::addmm(bias, x, weight_t) : torch::mm(x, weight_t);
+  }
+  return torch::linear(x, weight, bias);
+}
+
+void Linear::prepare_for_inference() {
+  weight_t = weight.is_cpu() ? weight.t().contiguous() : at::Tensor();
+}
+
+void LlamaWeights::prepare_for_inference() {
+  for (auto& layer : layers) {
+    for (Linear* linear : {&layer.qkv, &layer.o, &layer.gate_up, &layer.down}) {
+      linear->prepare_for_inference();
+    }
+  }
+  lm_head.prepare_for_inference();
+}
+
+int64_t LlamaWeights::parameter_bytes() const {
+  int64_t bytes = 0;
+  for (const at::Tensor& t : const_cast<LlamaWeights*>(this)->parameters()) bytes += t.nbytes();
+  return bytes;
+}
+
+std::vector<at::Tensor> LlamaWeights::parameters() {
+  std::vector<at::Tensor> out = {embed};
+  for (auto& layer : layers) {
+    out.insert(out.end(), {layer.input_norm, layer.qkv.weight, layer.o.weight, layer.post_norm,
+                           layer.gate_up.weight, layer.down.weight});
+    if (layer.qkv.bias.defined()) out.push_back(layer.qkv.bias);
+  }
+  out.push_back(norm);
+  if (!lm_head.weight.is_same(embed)) out.push_back(lm_head.weight);
+  return out;
+}
+
+LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& c, at::TensorOptions options) {
+  auto read = [&](const std::string& name, std::vector<int64_t> shape) {
+    return checkpoint.read(name, shape).to(options);
+  };
+  const int64_t hidden = c.hidden_size;
+  LlamaWeights w;
+  w.embed = read("model.embed_tokens.weight", {c.vocab_size, hidden});
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const std::string p = layer_prefix(l);
+    DecoderLayerWeights layer;
+    layer.input_norm = read(p + "input_layernorm.weight", {hidden});
+    layer.qkv.weight = torch::cat({read(p + "self_attn.q_proj.weight", {c.q_size(), hidden}),
+                                   read(p + "self_attn.k_proj.weight", {c.kv_size(), hidden}),
+                                   read(p + "self_attn.v_proj.weight", {c.kv_size(), hidden})});
+    if (c.attention_bias) {
+      layer.qkv.bias = torch::cat({read(p + "self_attn.q_proj.bias", {c.q_size()}),
+                                   read(p + "self_attn.k_proj.bias", {c.kv_size()}),
+                                   read(p + "self_attn.v_proj.bias", {c.kv_size()})});
+    }
+    layer.o.weight = read(p + "self_attn.o_proj.weight", {hidden, c.q_size()});
+    layer.post_norm = read(p + "post_attention_layernorm.weight", {hidden});
+    layer.gate_up.weight = torch::cat({read(p + "mlp.gate_proj.weight", {c.intermediate_size, hidden}),
+                                       read(p + "mlp.up_proj.weight", {c.intermediate_size, hidden})});
+    layer.down.weight = read(p + "mlp.down_proj.weight", {hidden, c.intermediate_size});
+    w.layers.push_back(std::move(layer));
+  }
+  w.norm = read("model.norm.weight", {hidden});
+  // Tied models may still store lm_head.weight; the embedding is the truth.
+  w.lm_head.weight = c.tie_word_embeddings ? w.embed : read("lm_head.weight", {c.vocab_size, hidden});
+  return w;
+}
+
+LlamaWeights random_weights(const ModelConfig& c, uint64_t seed, at::TensorOptions options) {
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  const auto cpu = torch::TensorOptions().dtype(torch::kFloat);
+  auto normal = [&](std::vector<int64_t> shape, double std) {
+    return (torch::randn(shape, gen, cpu) * std).to(options);
+  };
+  auto norm_weight = [&] { return (1.0 + normal({c.hidden_size}, 0.1).cpu()).to(options); };
+  const int64_t hidden = c.hidden_size;
+  LlamaWeights w;
+  w.embed = normal({c.vocab_size, hidden}, kInitStd);
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    DecoderLayerWeights layer;
+    layer.input_norm = norm_weight();
+    layer.qkv.weight = normal({c.q_size() + 2 * c.kv_size(), hidden}, kInitStd);
+    if (c.attention_bias) layer.qkv.bias = normal({c.q_size() + 2 * c.kv_size()}, kInitStd);
+    layer.o.weight = normal({hidden, c.q_size()}, kInitStd);
+    layer.post_norm = norm_weight();
+    layer.gate_up.weight = normal({2 * c.intermediate_size, hidden}, kInitStd);
+    layer.down.weight = normal({hidden, c.intermediate_size}, kInitStd);
+    w.layers.push_back(std::move(layer));
+  }
+  w.norm = norm_weight();
+  w.lm_head.weight = c.tie_word_embeddings ? w.embed : normal({c.vocab_size, hidden}, kInitStd);
+  return w;
+}
+
+NamedTensors to_named_tensors(const LlamaWeights& w, const ModelConfig& c, c10::ScalarType dtype) {
+  NamedTensors out;
+  auto add = [&](const std::string& name, const at::Tensor& t) {
+    out.emplace_back(name, t.detach().to(torch::kCPU, dtype).contiguous());
+  };
+  const std::vector<int64_t> qkv_sizes = {c.q_size(), c.kv_size(), c.kv_size()};
+  add("model.embed_tokens.weight", w.embed);
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const std::string p = layer_prefix(l);
+    const DecoderLayerWeights& layer = w.layers[l];
+    add(p + "input_layernorm.weight", layer.input_norm);
+    const auto qkv = layer.qkv.weight.split_with_sizes(qkv_sizes);
+    add(p + "self_attn.q_proj.weight", qkv[0]);
+    add(p + "self_attn.k_proj.weight", qkv[1]);
+    add(p + "self_attn.v_proj.weight", qkv[2]);
+    if (layer.qkv.bias.defined()) {
+      const auto bias = layer.qkv.bias.split_with_sizes(qkv_sizes);
+      add(p + "self_attn.q_proj.bias", bias[0]);
+      add(p + "self_attn.k_proj.bias", bias[1]);
+      add(p + "self_attn.v_proj.bias", bias[2]);
+    }
+    add(p + "self_attn.o_proj.weight", layer.o.weight);
+    add(p + "post_attention_layernorm.weight", layer.post_norm);
+    const auto gate_up = layer.gate_up.weight.chunk(2);
+    add(p + "mlp.gate_proj.weight", gate_up[0]);
+    add(p + "mlp.up_proj.weight", gate_up[1]);
+    add(p + "mlp.down_proj.weight", layer.down.weight);
+  }
+  add("model.norm.weight", w.norm);
+  if (!c.tie_word_embeddings) add("lm_head.weight", w.lm_head.weight);
+  return out;
+}
+
+}  // namespace seed::models

@@ -1,0 +1,174 @@
+// Sampling distribution and inverse-CDF draw (see sampling.h).
+//
+// Cost is linear in the vocabulary unless top-p is on: no sort when top-k and
+// top-p are off, nth_element for top-k, and for top-p only the head of the
+// distribution is sorted, in chunks that double until the nucleus is found
+// (usually a few dozen tokens out of 32k-256k).
+#include "models/sampling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "models/error.h"
+
+namespace seed {
+namespace {
+
+// First chunk of the top-p sort; a peaked distribution's nucleus fits in it.
+constexpr size_t kNucleusFirstChunk = 64;
+
+// Orders token ids by descending probability, ties to the lower id: the
+// ranking both top-k and top-p cut.
+struct MoreLikely {
+  const float* probs;
+  bool operator()(int32_t a, int32_t b) const {
+    return probs[a] > probs[b] || (probs[a] == probs[b] && a < b);
+  }
+};
+
+// Token ids are int32_t.
+void check_vocab(int64_t vocab) {
+  SEED_CHECK(vocab > 0 && vocab <= std::numeric_limits<int32_t>::max(), kInvalidArgument)
+      << "vocab must be in [1, 2^31), got " << vocab;
+}
+
+// Like argmax, but rejects logits no distribution can come from. The scan
+// for the max has no branch, so that it vectorises and the checks cost little.
+int32_t checked_argmax(const float* logits, int64_t vocab) {
+  check_vocab(vocab);
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  float max_logit = -kInf;
+  bool all_below_inf = true;  // false on NaN (compares false) or +inf
+  for (int64_t i = 0; i < vocab; ++i) {
+    max_logit = std::max(max_logit, logits[i]);
+    all_below_inf &= logits[i] < kInf;
+  }
+  if (!all_below_inf) {
+    const auto not_below_inf = [](float x) { return !(x < kInf); };
+    const int64_t bad = std::find_if(logits, logits + vocab, not_below_inf) - logits;
+    SEED_FAIL(kInvalidArgument) << "logit " << bad << " is " << logits[bad]
+                                << "; the model produced non-finite values";
+  }
+  SEED_CHECK(max_logit > -kInf, kInvalidArgument)
+      << "all " << vocab << " logits are -inf: every token is masked";
+  return static_cast<int32_t>(std::find(logits, logits + vocab, max_logit) - logits);
+}
+
+// Moves the nucleus to the front of `kept`, by descending probability (ties:
+// lower id), and returns its size: the smallest prefix whose mass reaches
+// top_p of the kept mass, at least 1.
+size_t nucleus_size(std::vector<int32_t>& kept, const float* probs, float top_p) {
+  double total = 0.0;
+  for (const int32_t id : kept) total += probs[id];
+  const double target = static_cast<double>(top_p) * total;
+  const MoreLikely more_likely{probs};
+  double mass = 0.0;
+  size_t sorted = 0;
+  for (size_t chunk = kNucleusFirstChunk;; chunk *= 2) {
+    // Once the head would be half of `kept`, one full sort is cheaper.
+    const size_t end = 2 * (sorted + chunk) < kept.size() ? sorted + chunk : kept.size();
+    const auto first = kept.begin() + static_cast<std::ptrdiff_t>(sorted);
+    const auto last = kept.begin() + static_cast<std::ptrdiff_t>(end);
+    if (end < kept.size()) std::nth_element(first, last, kept.end(), more_likely);
+    std::sort(first, last, more_likely);
+    for (; sorted < end; ++sorted) {
+      mass += probs[kept[sorted]];
+      if (mass >= target) return sorted + 1;
+    }
+    // Rounding can leave the whole set just short of target: keep it all.
+    if (end == kept.size()) return kept.size();
+  }
+}
+
+}  // namespace
+
+void SamplingParams::validate() const {
+  SEED_CHECK(std::isfinite(temperature), kInvalidArgument)
+      << "SamplingParams.temperature must be finite, got " << temperature;
+  SEED_CHECK(top_k >= 0, kInvalidArgument)
+      << "SamplingParams.top_k must be >= 0 (0 = all tokens), got " << top_k;
+  SEED_CHECK(top_p > 0.0f && top_p <= 1.0f, kInvalidArgument)
+      << "SamplingParams.top_p must be in (0, 1] (1 = all tokens), got " << top_p;
+}
+
+int32_t argmax(const float* logits, int64_t vocab) {
+  int32_t best = 0;
+  for (int64_t i = 1; i < vocab; ++i) {
+    if (logits[i] > logits[best]) best = static_cast<int32_t>(i);
+  }
+  return best;
+}
+
+void sampling_distribution(const float* logits, int64_t vocab, const SamplingParams& params,
+                           float* probs) {
+  params.validate();
+  const int32_t best = checked_argmax(logits, vocab);
+  if (params.greedy()) {
+    std::fill(probs, probs + vocab, 0.0f);
+    probs[best] = 1.0f;
+    return;
+  }
+
+  // Subtracting the max keeps exp() in (0, 1]; dividing (rather than
+  // multiplying by 1/t) keeps the max at exactly 0 for tiny temperatures.
+  const float max_logit = logits[best];
+  for (int64_t i = 0; i < vocab; ++i) {
+    probs[i] = std::exp((logits[i] - max_logit) / params.temperature);
+  }
+
+  const bool cut_k = params.top_k > 0 && params.top_k < vocab;
+  const bool cut_p = params.top_p < 1.0f;
+  if (!cut_k && !cut_p) {
+    double total = 0.0;
+    for (int64_t i = 0; i < vocab; ++i) total += probs[i];
+    for (int64_t i = 0; i < vocab; ++i) probs[i] = static_cast<float>(probs[i] / total);
+    return;
+  }
+
+  // Dropped tokens are zeroed as they leave `kept`; the rest renormalise.
+  std::vector<int32_t> kept(static_cast<size_t>(vocab));
+  std::iota(kept.begin(), kept.end(), 0);
+  const auto keep_first = [&kept, probs](size_t n) {
+    for (size_t j = n; j < kept.size(); ++j) probs[kept[j]] = 0.0f;
+    kept.resize(n);
+  };
+  if (cut_k) {
+    std::nth_element(kept.begin(), kept.begin() + params.top_k, kept.end(), MoreLikely{probs});
+    keep_first(static_cast<size_t>(params.top_k));
+  }
+  if (cut_p) keep_first(nucleus_size(kept, probs, params.top_p));
+
+  double total = 0.0;
+  for (const int32_t id : kept) total += probs[id];
+  for (const int32_t id : kept) probs[id] = static_cast<float>(probs[id] / total);
+}
+
+int32_t sample_from(const float* probs, int64_t vocab, double u) {
+  check_vocab(vocab);
+  SEED_CHECK(u >= 0.0 && u < 1.0, kInvalidArgument) << "u must be in [0, 1), got " << u;
+  // Summed in the same order as the loop below, so the cumulative mass ends
+  // at exactly `total`. NaN is not skipped: it poisons the total.
+  double total = 0.0;
+  for (int64_t i = 0; i < vocab; ++i) {
+    if (!(probs[i] <= 0.0f)) total += probs[i];
+  }
+  SEED_CHECK(total > 0.0 && std::isfinite(total), kInvalidArgument)
+      << "probabilities over " << vocab << " tokens sum to " << total << "; nothing to draw";
+  const double target = u * total;
+  double cumulative = 0.0;
+  int32_t last_nonzero = -1;
+  for (int64_t i = 0; i < vocab; ++i) {
+    if (probs[i] <= 0.0f) continue;
+    cumulative += probs[i];
+    last_nonzero = static_cast<int32_t>(i);
+    if (cumulative > target) return last_nonzero;
+  }
+  // Defensive: u < 1 keeps u * total below total, so the loop has returned.
+  // The limit of the draw as u -> 1 is the last token with mass.
+  return last_nonzero;
+}
+
+}  // namespace seed

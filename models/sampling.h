@@ -1,0 +1,47 @@
+// Sampling: the distribution a token is drawn from, and the draw itself.
+//
+// Speculative decoding is lossless only if the draft's q and the target's p
+// are the *same* transformation of each model's logits (temperature, top-k,
+// top-p) as plain sampling uses. So this file computes that distribution
+// explicitly, and draws from it by inverse CDF with a uniform from the
+// counter-based RNG (counter_rng.h): a draw is a pure function of
+// (logits, params, key). No torch: plain float spans, usable by every layer.
+#pragma once
+
+#include <cstdint>
+
+namespace seed {
+
+struct SamplingParams {
+  float temperature = 1.0f;  // <= 0 means greedy (argmax)
+  int32_t top_k = 0;         // keep the k most likely tokens; 0 = all
+  float top_p = 1.0f;        // keep the smallest set with mass >= top_p; 1 = all
+
+  bool greedy() const { return temperature <= 0.0f; }
+  // Throws kInvalidArgument naming the field: top_k < 0, top_p outside (0, 1],
+  // temperature not finite.
+  void validate() const;
+};
+
+// Index of the largest logit; ties go to the lowest index. Requires vocab >= 1
+// and no NaN (sampling_distribution checks both; this is the raw scan).
+int32_t argmax(const float* logits, int64_t vocab);
+
+// Writes into probs[0..vocab) the distribution sampling draws from:
+// softmax(logits / temperature) restricted to the top_k tokens, then to the
+// smallest prefix (by descending probability, ties by lower id) whose mass
+// reaches top_p of what top_k kept, renormalised; at least one token stays.
+// Greedy: one-hot on argmax(logits), top_k and top_p ignored. -inf logits
+// (masked tokens) get probability 0. Linear in vocab unless top_p < 1.
+// Throws kInvalidArgument (probs then unspecified) for invalid params, a NaN
+// or +inf logit, or every logit -inf.
+void sampling_distribution(const float* logits, int64_t vocab, const SamplingParams& params,
+                           float* probs);
+
+// Inverse-CDF draw: the first index whose cumulative probability exceeds
+// u * total mass (sums in double; probs need not be normalised). Never
+// returns a zero-probability index. Throws kInvalidArgument if u is outside
+// [0, 1) or the mass is not positive and finite.
+int32_t sample_from(const float* probs, int64_t vocab, double u);
+
+}  // namespace seed

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs seed's Debian 12 dependencies (only those missing; safe to re-run)
+# and builds everything into build/. Used by run.sh and test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Why each package is here: README.md, "Dependencies".
+packages=(
+  cmake ninja-build g++ pkg-config ccache
+  libtorch-dev libopenblas0-openmp
+  libopenmpi-dev openmpi-bin
+  libboost-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
+  libsentencepiece-dev
+  libgtest-dev libgmock-dev
+)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$(nproc)"

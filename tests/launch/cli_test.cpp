@@ -1,0 +1,122 @@
+// The `seed` command line, run as a user runs it: real processes, real files.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = 0;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome run_command(const std::string& command) {
+  Outcome result;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    model_dir_ = new fs::path(fs::temp_directory_path() / ("seed_cli_test_" + std::to_string(getpid())));
+    const Outcome made = run_command(std::string(MAKE_TINY_MODEL_BINARY) + " --out " + model_dir_->string() +
+                         " --hidden 64 --intermediate 160 --layers 2 --context 128");
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*model_dir_);
+    delete model_dir_;
+  }
+  static std::string seed(const std::string& args) { return std::string(SEED_BINARY) + " " + args; }
+  static fs::path* model_dir_;
+};
+fs::path* CliTest::model_dir_ = nullptr;
+
+TEST_F(CliTest, GenerateStreamsTheCompletionAndReportsSpeed) {
+  const Outcome r = run_command(seed("--threads 1 generate --model " + model_dir_->string() +
+                         " --prompt '4 + 9 = 13' --max-new-tokens 12 --seed 3"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("4 + 9 = 13", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("tokens/s"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, SameSeedGivesTheSameText) {
+  const std::string cmd = seed("--log-level off --threads 1 generate --model " + model_dir_->string() +
+                               " --prompt 'left: 4' --max-new-tokens 16 --temperature 1.0 --seed 11");
+  const Outcome a = run_command(cmd), b = run_command(cmd);
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  EXPECT_EQ(a.output, b.output);
+}
+
+TEST_F(CliTest, PromptLongerThanTheContextIsAClearError) {
+  std::string prompt;
+  for (int i = 0; i < 100; ++i) prompt += "12 + 7 = 19 ";
+  const Outcome r = run_command(seed("generate --model " + model_dir_->string() + " --prompt '" + prompt + "'"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("context"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("max_position_embeddings"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, MissingModelFilesNameWhatIsMissing) {
+  const fs::path empty = fs::temp_directory_path() / ("seed_cli_empty_" + std::to_string(getpid()));
+  fs::create_directories(empty);
+  const Outcome r = run_command(seed("generate --model " + empty.string() + " --prompt hi"));
+  fs::remove_all(empty);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("config.json"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, CorruptWeightsAreAnErrorNotACrash) {
+  const fs::path broken = fs::temp_directory_path() / ("seed_cli_broken_" + std::to_string(getpid()));
+  fs::copy(*model_dir_, broken, fs::copy_options::recursive);
+  fs::resize_file(broken / "model.safetensors", fs::file_size(broken / "model.safetensors") / 2);
+  const Outcome r = run_command(seed("generate --model " + broken.string() + " --prompt hi"));
+  fs::remove_all(broken);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("model.safetensors"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, BenchForwardWritesTheDocumentedJsonKeys) {
+  const fs::path json = *model_dir_ / "bench.json";
+  const Outcome r = run_command(seed("--threads 1 bench forward --model " + model_dir_->string() +
+                         " --repeats 1 --decode-tokens 4 --prefill-tokens 16 --json " + json.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json figures = nlohmann::json::parse(in);
+  for (const char* key : {"params", "decode_tokens_per_s", "prefill_tokens_per_s", "bandwidth_bound_fraction",
+                          "forward_cost_ratio"}) {
+    EXPECT_TRUE(figures.contains(key)) << key;
+  }
+  EXPECT_GT(figures["decode_tokens_per_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(figures["forward_cost_ratio"]["1"].get<double>(), 1.0);
+  EXPECT_TRUE(figures["forward_cost_ratio"].contains("16"));
+}
+
+TEST_F(CliTest, EverySubcommandHasHelp) {
+  for (const char* sub : {"", "generate", "bench", "bench forward"}) {
+    const Outcome r = run_command(seed(std::string(sub) + " --help"));
+    EXPECT_EQ(r.exit_code, 0) << sub << ": " << r.output;
+    EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub;
+  }
+}
+
+TEST_F(CliTest, UnknownFlagIsRejected) {
+  const Outcome r = run_command(seed("generate --model " + model_dir_->string() + " --prompt hi --temprature 2"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("temprature"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,221 @@
+// CausalLM: the cached, batched and tree forwards agree with the plain causal
+// forward they optimise.
+#include "models/causal_lm.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "models/error.h"
+#include "tests/models/tiny_models.h"
+
+namespace seed::models {
+namespace {
+
+constexpr double kTolerance = 1e-4;  // fp32, max abs difference of logits
+
+double max_diff(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max().item<double>(); }
+
+std::vector<int32_t> random_tokens(int64_t n, int64_t vocab, uint64_t seed) {
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  at::Tensor t = torch::randint(vocab, {n}, gen, torch::kLong);
+  return std::vector<int32_t>(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + n);
+}
+
+// Logits [T, V] of the plain causal forward over `tokens`.
+at::Tensor reference_logits(CausalLM& model, const std::vector<int32_t>& tokens) {
+  torch::NoGradGuard no_grad;
+  std::vector<int64_t> ids(tokens.begin(), tokens.end());
+  return model.forward_full(torch::tensor(ids).view({1, -1}))[0];
+}
+
+class CausalLmTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { model_ = CausalLM::random(testing::tiny_config(GetParam()), /*seed=*/7); }
+  std::unique_ptr<CausalLM> model_;
+};
+
+TEST_P(CausalLmTest, IncrementalDecodingMatchesFullForward) {
+  const auto tokens = random_tokens(24, model_->config().vocab_size, 1);
+  const at::Tensor expected = reference_logits(*model_, tokens);
+  KvCache cache = model_->make_cache({/*block_size=*/4});
+  const SequenceId seq = cache.create();
+  const std::vector<int32_t> prompt(tokens.begin(), tokens.begin() + 9);
+  at::Tensor prefill = model_->forward({{seq, prompt, {}}}, cache, LogitsFor::kAll)[0];
+  EXPECT_LT(max_diff(prefill, expected.narrow(0, 0, 9)), kTolerance);
+  for (size_t t = 9; t < tokens.size(); ++t) {
+    at::Tensor step = model_->forward({{seq, {tokens[t]}, {}}}, cache, LogitsFor::kLast)[0];
+    EXPECT_LT(max_diff(step, expected[t]), kTolerance) << "position " << t;
+  }
+  EXPECT_EQ(cache.length(seq), 24);
+}
+
+TEST_P(CausalLmTest, TreeForwardMatchesEachRootToNodePath) {
+  const int64_t V = model_->config().vocab_size;
+  const auto prefix = random_tokens(6, V, 2);
+  // A draft tree: 0 -> (1, 2), 1 -> (3, 4), 2 -> 5, 4 -> 6, and a second
+  // root 7 (another candidate for the first token).
+  const std::vector<int32_t> parents = {-1, 0, 0, 1, 1, 2, 4, -1};
+  const auto nodes = random_tokens(parents.size(), V, 3);
+  KvCache cache = model_->make_cache({/*block_size=*/4});
+  const SequenceId seq = cache.create();
+  model_->forward({{seq, prefix, {}}}, cache, LogitsFor::kLast);
+  at::Tensor tree = model_->forward({{seq, nodes, parents}}, cache, LogitsFor::kAll)[0];
+  for (size_t node = 0; node < nodes.size(); ++node) {
+    std::vector<int32_t> path;
+    for (int32_t j = node; j >= 0; j = parents[j]) path.insert(path.begin(), nodes[j]);
+    std::vector<int32_t> sequence = prefix;
+    sequence.insert(sequence.end(), path.begin(), path.end());
+    const at::Tensor expected = reference_logits(*model_, sequence)[sequence.size() - 1];
+    EXPECT_LT(max_diff(tree[node], expected), kTolerance) << "node " << node;
+  }
+}
+
+TEST_P(CausalLmTest, CommitPathKeepsTheAcceptedBranch) {
+  const int64_t V = model_->config().vocab_size;
+  const auto prefix = random_tokens(5, V, 4);
+  const std::vector<int32_t> parents = {-1, 0, 0, 2, 3, 2};
+  const auto nodes = random_tokens(parents.size(), V, 5);
+  const std::vector<int32_t> path = {0, 2, 3, 4};
+  KvCache cache = model_->make_cache({/*block_size=*/4});
+  const SequenceId seq = cache.create();
+  model_->forward({{seq, prefix, {}}}, cache, LogitsFor::kLast);
+  model_->forward({{seq, nodes, parents}}, cache, LogitsFor::kAll);
+  cache.commit_path(seq, prefix.size(), path);
+  ASSERT_EQ(cache.length(seq), static_cast<int64_t>(prefix.size() + path.size()));
+
+  const int32_t next = 11;
+  at::Tensor logits = model_->forward({{seq, {next}, {}}}, cache, LogitsFor::kLast)[0];
+  std::vector<int32_t> sequence = prefix;
+  for (int32_t node : path) sequence.push_back(nodes[node]);
+  sequence.push_back(next);
+  EXPECT_LT(max_diff(logits, reference_logits(*model_, sequence)[sequence.size() - 1]), kTolerance);
+}
+
+TEST_P(CausalLmTest, TruncateThenReappendEqualsNeverAppending) {
+  const int64_t V = model_->config().vocab_size;
+  const auto prefix = random_tokens(7, V, 6);
+  const auto rejected = random_tokens(6, V, 7);
+  const auto accepted = random_tokens(3, V, 8);
+  KvCache cache = model_->make_cache({/*block_size=*/4});
+  const SequenceId a = cache.create(), b = cache.create();
+  model_->forward({{a, prefix, {}}}, cache, LogitsFor::kLast);
+  model_->forward({{a, rejected, {}}}, cache, LogitsFor::kLast);
+  cache.truncate(a, prefix.size());
+  at::Tensor after_truncate = model_->forward({{a, accepted, {}}}, cache, LogitsFor::kAll)[0];
+  model_->forward({{b, prefix, {}}}, cache, LogitsFor::kLast);
+  at::Tensor never = model_->forward({{b, accepted, {}}}, cache, LogitsFor::kAll)[0];
+  EXPECT_LT(max_diff(after_truncate, never), kTolerance);
+}
+
+TEST_P(CausalLmTest, ForkSharesThePrefixAndDiverges) {
+  const int64_t V = model_->config().vocab_size;
+  const auto prefix = random_tokens(50, V, 9);
+  const auto left = random_tokens(4, V, 10), right = random_tokens(4, V, 11);
+  constexpr int64_t kBlock = 8;
+  KvCache cache = model_->make_cache({kBlock});
+  const SequenceId parent = cache.create();
+  model_->forward({{parent, prefix, {}}}, cache, LogitsFor::kLast);
+  const int64_t before = cache.bytes_in_use();
+  EXPECT_EQ(before, 7 * kBlock * cache.bytes_per_token());  // ceil(50 / 8) blocks
+
+  const SequenceId child = cache.fork(parent);
+  EXPECT_EQ(cache.bytes_in_use(), before) << "fork must not copy the prefix";
+  at::Tensor child_logits = model_->forward({{child, right, {}}}, cache, LogitsFor::kAll)[0];
+  // The child copied only the shared, partly filled tail block.
+  EXPECT_EQ(cache.bytes_in_use(), before + kBlock * cache.bytes_per_token());
+  at::Tensor parent_logits = model_->forward({{parent, left, {}}}, cache, LogitsFor::kAll)[0];
+
+  auto expected = [&](const std::vector<int32_t>& suffix) {
+    std::vector<int32_t> sequence = prefix;
+    sequence.insert(sequence.end(), suffix.begin(), suffix.end());
+    return reference_logits(*model_, sequence).narrow(0, prefix.size(), suffix.size());
+  };
+  EXPECT_LT(max_diff(parent_logits, expected(left)), kTolerance);
+  EXPECT_LT(max_diff(child_logits, expected(right)), kTolerance);
+  cache.release(child);
+  cache.release(parent);
+  EXPECT_EQ(cache.bytes_in_use(), 0);
+}
+
+TEST_P(CausalLmTest, BatchedForwardMatchesSeparateForwards) {
+  const int64_t V = model_->config().vocab_size;
+  // Three sequences of different cached lengths and new-token counts; the
+  // last one's new tokens are a tree whose branch {0, 2} is then committed.
+  const std::vector<std::vector<int32_t>> prefixes = {random_tokens(3, V, 12), random_tokens(17, V, 13),
+                                                      random_tokens(9, V, 14)};
+  const std::vector<std::vector<int32_t>> news = {random_tokens(5, V, 15), random_tokens(1, V, 16),
+                                                  random_tokens(3, V, 17)};
+  const std::vector<std::vector<int32_t>> parents = {{}, {}, {-1, 0, 0}};
+  const std::vector<int32_t> committed = {0, 2};
+
+  // Runs the scenario one sequence at a time (batched = false) or all
+  // sequences in each forward; returns the new tokens' and next step's logits.
+  auto run = [&](bool batched) {
+    KvCache cache = model_->make_cache({/*block_size=*/4});
+    std::vector<SequenceId> ids;
+    for (const auto& prefix : prefixes) {
+      ids.push_back(cache.create());
+      model_->forward({{ids.back(), prefix, {}}}, cache, LogitsFor::kLast);
+    }
+    auto step = [&](std::vector<SequenceInput> inputs, LogitsFor which) {
+      if (batched) return model_->forward(inputs, cache, which);
+      std::vector<at::Tensor> rows;
+      for (const auto& input : inputs) rows.push_back(model_->forward({input}, cache, which)[0]);
+      return which == LogitsFor::kLast ? torch::stack(rows) : at::Tensor();
+    };
+    std::vector<at::Tensor> news_logits;
+    if (batched) {
+      at::Tensor all = step({{ids[0], news[0], parents[0]}, {ids[1], news[1], parents[1]}, {ids[2], news[2], parents[2]}},
+                            LogitsFor::kAll);
+      for (size_t b = 0; b < ids.size(); ++b) news_logits.push_back(all[b].narrow(0, 0, news[b].size()));
+    } else {
+      for (size_t b = 0; b < ids.size(); ++b) {
+        news_logits.push_back(model_->forward({{ids[b], news[b], parents[b]}}, cache, LogitsFor::kAll)[0]);
+      }
+    }
+    cache.commit_path(ids[2], prefixes[2].size(), committed);
+    at::Tensor next = step({{ids[0], {1}, {}}, {ids[1], {2}, {}}, {ids[2], {3}, {}}}, LogitsFor::kLast);
+    return std::make_pair(news_logits, next);
+  };
+  const auto [separate_news, separate_next] = run(false);
+  const auto [batched_news, batched_next] = run(true);
+  for (size_t b = 0; b < prefixes.size(); ++b) {
+    EXPECT_LT(max_diff(batched_news[b], separate_news[b]), kTolerance) << "sequence " << b;
+  }
+  EXPECT_LT(max_diff(batched_next, separate_next), kTolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, CausalLmTest, ::testing::ValuesIn(testing::all_variants()),
+                         [](const auto& info) { return info.param; });
+
+TEST(CausalLmErrors, PositionPastTheContextIsAnErrorAndLeavesTheCacheUnchanged) {
+  auto model = CausalLM::random(testing::tiny_config("llama"), 1);
+  KvCache cache = model->make_cache();
+  const SequenceId seq = cache.create();
+  model->forward({{seq, std::vector<int32_t>(90, 5), {}}}, cache, LogitsFor::kLast);
+  try {
+    model->forward({{seq, std::vector<int32_t>(10, 5), {}}}, cache, LogitsFor::kLast);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kOutOfRange);
+    EXPECT_NE(std::string(e.what()).find("max_position_embeddings"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cache.length(seq), 90);
+}
+
+TEST(CausalLmErrors, MalformedInputsAreRejectedBeforeTouchingTheCache) {
+  auto model = CausalLM::random(testing::tiny_config("llama"), 1);
+  KvCache cache = model->make_cache();
+  const SequenceId seq = cache.create();
+  auto expect_invalid = [&](const SequenceInput& input) {
+    EXPECT_THROW(model->forward({input}, cache, LogitsFor::kAll), Error);
+    EXPECT_EQ(cache.length(seq), 0);
+  };
+  expect_invalid({seq, {}, {}});               // no tokens
+  expect_invalid({seq, {1, 2}, {-1, 1}});      // a node cannot be its own parent
+  expect_invalid({seq, {1, 2}, {-1}});         // parents/tokens size mismatch
+  expect_invalid({seq, {64}, {}});             // outside the vocabulary
+}
+
+}  // namespace
+}  // namespace seed::models
