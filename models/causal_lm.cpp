@@ -223,9 +223,8 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
     at::Tensor k = keys.index_select(0, gather_slots).view({B, T, Hkv, D});
     at::Tensor v = values.index_select(0, gather_slots).view({B, T, Hkv, D});
     x = x + w.o(attention(qk.narrow(1, 0, H), k, v, mask, B, S, Hkv));
-    at::Tensor gate_up = w.gate_up(rms_norm(x, w.post_norm, c.rms_norm_eps));  // [M, 2 I]
-    const int64_t I = c.intermediate_size;
-    x = x + w.down(torch::silu(gate_up.narrow(1, 0, I)) * gate_up.narrow(1, I, I));
+    const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
+    x = x + w.down(torch::silu(w.gate(h)).mul_(w.up(h)));
   }
   if (which == LogitsFor::kLast) x = x.index_select(0, torch::tensor(plan.last_rows, index).to(device));
   at::Tensor logits = weights_.lm_head(rms_norm(x, weights_.norm, c.rms_norm_eps)).to(torch::kFloat);
@@ -236,7 +235,7 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens) {
   SEED_CHECK(tokens.dim() == 2, kInvalidArgument) << "forward_full expects tokens [batch, time]";
   const ModelConfig& c = config_;
   const int64_t B = tokens.size(0), T = tokens.size(1), M = B * T;
-  const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim, I = c.intermediate_size;
+  const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim;
   SEED_CHECK(T <= c.max_position_embeddings, kOutOfRange)
       << T << " tokens exceed the model's context of " << c.max_position_embeddings;
   rope_->ensure(T, options_);
@@ -256,8 +255,8 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens) {
     at::Tensor k = qk.narrow(1, H, Hkv).reshape({B, T, Hkv, D});
     at::Tensor v = qkv.narrow(1, (H + Hkv) * D, Hkv * D).reshape({B, T, Hkv, D});
     x = x + linear(w.o, attention(qk.narrow(1, 0, H), k, v, mask, B, T, Hkv));
-    at::Tensor gate_up = linear(w.gate_up, rms_norm(x, w.post_norm, c.rms_norm_eps));
-    x = x + linear(w.down, torch::silu(gate_up.narrow(1, 0, I)) * gate_up.narrow(1, I, I));
+    const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
+    x = x + linear(w.down, torch::silu(linear(w.gate, h)) * linear(w.up, h));
   }
   return linear(weights_.lm_head, rms_norm(x, weights_.norm, c.rms_norm_eps)).view({B, T, c.vocab_size});
 }

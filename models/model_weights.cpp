@@ -2,7 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <string>
+
+#include "models/panel_gemm.h"
 
 namespace seed::models {
 
@@ -11,27 +14,52 @@ namespace {
 std::string layer_prefix(int64_t layer) { return "model.layers." + std::to_string(layer) + "."; }
 
 constexpr double kInitStd = 0.02;  // GPT-2/Llama initializer range
+constexpr int64_t kMinFmasPerThread = int64_t{1} << 16;  // ~10 us of memory-bound panel_gemm
 
 }  // namespace
 
 at::Tensor Linear::operator()(const at::Tensor& x) const {
-  if (weight_t.defined()) {
-    if (x.size(0) == 1) {
-      at::Tensor row = bias.defined() ? torch::addmv(bias, weight, x[0]) : torch::mv(weight, x[0]);
-      return row.unsqueeze(0);
-    }
-    return bias.defined() ? torch::addmm(bias, x, weight_t) : torch::mm(x, weight_t);
+  if (panels.defined()) {
+    const at::Tensor input = x.contiguous();
+    const int64_t rows = x.size(0), in = weight.size(1), out = weight.size(0);
+    at::Tensor y = torch::empty({rows, out}, x.options());
+    const float* b = bias.defined() ? bias.data_ptr<float>() : nullptr;
+    // Split panels over the intra-op threads, each thread doing at least
+    // kMinFmasPerThread of work (below that, waking threads costs more).
+    const int64_t fmas_per_panel = rows * in * kPanelWidth;
+    const int64_t grain = std::max<int64_t>(1, kMinFmasPerThread / fmas_per_panel);
+    at::parallel_for(0, panels.size(0), grain, [&](int64_t begin, int64_t end) {
+      panel_gemm(input.data_ptr<float>(), panels.data_ptr<float>(), b, y.data_ptr<float>(), rows, in, out, begin, end);
+    });
+    return y;
   }
-  return torch::linear(x, weight, bias);
+  if (!weight_t.defined()) return torch::linear(x, weight, bias);
+  if (x.size(0) == 1) {
+    at::Tensor row = bias.defined() ? torch::addmv(bias, weight, x[0]) : torch::mv(weight, x[0]);
+    return row.unsqueeze(0);
+  }
+  return bias.defined() ? torch::addmm(bias, x, weight_t) : torch::mm(x, weight_t);
 }
 
 void Linear::prepare_for_inference() {
-  weight_t = weight.is_cpu() ? weight.t().contiguous() : at::Tensor();
+  panels = weight_t = at::Tensor();
+  if (!weight.is_cpu() || weight.scalar_type() != torch::kFloat) return;
+  const at::Tensor w = weight.detach().contiguous();
+  if (!panel_gemm_supported()) {
+    weight_t = w.t().contiguous();
+    return;
+  }
+  // [out, in] -> zero-pad out to a multiple of 64 -> [out / 64, in, 64].
+  const int64_t out = w.size(0), in = w.size(1);
+  const int64_t padded = (out + kPanelWidth - 1) / kPanelWidth * kPanelWidth;
+  at::Tensor full = torch::zeros({padded, in}, w.options());
+  full.narrow(0, 0, out).copy_(w);
+  panels = full.view({padded / kPanelWidth, kPanelWidth, in}).permute({0, 2, 1}).contiguous();
 }
 
 void LlamaWeights::prepare_for_inference() {
   for (auto& layer : layers) {
-    for (Linear* linear : {&layer.qkv, &layer.o, &layer.gate_up, &layer.down}) {
+    for (Linear* linear : {&layer.qkv, &layer.o, &layer.gate, &layer.up, &layer.down}) {
       linear->prepare_for_inference();
     }
   }
@@ -40,15 +68,15 @@ void LlamaWeights::prepare_for_inference() {
 
 int64_t LlamaWeights::parameter_bytes() const {
   int64_t bytes = 0;
-  for (const at::Tensor& t : const_cast<LlamaWeights*>(this)->parameters()) bytes += t.nbytes();
+  for (const at::Tensor& t : parameters()) bytes += t.nbytes();
   return bytes;
 }
 
-std::vector<at::Tensor> LlamaWeights::parameters() {
+std::vector<at::Tensor> LlamaWeights::parameters() const {
   std::vector<at::Tensor> out = {embed};
-  for (auto& layer : layers) {
+  for (const auto& layer : layers) {
     out.insert(out.end(), {layer.input_norm, layer.qkv.weight, layer.o.weight, layer.post_norm,
-                           layer.gate_up.weight, layer.down.weight});
+                           layer.gate.weight, layer.up.weight, layer.down.weight});
     if (layer.qkv.bias.defined()) out.push_back(layer.qkv.bias);
   }
   out.push_back(norm);
@@ -77,8 +105,8 @@ LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& c, at
     }
     layer.o.weight = read(p + "self_attn.o_proj.weight", {hidden, c.q_size()});
     layer.post_norm = read(p + "post_attention_layernorm.weight", {hidden});
-    layer.gate_up.weight = torch::cat({read(p + "mlp.gate_proj.weight", {c.intermediate_size, hidden}),
-                                       read(p + "mlp.up_proj.weight", {c.intermediate_size, hidden})});
+    layer.gate.weight = read(p + "mlp.gate_proj.weight", {c.intermediate_size, hidden});
+    layer.up.weight = read(p + "mlp.up_proj.weight", {c.intermediate_size, hidden});
     layer.down.weight = read(p + "mlp.down_proj.weight", {hidden, c.intermediate_size});
     w.layers.push_back(std::move(layer));
   }
@@ -105,7 +133,8 @@ LlamaWeights random_weights(const ModelConfig& c, uint64_t seed, at::TensorOptio
     if (c.attention_bias) layer.qkv.bias = normal({c.q_size() + 2 * c.kv_size()}, kInitStd);
     layer.o.weight = normal({hidden, c.q_size()}, kInitStd);
     layer.post_norm = norm_weight();
-    layer.gate_up.weight = normal({2 * c.intermediate_size, hidden}, kInitStd);
+    layer.gate.weight = normal({c.intermediate_size, hidden}, kInitStd);
+    layer.up.weight = normal({c.intermediate_size, hidden}, kInitStd);
     layer.down.weight = normal({hidden, c.intermediate_size}, kInitStd);
     w.layers.push_back(std::move(layer));
   }
@@ -137,9 +166,8 @@ NamedTensors to_named_tensors(const LlamaWeights& w, const ModelConfig& c, c10::
     }
     add(p + "self_attn.o_proj.weight", layer.o.weight);
     add(p + "post_attention_layernorm.weight", layer.post_norm);
-    const auto gate_up = layer.gate_up.weight.chunk(2);
-    add(p + "mlp.gate_proj.weight", gate_up[0]);
-    add(p + "mlp.up_proj.weight", gate_up[1]);
+    add(p + "mlp.gate_proj.weight", layer.gate.weight);
+    add(p + "mlp.up_proj.weight", layer.up.weight);
     add(p + "mlp.down_proj.weight", layer.down.weight);
   }
   add("model.norm.weight", w.norm);

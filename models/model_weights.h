@@ -1,8 +1,10 @@
 // LlamaWeights: the parameters of a Llama-family decoder, and their files.
 //
-// In memory, q/k/v are fused into one [q + 2 kv, hidden] projection and
-// gate/up into one [2 intermediate, hidden] projection (one GEMM each instead
-// of three and two); on disk they keep Hugging Face's names and shapes, so
+// In memory, q/k/v are fused into one [q + 2 kv, hidden] projection (one
+// GEMM instead of three; its outputs are used as views). gate and up stay
+// apart: SwiGLU reads them element-wise, and halves of a fused output would
+// be strided, which made silu and mul 3x slower (measured). On disk the
+// weights keep Hugging Face's names and shapes, so
 // load and save map one to one onto model folders users download. Tensor
 // parallelism (parallel/) reshards this struct after loading; models/ knows
 // nothing of ranks.
@@ -22,14 +24,17 @@ namespace seed::models {
 struct Linear {
   at::Tensor weight;    // [out, in], the parameter (Hugging Face layout)
   at::Tensor bias;      // [out], or undefined
-  at::Tensor weight_t;  // [in, out] contiguous copy, CPU inference only (see prepare)
+  // CPU float32 inference only (see prepare_for_inference), one of:
+  at::Tensor panels;    // [ceil(out / 64), in, 64] for panel_gemm (AVX-512)
+  at::Tensor weight_t;  // [in, out] contiguous for BLAS (other CPUs)
 
   at::Tensor operator()(const at::Tensor& x) const;
-  // CPU: keeps a transposed copy as well. OpenBLAS is fastest on [out, in]
-  // for one row (gemv) but up to 8x slower than on [in, out] for 2-16 rows
-  // (measured, docs/benchmarks.md); verification of drafts lives at 2-16 rows.
-  // Costs one more copy of the weights in memory, not in bandwidth: each
-  // forward reads one of the two. Call again after the weights change.
+  // CPU float32: packs the weight for panel_gemm (AVX-512), which beats every
+  // BLAS call at the 1-16 rows decoding and verification multiply; on other
+  // CPUs keeps a [in, out] copy, on which OpenBLAS is fastest for 2+ rows
+  // (for one row it is fastest on [out, in]). Either way one more copy of
+  // the weights in memory, not in bandwidth: a forward reads one of them.
+  // Must be called again after the weights change (training).
   void prepare_for_inference();
 };
 
@@ -38,7 +43,8 @@ struct DecoderLayerWeights {
   Linear qkv;             // [q + 2 kv, hidden], bias for Qwen2
   Linear o;               // [hidden, q]
   at::Tensor post_norm;   // [hidden]
-  Linear gate_up;         // [2 intermediate, hidden]
+  Linear gate;            // [intermediate, hidden]
+  Linear up;              // [intermediate, hidden]
   Linear down;            // [hidden, intermediate]
 };
 
@@ -50,7 +56,7 @@ struct LlamaWeights {
 
   void prepare_for_inference();
   int64_t parameter_bytes() const;  // bytes a forward reads (tied once, no copies)
-  std::vector<at::Tensor> parameters();  // unique trainable tensors
+  std::vector<at::Tensor> parameters() const;  // one tensor per distinct parameter
 };
 
 // Reads every tensor of `config` from `checkpoint`, checking each shape, and

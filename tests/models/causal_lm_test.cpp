@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <map>
+
+#include "models/counter_rng.h"
 #include "models/error.h"
+#include "models/sampling.h"
 #include "tests/models/tiny_models.h"
 
 namespace seed::models {
@@ -183,6 +187,50 @@ TEST_P(CausalLmTest, BatchedForwardMatchesSeparateForwards) {
     EXPECT_LT(max_diff(batched_news[b], separate_news[b]), kTolerance) << "sequence " << b;
   }
   EXPECT_LT(max_diff(batched_next, separate_next), kTolerance);
+}
+
+// Samples `steps` tokens for each prompt, decoding the requests listed in
+// `order` together in one batched forward per step. Each draw is keyed by
+// (seed, request, position), so tokens must not depend on the batch.
+std::map<int, std::vector<int32_t>> sample_batch(CausalLM& model, const std::vector<std::vector<int32_t>>& prompts,
+                                                 const std::vector<int>& order, int steps) {
+  const SamplingParams sampling{/*temperature=*/1.0f, /*top_k=*/0, /*top_p=*/0.95f};
+  const int64_t V = model.config().vocab_size;
+  KvCache cache = model.make_cache({/*block_size=*/4});
+  std::map<int, SequenceId> ids;
+  std::map<int, std::vector<int32_t>> out;
+  std::vector<SequenceInput> batch;
+  for (int r : order) {
+    ids[r] = cache.create();
+    batch.push_back({ids[r], prompts[r], {}});
+  }
+  std::vector<float> probs(V);
+  for (int step = 0; step < steps; ++step) {
+    at::Tensor logits = model.forward(batch, cache, LogitsFor::kLast).contiguous();
+    for (size_t b = 0; b < order.size(); ++b) {
+      const int r = order[b];
+      sampling_distribution(logits[b].data_ptr<float>(), V, sampling, probs.data());
+      const RngKey key{/*seed=*/42, static_cast<uint64_t>(r), static_cast<uint32_t>(cache.length(ids[r])),
+                       RngPurpose::kSample};
+      out[r].push_back(sample_from(probs.data(), V, uniform(key)));
+      batch[b] = {ids[r], {out[r].back()}, {}};
+    }
+  }
+  return out;
+}
+
+TEST_P(CausalLmTest, SampledTokensDoNotDependOnBatchComposition) {
+  const int64_t V = model_->config().vocab_size;
+  const std::vector<std::vector<int32_t>> prompts = {random_tokens(4, V, 20), random_tokens(11, V, 21),
+                                                     random_tokens(7, V, 22)};
+  constexpr int kSteps = 12;
+  const auto together = sample_batch(*model_, prompts, {0, 1, 2}, kSteps);
+  const auto reordered = sample_batch(*model_, prompts, {2, 0, 1}, kSteps);
+  for (int r = 0; r < 3; ++r) {
+    const auto alone = sample_batch(*model_, prompts, {r}, kSteps);
+    EXPECT_EQ(alone.at(r), together.at(r)) << "request " << r;
+    EXPECT_EQ(alone.at(r), reordered.at(r)) << "request " << r;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, CausalLmTest, ::testing::ValuesIn(testing::all_variants()),
