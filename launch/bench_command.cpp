@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "bench/forward_bench.h"
+#include "bench/gemm_bench.h"
 #include "launch/commands.h"
 #include "models/error.h"
 
@@ -58,6 +59,25 @@ void run_bench_forward(const BenchForwardOptions& options) {
   }
 }
 
+struct BenchGemmOptions {
+  std::string model_dir;
+  int repeats = 11;
+  std::vector<int64_t> rows = {1, 2, 4, 8, 16, 32};
+};
+
+void run_bench_gemm(const BenchGemmOptions& options) {
+  auto model = models::CausalLM::load(options.model_dir);
+  const auto rows = bench::run_gemm_bench(*model, options.rows, options.repeats);
+  std::cout << fmt::format("all weight matrices of one forward of {}, {} thread(s), medians of {}\n",
+                           options.model_dir, torch::get_num_threads(), options.repeats)
+            << fmt::format("{:>6} {:>12} {:>12} {:>10} {:>14}\n", "rows", "panel ms", "OpenBLAS ms", "speedup",
+                           "panel GFMA/s");
+  for (const auto& row : rows) {
+    std::cout << fmt::format("{:>6} {:>12.3f} {:>12.3f} {:>9.2f}x {:>14.1f}\n", row.rows, 1e3 * row.panel_seconds,
+                             1e3 * row.blas_seconds, row.blas_seconds / row.panel_seconds, row.panel_gfma_per_s);
+  }
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, const GlobalOptions&) {
@@ -82,6 +102,18 @@ void add_bench_command(CLI::App& app, const GlobalOptions&) {
       ->capture_default_str();
   forward->add_option("--json", options->json_path, "Also write the figures to this JSON file");
   forward->callback([options] { run_bench_forward(*options); });
+
+  auto gemm_options = std::make_shared<BenchGemmOptions>();
+  CLI::App* gemm = bench->add_subcommand(
+      "gemm", "The matrix products of one forward: seed's panel kernel against OpenBLAS, by row count");
+  gemm->add_option("--model", gemm_options->model_dir, "Hugging Face model folder")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  gemm->add_option("--repeats", gemm_options->repeats, "Repeats (medians)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  gemm->add_option("--rows", gemm_options->rows, "Row counts to measure")->capture_default_str();
+  gemm->callback([gemm_options] { run_bench_gemm(*gemm_options); });
 }
 
 }  // namespace seed::launch

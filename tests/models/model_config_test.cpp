@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/error.h"
+#include "tests/throws_error.h"
 
 namespace seed::models {
 namespace {
@@ -20,29 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Passes if `fn` throws a seed::Error of `kind` whose message contains each
-// of `needles` (file names, fields).
-template <typename Fn>
-::testing::AssertionResult throws_error(Fn&& fn, ErrorKind kind,
-                                        const std::vector<std::string>& needles) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    if (e.kind() != kind) {
-      return ::testing::AssertionFailure() << "kind is " << error_kind_name(e.kind())
-                                           << ", expected " << error_kind_name(kind) << ": "
-                                           << message;
-    }
-    for (const std::string& needle : needles) {
-      if (message.find(needle) == std::string::npos) {
-        return ::testing::AssertionFailure() << "message lacks '" << needle << "': " << message;
-      }
-    }
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure() << "no seed::Error was thrown";
-}
+using seed::testing::throws_error;
 
 // meta-llama/Llama-3.1-8B-Instruct/config.json as published.
 constexpr char kLlama31Config[] = R"({
