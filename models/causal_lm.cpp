@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "models/error.h"
 
@@ -95,6 +96,21 @@ std::vector<int64_t> tree_depths(const SequenceInput& in) {
   return depth;
 }
 
+// The tensor options a model computes with on `device` ("cpu", "cuda:N").
+at::TensorOptions compute_options(const std::string& device) {
+  std::optional<torch::Device> parsed;
+  try {
+    parsed.emplace(device);
+  } catch (const c10::Error&) {
+    SEED_FAIL(kInvalidArgument) << "unknown device '" << device << "'; use cpu or cuda:N";
+  }
+  SEED_CHECK(!parsed->is_cuda() || torch::cuda::is_available(), kInvalidArgument)
+      << "device " << device << " requested, but this libtorch build has no CUDA or sees no GPU; use --device cpu";
+  SEED_CHECK(parsed->is_cpu() || parsed->is_cuda(), kInvalidArgument)
+      << "device " << device << " is not supported; use cpu or cuda:N";
+  return torch::TensorOptions().dtype(torch::kFloat).device(*parsed);
+}
+
 }  // namespace
 
 struct CausalLM::Rope {
@@ -112,17 +128,15 @@ struct CausalLM::Rope {
 };
 
 std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const LoadOptions& options) {
+  const at::TensorOptions tensor_options = compute_options(options.device);
   ModelConfig config = ModelConfig::from_file(model_dir + "/config.json");
-  const at::TensorOptions tensor_options =
-      torch::TensorOptions().dtype(torch::kFloat).device(torch::Device(options.device));
   LlamaWeights weights = load_weights(Checkpoint::open(model_dir), config, tensor_options);
   return std::make_unique<CausalLM>(std::move(config), std::move(weights), tensor_options);
 }
 
 std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t seed, const LoadOptions& options) {
   config.validate();
-  const at::TensorOptions tensor_options =
-      torch::TensorOptions().dtype(torch::kFloat).device(torch::Device(options.device));
+  const at::TensorOptions tensor_options = compute_options(options.device);
   return std::make_unique<CausalLM>(config, random_weights(config, seed, tensor_options), tensor_options);
 }
 

@@ -251,6 +251,21 @@ TEST(CausalLmErrors, PositionPastTheContextIsAnErrorAndLeavesTheCacheUnchanged) 
   EXPECT_EQ(cache.length(seq), 90);
 }
 
+TEST(CausalLmErrors, UnknownOrUnavailableDeviceIsAClearError) {
+  for (const std::string device : {"gpu", "mps"}) {
+    try {
+      CausalLM::random(testing::tiny_config("llama"), 1, {device});
+      FAIL() << "expected an error for " << device;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+      EXPECT_NE(std::string(e.what()).find(device), std::string::npos) << e.what();
+    }
+  }
+  if (!torch::cuda::is_available()) {
+    EXPECT_THROW(CausalLM::random(testing::tiny_config("llama"), 1, {"cuda:0"}), Error);
+  }
+}
+
 TEST(CausalLmErrors, MalformedInputsAreRejectedBeforeTouchingTheCache) {
   auto model = CausalLM::random(testing::tiny_config("llama"), 1);
   KvCache cache = model->make_cache();
