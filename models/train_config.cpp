@@ -1,0 +1,337 @@
+// TrainConfig: parsing, validation and writing of `seed train` configs.
+//
+// Unlike config.json (where Hugging Face adds keys seed has no use for), a
+// training config is written by hand for seed, so a key seed does not know is
+// a typo and an error.
+#include "models/train_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "models/error.h"
+
+namespace seed::models {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// Typed access to one JSON object that remembers which keys were read, so
+// that finish() can reject the others. Errors name the source and the field
+// ("model.hidden_size").
+class Fields {
+ public:
+  Fields(const json& object, std::string source, std::string prefix)
+      : object_(object), source_(std::move(source)), prefix_(std::move(prefix)) {
+    SEED_CHECK(object.is_object(), kInvalidArgument)
+        << source_ << ": "
+        << (prefix_.empty() ? std::string("the config") : "field '" + prefix_.substr(0, prefix_.size() - 1) + "'")
+        << " must be a JSON object";
+  }
+
+  const json* find(const char* key) {
+    known_.insert(key);
+    const auto it = object_.find(key);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+  bool has(const char* key) { return find(key) != nullptr; }
+
+  template <typename T>
+  void required(const char* key, T* out) {
+    const json* value = find(key);
+    SEED_CHECK(value != nullptr, kInvalidArgument) << where(key) << " is required but missing";
+    convert(*value, key, out);
+  }
+  template <typename T>
+  void optional(const char* key, T* out) {
+    if (const json* value = find(key)) convert(*value, key, out);
+  }
+
+  void convert(const json& value, const std::string& key, int64_t* out) const {
+    const bool fits = value.is_number_integer() &&
+                      !(value.is_number_unsigned() &&
+                        value.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()});
+    SEED_CHECK(fits, kInvalidArgument) << where(key) << " must be an integer";
+    *out = value.get<int64_t>();
+  }
+  void convert(const json& value, const std::string& key, int* out) const {
+    int64_t wide = 0;
+    convert(value, key, &wide);
+    SEED_CHECK(wide >= std::numeric_limits<int>::min() && wide <= std::numeric_limits<int>::max(), kInvalidArgument)
+        << where(key) << " is out of range";
+    *out = static_cast<int>(wide);
+  }
+  void convert(const json& value, const std::string& key, uint64_t* out) const {
+    SEED_CHECK(value.is_number_unsigned(), kInvalidArgument) << where(key) << " must be a non-negative integer";
+    *out = value.get<uint64_t>();
+  }
+  void convert(const json& value, const std::string& key, double* out) const {
+    SEED_CHECK(value.is_number(), kInvalidArgument) << where(key) << " must be a number";
+    *out = value.get<double>();
+  }
+  void convert(const json& value, const std::string& key, bool* out) const {
+    SEED_CHECK(value.is_boolean(), kInvalidArgument) << where(key) << " must be true or false";
+    *out = value.get<bool>();
+  }
+  void convert(const json& value, const std::string& key, std::string* out) const {
+    SEED_CHECK(value.is_string(), kInvalidArgument) << where(key) << " must be a string";
+    *out = value.get<std::string>();
+  }
+
+  // Rejects every key that no find() asked for.
+  void finish() const {
+    for (const auto& item : object_.items()) {
+      SEED_CHECK(known_.count(item.key()) != 0, kInvalidArgument)
+          << where(item.key()) << " is not a known setting; check its spelling (see models/train_config.h)";
+    }
+  }
+
+  std::string name_of(const std::string& key) const { return prefix_ + key; }
+  std::string where(const std::string& key) const { return source_ + ": field '" + name_of(key) + "'"; }
+
+ private:
+  const json& object_;
+  std::string source_;
+  std::string prefix_;
+  std::set<std::string> known_;
+};
+
+std::string resolve(const std::string& path, const std::string& base_dir) {
+  if (path.empty() || fs::path(path).is_absolute() || base_dir.empty()) return path;
+  return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+void check_file(const std::string& path, const std::string& where) {
+  std::error_code ec;
+  SEED_CHECK(fs::is_regular_file(path, ec), kNotFound) << where << ": file " << path << " does not exist";
+}
+
+void check_model_dir(const std::string& dir, const std::string& where) {
+  std::error_code ec;
+  SEED_CHECK(fs::is_directory(dir, ec), kNotFound) << where << ": folder " << dir << " does not exist";
+}
+
+void parse_model(const json& value, const std::string& source, ModelConfig* model) {
+  Fields f(value, source, "model.");
+  f.required("hidden_size", &model->hidden_size);
+  f.required("intermediate_size", &model->intermediate_size);
+  f.required("num_hidden_layers", &model->num_hidden_layers);
+  f.required("num_attention_heads", &model->num_attention_heads);
+  model->num_key_value_heads = model->num_attention_heads;
+  f.optional("num_key_value_heads", &model->num_key_value_heads);
+  model->max_position_embeddings = 0;  // filled from seq_len below if absent
+  f.optional("max_position_embeddings", &model->max_position_embeddings);
+  model->tie_word_embeddings = true;
+  f.optional("tie_word_embeddings", &model->tie_word_embeddings);
+  f.optional("rope_theta", &model->rope_theta);
+  f.optional("rms_norm_eps", &model->rms_norm_eps);
+  f.finish();
+  SEED_CHECK(model->num_attention_heads > 0 && model->hidden_size % model->num_attention_heads == 0, kInvalidArgument)
+      << f.where("num_attention_heads") << " (" << model->num_attention_heads
+      << ") must be positive and divide hidden_size (" << model->hidden_size << ")";
+  model->head_dim = model->hidden_size / model->num_attention_heads;
+}
+
+}  // namespace
+
+void TrainConfig::validate() const {
+  const std::string at = source.empty() ? std::string("train config") : source;
+  auto field = [&](const char* name) { return at + ": field '" + name + "'"; };
+  SEED_CHECK(!corpus.empty(), kInvalidArgument) << field("corpus") << " must list at least one JSONL file";
+  SEED_CHECK(eval_fraction >= 0 && eval_fraction <= 0.5, kInvalidArgument)
+      << field("eval_fraction") << " must be in [0, 0.5], got " << eval_fraction;
+  SEED_CHECK((tokenizer.train_vocab_size > 0) != !tokenizer.from_dir.empty(), kInvalidArgument)
+      << field("tokenizer") << " must be either {\"train\": {\"vocab_size\": N}} or {\"from\": DIR}";
+  SEED_CHECK(batch_size > 0, kInvalidArgument) << field("batch_size") << " must be positive";
+  SEED_CHECK(seq_len > 1, kInvalidArgument) << field("seq_len") << " must be at least 2";
+  SEED_CHECK(steps > 0, kInvalidArgument) << field("steps") << " must be positive";
+  SEED_CHECK(lr > 0, kInvalidArgument) << field("lr") << " must be positive";
+  SEED_CHECK(min_lr >= 0 && min_lr <= lr, kInvalidArgument)
+      << field("min_lr") << " must be in [0, lr = " << lr << "], got " << min_lr;
+  SEED_CHECK(warmup_steps >= 0 && warmup_steps <= steps, kInvalidArgument)
+      << field("warmup_steps") << " must be in [0, steps = " << steps << "], got " << warmup_steps;
+  SEED_CHECK(weight_decay >= 0, kInvalidArgument) << field("weight_decay") << " must be >= 0";
+  SEED_CHECK(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1, kInvalidArgument)
+      << field("betas") << " must both be in [0, 1), got [" << beta1 << ", " << beta2 << "]";
+  SEED_CHECK(adam_eps > 0, kInvalidArgument) << field("adam_eps") << " must be positive";
+  SEED_CHECK(grad_clip >= 0, kInvalidArgument) << field("grad_clip") << " must be >= 0 (0 = off)";
+  SEED_CHECK(eval_interval >= 0, kInvalidArgument) << field("eval_interval") << " must be >= 0";
+  SEED_CHECK(eval_batches > 0, kInvalidArgument) << field("eval_batches") << " must be positive";
+  SEED_CHECK(checkpoint_interval >= 0, kInvalidArgument) << field("checkpoint_interval") << " must be >= 0";
+  SEED_CHECK(!output.empty(), kInvalidArgument) << field("output") << " must name the output folder";
+  SEED_CHECK(threads >= 0, kInvalidArgument) << field("threads") << " must be >= 0 (0 = all cores)";
+  SEED_CHECK(device == "cpu" || device.rfind("cuda", 0) == 0, kInvalidArgument)
+      << field("device") << " must be \"cpu\" or \"cuda:N\", got \"" << device << "\"";
+  if (distill.enabled()) {
+    SEED_CHECK(distill.alpha >= 0 && distill.alpha <= 1, kInvalidArgument)
+        << field("distill.alpha") << " must be in [0, 1], got " << distill.alpha;
+    SEED_CHECK(distill.temperature > 0, kInvalidArgument) << field("distill.temperature") << " must be positive";
+  }
+  SEED_CHECK(model.max_position_embeddings >= seq_len, kInvalidArgument)
+      << field("model.max_position_embeddings") << " (" << model.max_position_embeddings
+      << ") must be at least seq_len (" << seq_len << ")";
+  // The vocabulary is not known yet; check the shape with a placeholder.
+  ModelConfig shape = model;
+  shape.vocab_size = std::max<int64_t>(shape.vocab_size, 1);
+  try {
+    shape.validate();
+  } catch (const Error& e) {
+    SEED_FAIL(kInvalidArgument) << at << ": field 'model': " << e.what();
+  }
+}
+
+TrainConfig TrainConfig::from_json(const json& value, const std::string& source, const std::string& base_dir) {
+  TrainConfig c;
+  c.source = source;
+  Fields f(value, source, "");
+
+  const json* model = f.find("model");
+  SEED_CHECK(model != nullptr, kInvalidArgument) << f.where("model") << " is required but missing";
+  parse_model(*model, source, &c.model);
+
+  const json* corpus = f.find("corpus");
+  SEED_CHECK(corpus != nullptr && corpus->is_array(), kInvalidArgument)
+      << f.where("corpus") << " is required: a list of JSONL files";
+  for (size_t i = 0; i < corpus->size(); ++i) {
+    const std::string key = "corpus[" + std::to_string(i) + "]";
+    std::string path;
+    f.convert((*corpus)[i], key, &path);
+    c.corpus.push_back(resolve(path, base_dir));
+    check_file(c.corpus.back(), f.where(key));
+  }
+  const bool has_fraction = f.has("eval_fraction");
+  f.optional("eval_fraction", &c.eval_fraction);
+  f.optional("eval_file", &c.eval_file);
+  if (!c.eval_file.empty()) {
+    SEED_CHECK(!has_fraction, kInvalidArgument)
+        << f.where("eval_file") << ": give eval_file or eval_fraction, not both";
+    c.eval_fraction = 0;
+    c.eval_file = resolve(c.eval_file, base_dir);
+    check_file(c.eval_file, f.where("eval_file"));
+  }
+
+  const json* tokenizer = f.find("tokenizer");
+  SEED_CHECK(tokenizer != nullptr, kInvalidArgument)
+      << f.where("tokenizer") << " is required: {\"train\": {\"vocab_size\": N}} or {\"from\": DIR}";
+  {
+    Fields t(*tokenizer, source, "tokenizer.");
+    if (const json* train = t.find("train")) {
+      Fields tt(*train, source, "tokenizer.train.");
+      tt.required("vocab_size", &c.tokenizer.train_vocab_size);
+      tt.finish();
+      SEED_CHECK(c.tokenizer.train_vocab_size > 0, kInvalidArgument)
+          << tt.where("vocab_size") << " must be positive";
+    }
+    t.optional("from", &c.tokenizer.from_dir);
+    t.finish();
+    if (!c.tokenizer.from_dir.empty()) {
+      c.tokenizer.from_dir = resolve(c.tokenizer.from_dir, base_dir);
+      check_file(c.tokenizer.from_dir + "/tokenizer.model", t.where("from"));
+    }
+  }
+
+  if (const json* distill = f.find("distill")) {
+    Fields d(*distill, source, "distill.");
+    d.required("teacher", &c.distill.teacher);
+    d.optional("alpha", &c.distill.alpha);
+    d.optional("temperature", &c.distill.temperature);
+    d.finish();
+    c.distill.teacher = resolve(c.distill.teacher, base_dir);
+    check_model_dir(c.distill.teacher, d.where("teacher"));
+  }
+
+  f.optional("batch_size", &c.batch_size);
+  f.optional("seq_len", &c.seq_len);
+  f.optional("steps", &c.steps);
+  f.optional("lr", &c.lr);
+  c.min_lr = c.lr / 10;
+  f.optional("min_lr", &c.min_lr);
+  f.optional("warmup_steps", &c.warmup_steps);
+  f.optional("weight_decay", &c.weight_decay);
+  if (const json* betas = f.find("betas")) {
+    SEED_CHECK(betas->is_array() && betas->size() == 2, kInvalidArgument)
+        << f.where("betas") << " must be a list of two numbers [beta1, beta2]";
+    f.convert((*betas)[0], "betas[0]", &c.beta1);
+    f.convert((*betas)[1], "betas[1]", &c.beta2);
+  }
+  f.optional("adam_eps", &c.adam_eps);
+  f.optional("grad_clip", &c.grad_clip);
+  f.optional("eval_interval", &c.eval_interval);
+  f.optional("eval_batches", &c.eval_batches);
+  f.optional("checkpoint_interval", &c.checkpoint_interval);
+  f.required("output", &c.output);
+  c.output = resolve(c.output, base_dir);
+  f.optional("resume", &c.resume);
+  f.optional("seed", &c.seed);
+  f.optional("threads", &c.threads);
+  f.optional("device", &c.device);
+  f.finish();
+
+  if (c.model.max_position_embeddings == 0) c.model.max_position_embeddings = c.seq_len;
+  c.validate();
+  return c;
+}
+
+TrainConfig TrainConfig::from_file(const std::string& path) {
+  std::ifstream in(path);
+  SEED_CHECK(in.good(), kNotFound) << "training config " << path << " cannot be opened: " << std::strerror(errno);
+  json value;
+  try {
+    value = json::parse(in);
+  } catch (const json::parse_error& e) {
+    SEED_FAIL(kCorruption) << path << ": not valid JSON: " << e.what();
+  }
+  return from_json(value, path, fs::path(path).parent_path().string());
+}
+
+json TrainConfig::to_json() const {
+  json model_json = {{"hidden_size", model.hidden_size},
+                     {"intermediate_size", model.intermediate_size},
+                     {"num_hidden_layers", model.num_hidden_layers},
+                     {"num_attention_heads", model.num_attention_heads},
+                     {"num_key_value_heads", model.num_key_value_heads},
+                     {"max_position_embeddings", model.max_position_embeddings},
+                     {"tie_word_embeddings", model.tie_word_embeddings},
+                     {"rope_theta", model.rope_theta},
+                     {"rms_norm_eps", model.rms_norm_eps}};
+  json j = {{"model", model_json}, {"corpus", corpus}};
+  if (eval_file.empty()) {
+    j["eval_fraction"] = eval_fraction;
+  } else {
+    j["eval_file"] = eval_file;
+  }
+  j["tokenizer"] = tokenizer.from_dir.empty() ? json{{"train", {{"vocab_size", tokenizer.train_vocab_size}}}}
+                                              : json{{"from", tokenizer.from_dir}};
+  if (distill.enabled()) {
+    j["distill"] = {{"teacher", distill.teacher}, {"alpha", distill.alpha}, {"temperature", distill.temperature}};
+  }
+  j.update({{"batch_size", batch_size},
+            {"seq_len", seq_len},
+            {"steps", steps},
+            {"lr", lr},
+            {"min_lr", min_lr},
+            {"warmup_steps", warmup_steps},
+            {"weight_decay", weight_decay},
+            {"betas", {beta1, beta2}},
+            {"adam_eps", adam_eps},
+            {"grad_clip", grad_clip},
+            {"eval_interval", eval_interval},
+            {"eval_batches", eval_batches},
+            {"checkpoint_interval", checkpoint_interval},
+            {"output", output},
+            {"resume", resume},
+            {"seed", seed},
+            {"threads", threads},
+            {"device", device}});
+  return j;
+}
+
+}  // namespace seed::models

@@ -1,0 +1,464 @@
+// The training loop of `seed train` (models/trainer.h): set-up (tokenizer,
+// data, model, optimizer, teacher, resume), steps, evaluation, checkpoints
+// and the final model folder.
+#include "models/trainer.h"
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <utility>
+
+#include "models/error.h"
+#include "models/tokenizer.h"
+#include "models/train_checkpoint.h"
+#include "models/training_data.h"
+
+namespace seed::models {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kLossEmaDecay = 0.9;  // progress display: ~10-step memory
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  SEED_CHECK(in.good(), kIo) << "cannot open " << path;
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void copy_file(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  if (fs::exists(to, ec) && fs::equivalent(from, to, ec)) return;
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+  SEED_CHECK(!ec, kIo) << "cannot copy " << from << " to " << to << ": " << ec.message();
+}
+
+void check_device(const TrainConfig& config) {
+  if (config.device == "cpu") return;
+  int64_t index = 0;
+  try {
+    index = torch::Device(config.device).index();
+  } catch (const c10::Error&) {
+    SEED_FAIL(kInvalidArgument) << config.source << ": field 'device' is \"" << config.device
+                                << "\"; expected \"cpu\" or \"cuda:N\"";
+  }
+  SEED_CHECK(torch::cuda::is_available() && index < static_cast<int64_t>(torch::cuda::device_count()),
+             kInvalidArgument)
+      << config.source << ": field 'device' is \"" << config.device << "\" but this libtorch sees "
+      << torch::cuda::device_count() << " CUDA devices; use \"cpu\"";
+}
+
+// A teacher must score the student's token ids: same vocabulary, same
+// tokenizer file, and a context covering seq_len.
+std::unique_ptr<CausalLM> load_teacher(const TrainConfig& config, const Tokenizer& tokenizer,
+                                       const std::string& tokenizer_path) {
+  const std::string& dir = config.distill.teacher;
+  const std::string field = config.source + ": field 'distill.teacher'";
+  const ModelConfig teacher = ModelConfig::from_file(dir + "/config.json");
+  SEED_CHECK(teacher.vocab_size == tokenizer.vocab_size(), kInvalidArgument)
+      << field << ": the teacher " << dir << " has vocab_size " << teacher.vocab_size
+      << " but the student's tokenizer has " << tokenizer.vocab_size()
+      << " tokens; a student must share its teacher's tokenizer: set \"tokenizer\": {\"from\": \"" << dir << "\"}";
+  const std::string teacher_tokenizer = dir + "/" + kTokenizerFile;
+  std::error_code ec;
+  SEED_CHECK(fs::is_regular_file(teacher_tokenizer, ec), kInvalidArgument)
+      << field << ": the teacher " << dir << " has no " << kTokenizerFile
+      << ", so seed cannot check that the student shares its tokenizer";
+  SEED_CHECK(read_bytes(teacher_tokenizer) == read_bytes(tokenizer_path), kInvalidArgument)
+      << field << ": the teacher's " << teacher_tokenizer << " differs from the student's tokenizer; set "
+      << "\"tokenizer\": {\"from\": \"" << dir << "\"}";
+  SEED_CHECK(teacher.max_position_embeddings >= config.seq_len, kInvalidArgument)
+      << field << ": the teacher's context (" << teacher.max_position_embeddings << ") is shorter than seq_len ("
+      << config.seq_len << ")";
+  auto model = CausalLM::load(dir, {config.device});
+  for (const at::Tensor& p : model->weights().parameters()) p.requires_grad_(false);
+  return model;
+}
+
+// A batch of rows [B, row_length] as model inputs [B, T], next-token
+// targets [B, T] and their loss mask [B, T] (float), on `device`.
+struct Batch {
+  at::Tensor inputs, targets, mask;
+};
+
+Batch make_batch(std::vector<int32_t>& tokens, std::vector<uint8_t>& mask, int64_t row_length,
+                 const torch::Device& device) {
+  const int64_t rows = static_cast<int64_t>(tokens.size()) / row_length, T = row_length - 1;
+  const at::Tensor t = torch::from_blob(tokens.data(), {rows, row_length}, torch::kInt).to(torch::kLong);
+  const at::Tensor m = torch::from_blob(mask.data(), {rows, row_length}, torch::kUInt8).to(torch::kFloat);
+  return {t.narrow(1, 0, T).contiguous().to(device), t.narrow(1, 1, T).contiguous().to(device),
+          m.narrow(1, 1, T).contiguous().to(device)};
+}
+
+// Token-level negative log-likelihood of the targets: [B, T].
+at::Tensor token_nll(const at::Tensor& log_probs, const at::Tensor& targets) {
+  return -log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1);
+}
+
+struct Losses {
+  at::Tensor total, ce, kl;  // scalars; kl undefined without a teacher
+};
+
+// logits/teacher_logits [B, T, V]; the means run over learned tokens only.
+Losses compute_losses(const at::Tensor& logits, const Batch& batch, const at::Tensor& teacher_logits,
+                      const DistillConfig& distill) {
+  const at::Tensor count = batch.mask.sum().clamp_min(1.0);
+  const at::Tensor log_probs = torch::log_softmax(logits, -1);
+  Losses out;
+  out.ce = (token_nll(log_probs, batch.targets) * batch.mask).sum() / count;
+  if (!teacher_logits.defined()) {
+    out.total = out.ce;
+    return out;
+  }
+  // KL(p_t || p_s) = sum_x p_t(x) (log p_t(x) - log p_s(x)), both at temperature T.
+  const double temperature = distill.temperature;
+  const at::Tensor student = temperature == 1.0 ? log_probs : torch::log_softmax(logits / temperature, -1);
+  const at::Tensor teacher = torch::log_softmax(teacher_logits / temperature, -1);
+  const at::Tensor kl_per_token = (teacher.exp() * (teacher - student)).sum(-1);  // [B, T]
+  out.kl = (kl_per_token * batch.mask).sum() / count;
+  out.total = (1 - distill.alpha) * out.ce + distill.alpha * temperature * temperature * out.kl;
+  return out;
+}
+
+// Mean cross-entropy over the learned tokens of the first `max_rows` rows;
+// NaN if they hold none.
+double evaluate(CausalLM& model, const PackedRows& rows, int64_t batch_size, int64_t max_rows,
+                const torch::Device& device) {
+  torch::NoGradGuard no_grad;
+  const int64_t n = std::min(rows.rows(), max_rows), L = rows.row_length;
+  double nll_sum = 0, count = 0;
+  for (int64_t begin = 0; begin < n; begin += batch_size) {
+    const int64_t size = std::min(batch_size, n - begin);
+    std::vector<int32_t> tokens(rows.tokens.begin() + begin * L, rows.tokens.begin() + (begin + size) * L);
+    std::vector<uint8_t> mask(rows.loss_mask.begin() + begin * L, rows.loss_mask.begin() + (begin + size) * L);
+    const Batch batch = make_batch(tokens, mask, L, device);
+    const at::Tensor log_probs = torch::log_softmax(model.forward_full(batch.inputs), -1);
+    nll_sum += (token_nll(log_probs, batch.targets) * batch.mask).sum().item<double>();
+    count += batch.mask.sum().item<double>();
+  }
+  return count > 0 ? nll_sum / count : std::numeric_limits<double>::quiet_NaN();
+}
+
+json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(); }
+
+std::vector<Example> read_all(const std::vector<std::string>& files) {
+  std::vector<Example> all;
+  for (const std::string& file : files) {
+    std::vector<Example> part = read_examples(file);
+    all.insert(all.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
+  return all;
+}
+
+std::vector<TokenizedExample> tokenize_all(const Tokenizer& tokenizer, const std::vector<Example>& examples,
+                                           int64_t* boundary_merges) {
+  std::vector<TokenizedExample> out;
+  out.reserve(examples.size());
+  for (const Example& example : examples) {
+    bool merged = false;
+    out.push_back(tokenize_example(tokenizer, example, &merged));
+    *boundary_merges += merged ? 1 : 0;
+  }
+  return out;
+}
+
+// Puts the run's tokenizer.model into the output folder and returns its
+// path: the checkpoint's when resuming (never retrained), else copied from
+// tokenizer.from or trained on the training split.
+template <typename Note>
+std::string prepare_tokenizer(const TrainConfig& config, const std::string& checkpoint,
+                              const std::vector<Example>& train_examples, const Note& note) {
+  const std::string path = (fs::path(config.output) / kTokenizerFile).string();
+  if (!checkpoint.empty()) {
+    copy_file((fs::path(checkpoint) / kTokenizerFile).string(), path);
+  } else if (!config.tokenizer.from_dir.empty()) {
+    copy_file(config.tokenizer.from_dir + "/" + kTokenizerFile, path);
+  } else {
+    std::vector<std::string> text;
+    text.reserve(train_examples.size());
+    for (const Example& e : train_examples) text.push_back(e.prompt + e.completion);
+    note("training a SentencePiece tokenizer (vocab " + std::to_string(config.tokenizer.train_vocab_size) +
+         ") on " + std::to_string(text.size()) + " examples");
+    train_sentencepiece(text, static_cast<int>(config.tokenizer.train_vocab_size), path);
+  }
+  return path;
+}
+
+// AdamW over two groups: matrices (projections, embedding) with weight
+// decay, vectors (norm gains, biases) without.
+std::unique_ptr<torch::optim::AdamW> make_optimizer(const std::vector<at::Tensor>& params, const TrainConfig& config) {
+  std::vector<at::Tensor> decayed, not_decayed;
+  for (const at::Tensor& p : params) (p.dim() >= 2 ? decayed : not_decayed).push_back(p);
+  auto options = [&](double decay) {
+    return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(config.lr)
+                                                            .betas({config.beta1, config.beta2})
+                                                            .eps(config.adam_eps)
+                                                            .weight_decay(decay));
+  };
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decayed, options(config.weight_decay));
+  groups.emplace_back(not_decayed, options(0.0));
+  return std::make_unique<torch::optim::AdamW>(std::move(groups));
+}
+
+// output/training_log.json: what was trained, how long it took, how it went.
+void write_training_log(const TrainConfig& config, const CausalLM& model, const json& state, double eval_loss,
+                        const json& data_stats) {
+  const double train_seconds = state["train_seconds"].get<double>();
+  const json log = {{"config", config.to_json()},
+                    {"steps", state["step"]},
+                    {"parameters", model.config().num_parameters()},
+                    {"final_train_loss", state["loss_ema"]},
+                    {"final_eval_loss", number_or_null(eval_loss)},
+                    {"train_seconds", train_seconds},          // in optimizer steps, all runs
+                    {"wall_seconds", state["wall_seconds"]},  // set-up, evals and checkpoints included
+                    {"tokens", state["tokens"]},
+                    {"tokens_per_second", state["tokens"].get<double>() / std::max(1e-9, train_seconds)},
+                    {"data", data_stats},
+                    {"history", state["history"]}};
+  const std::string path = (fs::path(config.output) / "training_log.json").string();
+  std::ofstream out(path);
+  out << log.dump(2) << "\n";
+  SEED_CHECK(out.good(), kIo) << "cannot write " << path;
+}
+
+}  // namespace
+
+double learning_rate(const TrainConfig& c, int64_t step) {
+  if (step < c.warmup_steps) return c.lr * static_cast<double>(step + 1) / static_cast<double>(c.warmup_steps);
+  const int64_t decay_steps = c.steps - c.warmup_steps;
+  if (decay_steps <= 1) return c.lr;
+  const double progress = std::min(1.0, static_cast<double>(step - c.warmup_steps) / (decay_steps - 1));
+  return c.min_lr + 0.5 * (c.lr - c.min_lr) * (1.0 + std::cos(M_PI * progress));
+}
+
+TrainResult train(const TrainConfig& config, const TrainControl& control) {
+  config.validate();
+  const auto wall_start = Clock::now();
+  auto emit = [&](TrainEvent event) {
+    event.steps = config.steps;
+    if (control.on_event) control.on_event(event);
+  };
+  auto note = [&](const std::string& message) {
+    TrainEvent event;
+    event.message = message;
+    emit(event);
+  };
+  check_device(config);
+  const torch::Device device(config.device);
+  std::error_code ec;
+  fs::create_directories(config.output, ec);
+  SEED_CHECK(!ec, kIo) << "cannot create the output folder " << config.output << ": " << ec.message();
+
+  // Resume: the checkpoint must continue this config's trajectory.
+  const std::string checkpoint = find_checkpoint(config.output);
+  SEED_CHECK(checkpoint.empty() || config.resume, kInvalidArgument)
+      << config.output << " already holds a checkpoint (" << checkpoint << "); pass --resume (or set \"resume\": "
+      << "true in " << config.source << ") to continue it, or choose another output folder";
+  json state = {{"step", 0},          {"epoch", 0},           {"row", 0},
+                {"loss_ema", 0.0},    {"tokens", 0},          {"train_seconds", 0.0},
+                {"wall_seconds", 0.0}, {"history", json::array()}};
+  if (!checkpoint.empty()) {
+    state = read_trainer_state(checkpoint);
+    const std::string change = check_resumable(config, state, checkpoint);
+    if (!change.empty()) note(change);
+    note("resuming from " + checkpoint + " at step " + std::to_string(state["step"].get<int64_t>()));
+  } else if (config.resume) {
+    note("no checkpoint in " + config.output + "; starting from step 0");
+  }
+
+  // Examples and tokenizer.
+  std::vector<Example> train_examples, eval_examples;
+  if (config.eval_file.empty()) {
+    split_examples(read_all(config.corpus), config.eval_fraction, config.seed, &train_examples, &eval_examples);
+  } else {
+    train_examples = read_all(config.corpus);
+    eval_examples = read_examples(config.eval_file);
+  }
+  SEED_CHECK(!train_examples.empty(), kInvalidArgument)
+      << config.source << ": field 'corpus': the files hold no training examples";
+  const std::string tokenizer_path = prepare_tokenizer(config, checkpoint, train_examples, note);
+  const std::unique_ptr<Tokenizer> tokenizer = load_tokenizer(config.output);
+  const std::unique_ptr<CausalLM> teacher =
+      config.distill.enabled() ? load_teacher(config, *tokenizer, tokenizer_path) : nullptr;
+
+  // Packed rows.
+  const int64_t row_length = config.seq_len + 1;
+  const int32_t pad_id = tokenizer->eos_id();
+  int64_t boundary_merges = 0;
+  TrainingData data(tokenize_all(*tokenizer, train_examples, &boundary_merges), row_length, pad_id, config.seed);
+  std::vector<TokenizedExample> eval_tokens = tokenize_all(*tokenizer, eval_examples, &boundary_merges);
+  std::vector<int64_t> eval_order(eval_tokens.size());
+  for (size_t i = 0; i < eval_order.size(); ++i) eval_order[i] = static_cast<int64_t>(i);
+  const PackedRows eval_rows = pack_examples(eval_tokens, eval_order, row_length, pad_id);
+  const PackedRows& epoch0 = data.epoch_rows();
+  const double fill = static_cast<double>(epoch0.used_tokens) / static_cast<double>(epoch0.tokens.size());
+  const json data_stats = {{"train_examples", train_examples.size()}, {"eval_examples", eval_examples.size()},
+                           {"rows_per_epoch", epoch0.rows()},         {"row_fill", fill},
+                           {"truncated_per_epoch", epoch0.truncated},  {"boundary_merges", boundary_merges}};
+  note(std::to_string(train_examples.size()) + " training examples in " + std::to_string(epoch0.rows()) +
+       " rows of " + std::to_string(row_length) + " tokens (" + std::to_string(static_cast<int>(100 * fill)) +
+       "% filled, " + std::to_string(epoch0.truncated) + " truncated), " + std::to_string(eval_examples.size()) +
+       " eval examples in " + std::to_string(eval_rows.rows()) + " rows; " + std::to_string(boundary_merges) +
+       " examples with a token across the prompt/completion boundary");
+
+  // Model and optimizer.
+  ModelConfig shape = config.model;
+  shape.vocab_size = tokenizer->vocab_size();
+  shape.bos_token_id = tokenizer->bos_id();
+  shape.eos_token_ids = {tokenizer->eos_id()};
+  std::unique_ptr<CausalLM> model = checkpoint.empty() ? CausalLM::random(shape, config.seed, {config.device})
+                                                       : CausalLM::load(checkpoint, {config.device});
+  const std::vector<at::Tensor> params = model->weights().parameters();
+  for (const at::Tensor& p : params) p.requires_grad_(true);
+  const std::unique_ptr<torch::optim::AdamW> optimizer = make_optimizer(params, config);
+  if (!checkpoint.empty()) {
+    const std::string path = (fs::path(checkpoint) / kOptimizerFile).string();
+    try {
+      torch::load(*optimizer, path, device);
+    } catch (const c10::Error& e) {
+      SEED_FAIL(kCorruption) << path << ": cannot restore the optimizer: " << e.what_without_backtrace();
+    }
+    data.seek({state["epoch"].get<int64_t>(), state["row"].get<int64_t>()});
+  }
+
+  TrainResult result;
+  result.start_step = state["step"].get<int64_t>();
+  double loss_ema = state["loss_ema"].get<double>();
+  int64_t step = result.start_step;
+  int64_t last_checkpoint = step;
+  const int64_t tokens_per_step = config.batch_size * config.seq_len;
+  double step_seconds = 0;  // in optimizer steps, this call
+  // Time of earlier calls (resumed runs), so that totals cover the whole run.
+  const double train_seconds_before = state["train_seconds"].get<double>();
+  const double wall_seconds_before = state["wall_seconds"].get<double>();
+  auto update_times = [&] {
+    state["train_seconds"] = train_seconds_before + step_seconds;
+    state["wall_seconds"] = wall_seconds_before + seconds_since(wall_start);
+  };
+  const int64_t max_eval_rows = config.eval_batches * config.batch_size;
+
+  auto save_checkpoint = [&] {
+    const DataPosition position = data.position();
+    state.update({{"step", step},
+                  {"epoch", position.epoch},
+                  {"row", position.row},
+                  {"loss_ema", loss_ema},
+                  {"config", config.to_json()}});
+    update_times();
+    TrainEvent event;
+    event.kind = TrainEvent::Kind::kCheckpoint;
+    event.step = step;
+    event.message = write_training_checkpoint(config.output, *model, *optimizer, state, tokenizer_path);
+    last_checkpoint = step;
+    emit(event);
+  };
+  auto run_eval = [&] {
+    const double loss = evaluate(*model, eval_rows, config.batch_size, max_eval_rows, device);
+    state["history"].push_back({{"step", step}, {"train_loss", loss_ema}, {"eval_loss", number_or_null(loss)}});
+    TrainEvent event;
+    event.kind = TrainEvent::Kind::kEval;
+    event.step = step;
+    event.loss_ema = loss_ema;
+    event.eval_loss = loss;
+    emit(event);
+    return loss;
+  };
+
+  const int64_t stop = control.stop_after_step < 0 ? config.steps : std::min(config.steps, control.stop_after_step);
+  std::vector<int32_t> tokens;
+  std::vector<uint8_t> mask;
+  while (step < stop) {
+    const auto step_start = Clock::now();
+    const double lr = learning_rate(config, step);
+    for (auto& group : optimizer->param_groups()) group.options().set_lr(lr);
+    tokens.clear();
+    mask.clear();
+    data.next_rows(config.batch_size, &tokens, &mask);
+    const Batch batch = make_batch(tokens, mask, row_length, device);
+    at::Tensor teacher_logits;
+    if (teacher) {
+      torch::NoGradGuard no_grad;
+      teacher_logits = teacher->forward_full(batch.inputs);
+    }
+    const Losses losses = compute_losses(model->forward_full(batch.inputs), batch, teacher_logits, config.distill);
+    optimizer->zero_grad();
+    losses.total.backward();
+    double grad_norm = 0;
+    if (config.grad_clip > 0) {
+      grad_norm = torch::nn::utils::clip_grad_norm_(params, config.grad_clip);
+    } else {
+      for (const at::Tensor& p : params) grad_norm += p.grad().pow(2).sum().item<double>();
+      grad_norm = std::sqrt(grad_norm);
+    }
+    optimizer->step();
+
+    TrainEvent event;
+    event.kind = TrainEvent::Kind::kStep;
+    event.loss = losses.total.item<double>();
+    event.ce = losses.ce.item<double>();
+    event.kl = losses.kl.defined() ? losses.kl.item<double>() : 0.0;
+    SEED_CHECK(std::isfinite(event.loss), kOutOfRange)
+        << "the loss diverged to " << event.loss << " at step " << step + 1 << "; lower lr or lengthen "
+        << "warmup_steps in " << config.source << " and train into a new output folder";
+    step_seconds += seconds_since(step_start);
+    ++step;
+    loss_ema = step == 1 ? event.loss : kLossEmaDecay * loss_ema + (1 - kLossEmaDecay) * event.loss;
+    state["tokens"] = state["tokens"].get<int64_t>() + tokens_per_step;
+    result.losses.push_back(event.loss);
+    result.ce.push_back(event.ce);
+    result.kl.push_back(event.kl);
+    const auto run_steps = static_cast<double>(result.losses.size());
+    event.step = step;
+    event.loss_ema = loss_ema;
+    event.lr = lr;
+    event.grad_norm = grad_norm;
+    event.tokens_per_second = run_steps * tokens_per_step / step_seconds;
+    event.eta_seconds = step_seconds / run_steps * static_cast<double>(config.steps - step);
+    emit(event);
+
+    if (config.eval_interval > 0 && step % config.eval_interval == 0 && step < config.steps && eval_rows.rows() > 0) {
+      run_eval();
+    }
+    if (config.checkpoint_interval > 0 && step % config.checkpoint_interval == 0 && step < config.steps) {
+      save_checkpoint();
+    }
+  }
+
+  const double run_seconds = step_seconds;
+  result.end_step = step;
+  result.final_train_loss = loss_ema;
+  result.final_eval_loss = std::numeric_limits<double>::quiet_NaN();
+  result.tokens_per_second =
+      run_seconds > 0 ? static_cast<double>(result.losses.size() * tokens_per_step) / run_seconds : 0.0;
+  if (step < config.steps) {
+    if (last_checkpoint != step) save_checkpoint();
+  } else {
+    if (eval_rows.rows() > 0) result.final_eval_loss = run_eval();
+    model->save(config.output, torch::kFloat);
+    state.update({{"step", step}, {"loss_ema", loss_ema}});
+    update_times();
+    write_training_log(config, *model, state, result.final_eval_loss, data_stats);
+    result.finished = true;
+  }
+  result.wall_seconds = seconds_since(wall_start);
+
+  for (const at::Tensor& p : params) p.requires_grad_(false);
+  model->weights().prepare_for_inference();
+  result.model = std::move(model);
+  return result;
+}
+
+}  // namespace seed::models

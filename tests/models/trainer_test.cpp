@@ -1,0 +1,321 @@
+// The trainer on a tiny model (hidden 32, 2 layers, seq_len 32) and a
+// generated arithmetic corpus: loss falls, resume reproduces an uninterrupted
+// run, the saved folder reloads with the same logits, only completions are
+// learned, config errors name their field, distillation shrinks the KL.
+#include "models/trainer.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "models/tokenizer.h"
+#include "models/train_checkpoint.h"
+#include "models/training_data.h"
+#include "tests/throws_error.h"
+
+namespace seed::models {
+namespace {
+
+namespace fs = std::filesystem;
+using seed::testing::throws_error;
+
+constexpr int kVocabSize = 300;
+constexpr int kCorpusLines = 400;
+
+// "what is 7 plus 5 =" -> " 12": short examples, several to a row.
+std::vector<Example> arithmetic_examples(int count, uint32_t seed) {
+  const char* ops[] = {"plus", "minus", "times"};
+  std::mt19937 rng(seed);
+  std::vector<Example> out;
+  for (int i = 0; i < count; ++i) {
+    const int a = static_cast<int>(rng() % 20), b = static_cast<int>(rng() % 10), op = i % 3;
+    const int c = op == 0 ? a + b : op == 1 ? a - b : a * b;
+    out.push_back({"what is " + std::to_string(a) + " " + ops[op] + " " + std::to_string(b) + " =",
+                   " " + std::to_string(c)});
+  }
+  return out;
+}
+
+void write_jsonl(const fs::path& path, const std::vector<Example>& examples) {
+  std::ofstream out(path);
+  for (const Example& e : examples) {
+    out << nlohmann::json{{"prompt", e.prompt}, {"completion", e.completion}, {"source", "test"}}.dump() << "\n";
+  }
+}
+
+double mean_of_last(const std::vector<double>& values, size_t n) {
+  return std::accumulate(values.end() - static_cast<std::ptrdiff_t>(n), values.end(), 0.0) / static_cast<double>(n);
+}
+
+double max_weight_difference(CausalLM& a, CausalLM& b) {
+  const auto pa = a.weights().parameters(), pb = b.weights().parameters();
+  EXPECT_EQ(pa.size(), pb.size());
+  double diff = 0;
+  for (size_t i = 0; i < pa.size() && i < pb.size(); ++i) {
+    diff = std::max(diff, (pa[i] - pb[i]).abs().max().item<double>());
+  }
+  return diff;
+}
+
+class TrainerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / ("seed_trainer_test_" + std::to_string(::getpid()));
+    fs::create_directories(root_ / "tokenizer");
+    const std::vector<Example> corpus = arithmetic_examples(kCorpusLines, 7);
+    write_jsonl(root_ / "corpus.jsonl", corpus);
+    std::vector<std::string> text;
+    for (const Example& e : corpus) text.push_back(e.prompt + e.completion);
+    train_sentencepiece(text, kVocabSize, (root_ / "tokenizer" / "tokenizer.model").string());
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  // A tiny run writing into root/<name>, with the suite's tokenizer.
+  static TrainConfig tiny_config(const std::string& name) {
+    TrainConfig c;
+    c.source = "test-config.json";
+    c.model.hidden_size = 32;
+    c.model.intermediate_size = 64;
+    c.model.num_hidden_layers = 2;
+    c.model.num_attention_heads = 4;
+    c.model.num_key_value_heads = 2;
+    c.model.head_dim = 8;
+    c.model.max_position_embeddings = 32;
+    c.model.tie_word_embeddings = true;
+    c.corpus = {(root_ / "corpus.jsonl").string()};
+    c.eval_fraction = 0.1;
+    c.tokenizer.from_dir = (root_ / "tokenizer").string();
+    c.batch_size = 8;
+    c.seq_len = 32;
+    c.steps = 40;
+    c.lr = 1e-2;
+    c.min_lr = 1e-3;
+    c.warmup_steps = 4;
+    c.eval_interval = 20;
+    c.eval_batches = 2;
+    c.checkpoint_interval = 0;
+    c.output = (root_ / name).string();
+    c.seed = 1;
+    return c;
+  }
+
+  static inline fs::path root_;
+};
+
+TEST_F(TrainerTest, LossFallsOnATinyCorpusWithATrainedTokenizer) {
+  TrainConfig c = tiny_config("loss_falls");
+  c.tokenizer = {};
+  c.tokenizer.train_vocab_size = kVocabSize;
+  std::vector<TrainEvent::Kind> kinds;
+  const TrainResult r = train(c, {[&](const TrainEvent& e) { kinds.push_back(e.kind); }});
+  ASSERT_TRUE(r.finished);
+  ASSERT_EQ(r.losses.size(), 40u);
+  EXPECT_LT(mean_of_last(r.losses, 5), 0.7 * r.losses.front()) << "first loss " << r.losses.front();
+  EXPECT_TRUE(std::isfinite(r.final_eval_loss));
+  EXPECT_LT(r.final_eval_loss, 0.7 * r.losses.front());
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), TrainEvent::Kind::kStep), 40);
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), TrainEvent::Kind::kEval), 2);  // step 20 and the end
+  for (const char* file : {"config.json", "model.safetensors", "tokenizer.model", "training_log.json"}) {
+    EXPECT_TRUE(fs::exists(fs::path(c.output) / file)) << file;
+  }
+  const ModelConfig saved = ModelConfig::from_file(c.output + "/config.json");
+  EXPECT_EQ(saved.vocab_size, kVocabSize);
+  EXPECT_EQ(saved.bos_token_id, 1);
+  EXPECT_EQ(saved.eos_token_ids, std::vector<int64_t>{2});
+  const nlohmann::json log = nlohmann::json::parse(std::ifstream(c.output + "/training_log.json"));
+  EXPECT_EQ(log["steps"], 40);
+  EXPECT_GT(log["tokens_per_second"].get<double>(), 0);
+}
+
+TEST_F(TrainerTest, SavedModelReloadsWithIdenticalLogits) {
+  const TrainConfig c = tiny_config("reload");
+  const TrainResult r = train(c);
+  ASSERT_TRUE(r.finished);
+  auto loaded = CausalLM::load(c.output);
+  const at::Tensor tokens = torch::randint(0, kVocabSize, {2, 32}, torch::kLong);
+  torch::NoGradGuard no_grad;
+  const at::Tensor expected = r.model->forward_full(tokens);
+  const at::Tensor actual = loaded->forward_full(tokens);
+  EXPECT_LE((expected - actual).abs().max().item<double>(), 1e-6);
+}
+
+TEST_F(TrainerTest, ResumeAfterAStopGivesTheWeightsOfAnUninterruptedRun) {
+  TrainConfig whole = tiny_config("uninterrupted");
+  whole.steps = 30;
+  whole.checkpoint_interval = 10;
+  const TrainResult reference = train(whole);
+  ASSERT_TRUE(reference.finished);
+
+  TrainConfig parts = whole;
+  parts.output = (root_ / "interrupted").string();
+  TrainControl stop_early;
+  stop_early.stop_after_step = 17;  // between checkpoints: the stop writes its own
+  const TrainResult first = train(parts, stop_early);
+  EXPECT_FALSE(first.finished);
+  EXPECT_EQ(first.end_step, 17);
+  EXPECT_FALSE(fs::exists(parts.output + "/model.safetensors"));
+  EXPECT_EQ(find_checkpoint(parts.output), parts.output + "/checkpoint");
+
+  EXPECT_TRUE(throws_error([&] { train(parts); }, ErrorKind::kInvalidArgument, {"--resume"}));
+  parts.resume = true;
+  const TrainResult second = train(parts);
+  ASSERT_TRUE(second.finished);
+  EXPECT_EQ(second.start_step, 17);
+  EXPECT_EQ(second.losses.size(), 13u);
+  // The losses of the resumed steps are those of the same steps uninterrupted.
+  for (size_t i = 0; i < second.losses.size(); ++i) EXPECT_NEAR(second.losses[i], reference.losses[17 + i], 1e-6);
+  EXPECT_LE(max_weight_difference(*reference.model, *second.model), 1e-6);
+
+  TrainConfig changed = parts;
+  changed.lr = 2e-2;
+  EXPECT_TRUE(throws_error([&] { train(changed); }, ErrorKind::kInvalidArgument, {"test-config.json", "'lr'"}));
+}
+
+TEST_F(TrainerTest, LossMaskCoversOnlyTheCompletionAndEos) {
+  auto tokenizer = load_tokenizer((root_ / "tokenizer").string());
+  const Example example{"what is 3 plus 4 =", " 7"};
+  bool merged = true;
+  const TokenizedExample t = tokenize_example(*tokenizer, example, &merged);
+  EXPECT_FALSE(merged);
+  EXPECT_EQ(t.tokens.front(), tokenizer->bos_id());
+  EXPECT_EQ(t.tokens.back(), tokenizer->eos_id());
+  EXPECT_EQ(t.completion_begin, 1 + static_cast<int64_t>(tokenizer->encode(example.prompt, false).size()));
+  EXPECT_EQ(tokenizer->decode({t.tokens.begin() + t.completion_begin, t.tokens.end()}), "7");
+
+  const PackedRows rows = pack_examples({t, t}, {0, 1}, 33, tokenizer->eos_id());
+  ASSERT_EQ(rows.rows(), 1);
+  const auto n = static_cast<int64_t>(t.tokens.size());
+  for (int64_t i = 0; i < 33; ++i) {
+    const int64_t in_example = i % n;
+    const bool learned = i < 2 * n && in_example >= t.completion_begin;
+    EXPECT_EQ(rows.loss_mask[i], learned ? 1 : 0) << "position " << i;
+  }
+}
+
+TEST_F(TrainerTest, NoisePromptsDoNotStopTheCompletionFromBeingLearned) {
+  // Random-letter prompts and a fixed completion. Learned unmasked, the 12
+  // letters alone would average >= 12 ln(26) / 16 = 2.4 nats a token; masked,
+  // the completion is certain after the prompt's closing " =".
+  std::mt19937 rng(3);
+  std::vector<Example> noise;
+  for (int i = 0; i < 200; ++i) {
+    std::string prompt;
+    for (int j = 0; j < 12; ++j) prompt += static_cast<char>('a' + rng() % 26);
+    noise.push_back({prompt + " =", " ok"});
+  }
+  write_jsonl(root_ / "noise.jsonl", noise);
+  TrainConfig c = tiny_config("noise");
+  c.corpus = {(root_ / "noise.jsonl").string()};
+  const TrainResult r = train(c);
+  EXPECT_LT(mean_of_last(r.ce, 5), 0.5);
+}
+
+TEST_F(TrainerTest, ConfigErrorsNameTheFileAndField) {
+  const fs::path dir = root_ / "configs";
+  fs::create_directories(dir);
+  fs::copy_file(root_ / "corpus.jsonl", dir / "corpus.jsonl", fs::copy_options::overwrite_existing);
+  nlohmann::json good = {{"model", {{"hidden_size", 32}, {"intermediate_size", 64}, {"num_hidden_layers", 2},
+                                    {"num_attention_heads", 4}}},
+                         {"corpus", {"corpus.jsonl"}},
+                         {"tokenizer", {{"train", {{"vocab_size", kVocabSize}}}}},
+                         {"seq_len", 32},
+                         {"output", "out"}};
+  auto parse = [&](const nlohmann::json& j) {
+    const std::string path = (dir / "train.json").string();
+    std::ofstream(path) << j.dump();
+    return TrainConfig::from_file(path);
+  };
+  const TrainConfig parsed = parse(good);
+  EXPECT_EQ(parsed.corpus[0], (dir / "corpus.jsonl").string());  // relative to the config file
+  EXPECT_EQ(parsed.model.max_position_embeddings, 32);           // defaults to seq_len
+  EXPECT_DOUBLE_EQ(parsed.min_lr, parsed.lr / 10);
+  const std::string file = (dir / "train.json").string();
+
+  nlohmann::json j = good;
+  j["learning_rate"] = 1e-3;
+  EXPECT_TRUE(throws_error([&] { parse(j); }, ErrorKind::kInvalidArgument, {file, "'learning_rate'"}));
+  j = good;
+  j["model"]["hiden_size"] = 32;
+  EXPECT_TRUE(throws_error([&] { parse(j); }, ErrorKind::kInvalidArgument, {file, "'model.hiden_size'"}));
+  j = good;
+  j["corpus"].push_back("missing.jsonl");
+  EXPECT_TRUE(throws_error([&] { parse(j); }, ErrorKind::kNotFound, {file, "'corpus[1]'", "missing.jsonl"}));
+  j = good;
+  j["betas"] = {0.9, 1.5};
+  EXPECT_TRUE(throws_error([&] { parse(j); }, ErrorKind::kInvalidArgument, {file, "'betas'"}));
+
+  // A teacher with another vocabulary cannot teach this tokenizer's ids.
+  ModelConfig other = tiny_config("unused").model;
+  other.vocab_size = 64;
+  CausalLM::random(other, 0)->save((root_ / "small_vocab").string(), torch::kFloat);
+  TrainConfig c = tiny_config("bad_teacher");
+  c.distill.teacher = (root_ / "small_vocab").string();
+  EXPECT_TRUE(throws_error([&] { train(c); }, ErrorKind::kInvalidArgument,
+                           {"test-config.json", "'distill.teacher'", "vocab_size 64"}));
+}
+
+TEST_F(TrainerTest, DistillationShrinksTheKlToTheTeacher) {
+  const TrainConfig teacher = tiny_config("teacher");
+  ASSERT_TRUE(train(teacher).finished);
+  TrainConfig student = tiny_config("student");
+  student.model.intermediate_size = 32;
+  student.model.num_hidden_layers = 1;
+  student.tokenizer.from_dir = teacher.output;
+  student.distill.teacher = teacher.output;
+  student.distill.alpha = 0.5;
+  student.distill.temperature = 1.0;
+  student.steps = 30;
+  const TrainResult r = train(student);
+  ASSERT_TRUE(r.finished);
+  ASSERT_EQ(r.kl.size(), 30u);
+  EXPECT_GT(r.kl.front(), 0);
+  EXPECT_LT(mean_of_last(r.kl, 5), 0.7 * r.kl.front());
+  for (size_t i = 0; i < r.losses.size(); ++i) EXPECT_NEAR(r.losses[i], 0.5 * r.ce[i] + 0.5 * r.kl[i], 1e-4);
+}
+
+TEST_F(TrainerTest, LearningRateWarmsUpLinearlyThenDecaysToMinLr) {
+  TrainConfig c = tiny_config("schedule");
+  c.steps = 100;
+  c.warmup_steps = 10;
+  EXPECT_DOUBLE_EQ(learning_rate(c, 0), c.lr / 10);
+  EXPECT_DOUBLE_EQ(learning_rate(c, 4), c.lr / 2);
+  EXPECT_DOUBLE_EQ(learning_rate(c, 10), c.lr);
+  EXPECT_NEAR(learning_rate(c, 99), c.min_lr, 1e-12);
+  for (int64_t s = 11; s < 100; ++s) EXPECT_LT(learning_rate(c, s), learning_rate(c, s - 1)) << s;
+}
+
+TEST_F(TrainerTest, DataOrderIsAFunctionOfSeedAndEpochAndSeekReproducesIt) {
+  const std::vector<int64_t> a = shuffled_indices(50, 9, 0);
+  EXPECT_EQ(a, shuffled_indices(50, 9, 0));
+  EXPECT_NE(a, shuffled_indices(50, 9, 1));
+  EXPECT_NE(a, shuffled_indices(50, 10, 0));
+  std::vector<int64_t> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t i = 0; i < 50; ++i) EXPECT_EQ(sorted[i], i);
+
+  auto tokenizer = load_tokenizer((root_ / "tokenizer").string());
+  std::vector<TokenizedExample> examples;
+  for (const Example& e : arithmetic_examples(60, 5)) examples.push_back(tokenize_example(*tokenizer, e, nullptr));
+  TrainingData data(examples, 33, tokenizer->eos_id(), 4);
+  std::vector<int32_t> skip, expected, actual;
+  std::vector<uint8_t> mask;
+  data.next_rows(data.epoch_rows().rows() + 3, &skip, &mask);  // into epoch 1
+  const DataPosition saved = data.position();
+  EXPECT_EQ(saved.epoch, 1);
+  data.next_rows(40, &expected, &mask);
+  TrainingData fresh(examples, 33, tokenizer->eos_id(), 4);
+  fresh.seek(saved);
+  fresh.next_rows(40, &actual, &mask);
+  EXPECT_EQ(actual, expected);
+}
+
+}  // namespace
+}  // namespace seed::models
