@@ -1,0 +1,89 @@
+// Verifier: the acceptance rules of speculative decoding, as pure maths.
+//
+// Given a draft (a chain or a token tree proposed by any drafter), the
+// draft distributions q it was sampled from and the target's distributions p
+// at the same contexts (one target forward with a tree mask computes them
+// all), decide which root-to-node path is accepted and which one token the
+// target adds after it. Every rule is lossless: the accepted tokens followed
+// by the bonus token are distributed exactly as tokens sampled one by one
+// from p (greedy: exactly the argmax chain).
+//
+//   greedy       accept a child iff it is argmax p; bonus = argmax p.
+//   sampling     Leviathan et al. 2023 / Chen et al. 2023: accept child x
+//                with probability min(1, p(x) / q(x)); on rejection the next
+//                token comes from norm(max(0, p - q)).
+//   tree         SpecInfer (Miao et al. 2024) multi-candidate rule: the
+//                children of a node were drawn i.i.d. from q; try them in
+//                order, each with min(1, p(x) / q(x)) against the current
+//                residual p, which after a rejection becomes
+//                norm(max(0, p - q)); if all are rejected, draw from the
+//                residual. A chain is a tree with one child per node.
+// Deterministic drafters (n-gram, prompt lookup) pass q = one-hot at their
+// token: then accept with probability p(x), residual = p without x.
+//
+// Randomness: every uniform comes from counter_rng keyed by the request's
+// seed and id and the *absolute position* of the token being decided
+// (purpose kAccept with index = the child's rank among its siblings, or
+// kResample), never by rank or schedule. So a serial engine and a scheduled
+// one make the same decisions (DESIGN.md, Determinism).
+//
+// Torch-free: plain float spans. Thread-safe: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/counter_rng.h"
+#include "models/sampling.h"
+
+namespace seed::spec {
+
+// What a drafter proposes for one sequence. Contexts are numbered: context 0
+// is the accepted prefix; context i + 1 is the prefix followed by the path
+// to node i. Node i's token was drawn from q of context parents[i] + 1.
+struct DraftTree {
+  std::vector<int32_t> tokens;   // [n] proposed tokens
+  std::vector<int32_t> parents;  // [n] -1 (child of the prefix) or an earlier node
+  // q: [(n + 1) x vocab] row-major, the draft distributions at each context
+  // (after the same temperature/top-k/top-p transformation the target uses).
+  // Rows of contexts with no children are unused. Empty when `deterministic`.
+  std::vector<float> q;
+  bool deterministic = false;  // q is one-hot at each proposed token
+};
+
+// The decision for one sequence.
+struct Verdict {
+  std::vector<int32_t> accepted;  // node indices of the accepted path, root first
+  int32_t bonus = -1;             // token the target adds after the path
+  // Accepted tokens (the path's tokens, then bonus), for convenience.
+  std::vector<int32_t> tokens;
+};
+
+struct VerifyRequest {
+  const DraftTree* draft = nullptr;  // borrowed for the call
+  // p: [(n + 1) x vocab] row-major target distributions at each context,
+  // from sampling_distribution() of the target's logits (greedy: one-hot).
+  const float* p = nullptr;
+  int64_t vocab = 0;
+  SamplingParams sampling;  // greedy() selects the greedy rule
+  uint64_t seed = 0;        // the request's seed
+  uint64_t request = 0;     // the request's id
+  uint32_t base_position = 0;  // absolute position of the prefix's next token
+};
+
+// Applies the rule `request.sampling` implies (greedy or tree/sampling),
+// walking from context 0 and trying each context's children in index order
+// (rank 0, 1, ... = the order the drafter drew them).
+// REQUIRES: p rows sum to 1; q rows (non-deterministic drafts) sum to 1; the
+// children of a context were drawn i.i.d. from its q row (not without
+// replacement), or proposed deterministically. Float rounding can leave a
+// residual with no mass where exact arithmetic never reaches one; the token
+// is then drawn from p (verifier.cpp says why that is harmless).
+// Returns at least one token (the bonus). Throws kInvalidArgument, naming
+// the field, if the request is malformed: draft or p null, vocab outside
+// [1, 2^31), tokens and parents of different sizes, a parent not earlier
+// (parents[i] < i), a token outside [0, vocab), q not (n + 1) x vocab (or
+// not empty when deterministic), or q(x) = 0 for a proposed x.
+Verdict verify(const VerifyRequest& request);
+
+}  // namespace seed::spec

@@ -1,0 +1,482 @@
+// Verifier: the greedy rule on hand-made trees, losslessness of the sampling
+// and tree rules by chi-square against a toy target, determinism, and every
+// malformed-draft error.
+#include "spec/verifier.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "models/counter_rng.h"
+#include "models/error.h"
+#include "models/sampling.h"
+#include "tests/throws_error.h"
+
+namespace seed::spec {
+namespace {
+
+using ::seed::testing::throws_error;
+
+// Chi-square tests fail only if the fit is worse than 1 run in 1000.
+constexpr double kMinPValue = 1e-3;
+// Enough to catch a wrong residual by many orders of magnitude (see
+// ChiSquareCatchesAVerifierThatResamplesFromP).
+constexpr int64_t kTrials = 200000;
+constexpr uint64_t kSeed = 20240917;
+
+// A toy language pair over 6 tokens whose next-token distribution depends
+// only on the last token; state kPrompt is the prompt (no token yet). The
+// draft is deliberately far from the target: it puts mass where the target
+// has none (token 2 at the prompt) and none where the target has much
+// (token 5), so the residual carries most of the target's mass.
+constexpr int32_t kVocab = 6;
+constexpr int32_t kPrompt = kVocab;
+constexpr float kTarget[kVocab + 1][kVocab] = {
+    {0.50f, 0.10f, 0.10f, 0.10f, 0.10f, 0.10f},  // after 0
+    {0.10f, 0.20f, 0.30f, 0.40f, 0.00f, 0.00f},  // after 1
+    {0.20f, 0.20f, 0.20f, 0.20f, 0.10f, 0.10f},  // after 2
+    {0.00f, 0.05f, 0.05f, 0.10f, 0.30f, 0.50f},  // after 3
+    {0.30f, 0.30f, 0.10f, 0.10f, 0.10f, 0.10f},  // after 4
+    {0.15f, 0.15f, 0.15f, 0.15f, 0.15f, 0.25f},  // after 5
+    {0.05f, 0.30f, 0.00f, 0.25f, 0.15f, 0.25f},  // prompt
+};
+constexpr float kDraft[kVocab + 1][kVocab] = {
+    {0.05f, 0.35f, 0.20f, 0.20f, 0.10f, 0.10f},  // after 0
+    {0.40f, 0.30f, 0.10f, 0.05f, 0.10f, 0.05f},  // after 1
+    {0.10f, 0.10f, 0.10f, 0.10f, 0.30f, 0.30f},  // after 2
+    {0.35f, 0.35f, 0.10f, 0.10f, 0.05f, 0.05f},  // after 3
+    {0.05f, 0.05f, 0.40f, 0.40f, 0.05f, 0.05f},  // after 4
+    {0.50f, 0.10f, 0.10f, 0.10f, 0.10f, 0.10f},  // after 5
+    {0.40f, 0.05f, 0.30f, 0.05f, 0.20f, 0.00f},  // prompt
+};
+using Table = const float (*)[kVocab];
+
+// [(n + 1) x kVocab] rows of `table` at each context of `draft` grown from `state`.
+std::vector<float> context_rows(Table table, const DraftTree& draft, int32_t state) {
+  std::vector<float> rows(table[state], table[state] + kVocab);
+  for (const int32_t token : draft.tokens) rows.insert(rows.end(), table[token], table[token] + kVocab);
+  return rows;
+}
+
+// A draft tree as a sampling drafter grows it: level d has k_config[d]
+// children under every node of level d - 1, each drawn from `table` with its
+// own kDraft key (position of the token, index = node id), nodes in
+// breadth-first order.
+DraftTree sample_tree(Table table, const std::vector<int>& k_config, int32_t state, uint32_t base,
+                      uint64_t request) {
+  DraftTree draft;
+  std::vector<int32_t> level = {-1};
+  for (size_t depth = 0; depth < k_config.size(); ++depth) {
+    std::vector<int32_t> next;
+    for (const int32_t parent : level) {
+      const int32_t parent_state = parent < 0 ? state : draft.tokens[static_cast<size_t>(parent)];
+      for (int k = 0; k < k_config[depth]; ++k) {
+        const auto id = static_cast<uint32_t>(draft.tokens.size());
+        const double u =
+            uniform({kSeed, request, base + static_cast<uint32_t>(depth), RngPurpose::kDraft, id});
+        draft.tokens.push_back(sample_from(table[parent_state], kVocab, u));
+        draft.parents.push_back(parent);
+        next.push_back(static_cast<int32_t>(id));
+      }
+    }
+    level = next;
+  }
+  draft.q = context_rows(table, draft, state);
+  return draft;
+}
+
+using VerifyFn = std::function<Verdict(const VerifyRequest&)>;
+using DraftFn = std::function<DraftTree(int32_t state, uint32_t base, uint64_t request)>;
+
+// Speculative decoding as an engine runs it: draft from the current state,
+// verify against the target's rows at every context, append the verdict's
+// tokens, repeat until `count` tokens are out.
+std::vector<int32_t> generate(const DraftFn& draft_fn, const VerifyFn& verify_fn, uint64_t request,
+                              size_t count) {
+  std::vector<int32_t> out;
+  int32_t state = kPrompt;
+  while (out.size() < count) {
+    const auto base = static_cast<uint32_t>(out.size());
+    const DraftTree draft = draft_fn(state, base, request);
+    const std::vector<float> p = context_rows(kTarget, draft, state);
+    VerifyRequest verify_request;
+    verify_request.draft = &draft;
+    verify_request.p = p.data();
+    verify_request.vocab = kVocab;
+    verify_request.seed = kSeed;
+    verify_request.request = request;
+    verify_request.base_position = base;
+    const Verdict verdict = verify_fn(verify_request);
+    out.insert(out.end(), verdict.tokens.begin(), verdict.tokens.end());
+    state = out.back();
+  }
+  out.resize(count);
+  return out;
+}
+
+// Pearson's chi-square statistic of `counts` against `expected`
+// probabilities, and its p-value. A count in a zero-probability category is
+// an impossible outcome: statistic inf, p = 0.
+struct ChiSquare {
+  double statistic = 0.0;
+  int dof = 0;
+  double p_value = 0.0;
+};
+
+ChiSquare chi_square(const std::vector<int64_t>& counts, const std::vector<double>& expected,
+                     int64_t trials) {
+  ChiSquare result;
+  int categories = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (expected[i] == 0.0) {
+      if (counts[i] != 0) result.statistic = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    const double want = expected[i] * static_cast<double>(trials);
+    const double miss = static_cast<double>(counts[i]) - want;
+    result.statistic += miss * miss / want;
+    ++categories;
+  }
+  result.dof = categories - 1;
+  if (std::isfinite(result.statistic)) {
+    const boost::math::chi_squared distribution(result.dof);
+    result.p_value = boost::math::cdf(boost::math::complement(distribution, result.statistic));
+  }
+  return result;
+}
+
+// p-value of the first `count` (1 or 2) generated tokens, over kTrials
+// requests, against the target's exact joint p(x1) p(x2 | x1).
+double generated_p_value(const char* name, const DraftFn& draft_fn, const VerifyFn& verify_fn, size_t count) {
+  const size_t categories = count == 1 ? kVocab : kVocab * kVocab;
+  std::vector<int64_t> counts(categories, 0);
+  for (int64_t trial = 0; trial < kTrials; ++trial) {
+    const std::vector<int32_t> tokens = generate(draft_fn, verify_fn, static_cast<uint64_t>(trial), count);
+    ++counts[count == 1 ? tokens[0] : tokens[0] * kVocab + tokens[1]];
+  }
+  std::vector<double> expected(categories);
+  for (size_t i = 0; i < categories; ++i) {
+    expected[i] = count == 1
+                      ? kTarget[kPrompt][i]
+                      : static_cast<double>(kTarget[kPrompt][i / kVocab]) * kTarget[i / kVocab][i % kVocab];
+  }
+  const ChiSquare fit = chi_square(counts, expected, kTrials);
+  std::printf("%s: first %zu token(s), %lld trials: chi-square %.4g (%d dof), p = %.4g\n", name, count,
+              static_cast<long long>(kTrials), fit.statistic, fit.dof, fit.p_value);
+  return fit.p_value;
+}
+
+DraftFn sampled(const std::vector<int>& k_config) {
+  return [k_config](int32_t state, uint32_t base, uint64_t request) {
+    return sample_tree(kDraft, k_config, state, base, request);
+  };
+}
+
+// A deliberately broken verifier, the classic bug: after rejecting every
+// child of the last context it draws the bonus from p instead of the
+// residual. The chi-square tests must reject it.
+Verdict verify_resampling_from_p(const VerifyRequest& request) {
+  Verdict verdict = verify(request);
+  const std::vector<int32_t>& parents = request.draft->parents;
+  const int32_t context = verdict.accepted.empty() ? 0 : verdict.accepted.back() + 1;
+  if (std::count(parents.begin(), parents.end(), context - 1) == 0) return verdict;  // a leaf
+  const auto depth = static_cast<uint32_t>(verdict.accepted.size());
+  const double u =
+      uniform({request.seed, request.request, request.base_position + depth, RngPurpose::kResample, 0});
+  verdict.bonus = sample_from(request.p + context * request.vocab, request.vocab, u);
+  verdict.tokens.back() = verdict.bonus;
+  return verdict;
+}
+
+// ---- greedy ---------------------------------------------------------------
+
+// Rows one-hot at `best[c]` for each context c, as sampling_distribution
+// gives at temperature 0.
+std::vector<float> one_hot_rows(const std::vector<int32_t>& best) {
+  std::vector<float> rows(best.size() * kVocab, 0.0f);
+  for (size_t c = 0; c < best.size(); ++c) rows[c * kVocab + static_cast<size_t>(best[c])] = 1.0f;
+  return rows;
+}
+
+Verdict verify_greedy(const DraftTree& draft, const std::vector<float>& p) {
+  VerifyRequest request;
+  request.draft = &draft;
+  request.p = p.data();
+  request.vocab = kVocab;
+  request.sampling.temperature = 0.0f;
+  return verify(request);
+}
+
+TEST(VerifierGreedyTest, AcceptsTheMatchingPrefixOfAChainAndStopsAtTheFirstMismatch) {
+  DraftTree draft;
+  draft.tokens = {3, 1, 4, 0};
+  draft.parents = {-1, 0, 1, 2};
+  draft.deterministic = true;
+  // The target agrees on 3 and 1, then wants 5 where the draft says 4.
+  const Verdict verdict = verify_greedy(draft, one_hot_rows({3, 1, 5, 0, 2}));
+  EXPECT_EQ(verdict.accepted, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(verdict.bonus, 5);
+  EXPECT_EQ(verdict.tokens, (std::vector<int32_t>{3, 1, 5}));
+}
+
+TEST(VerifierGreedyTest, AcceptsAWholeMatchingChainAndAddsTheBonus) {
+  DraftTree draft;
+  draft.tokens = {3, 1};
+  draft.parents = {-1, 0};
+  draft.q = one_hot_rows({3, 1, 0});  // a greedy sampling drafter's q is ignored
+  const Verdict verdict = verify_greedy(draft, one_hot_rows({3, 1, 2}));
+  EXPECT_EQ(verdict.accepted, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(verdict.tokens, (std::vector<int32_t>{3, 1, 2}));
+}
+
+TEST(VerifierGreedyTest, PicksTheMatchingSiblingInATree) {
+  // Root children 2 (node 0) and 4 (node 1); node 0 has child 1 (node 2),
+  // node 1 has children 0 and 5 (nodes 3, 4). The target wants 4 then 5.
+  DraftTree draft;
+  draft.tokens = {2, 4, 1, 0, 5};
+  draft.parents = {-1, -1, 0, 1, 1};
+  draft.deterministic = true;
+  const Verdict verdict = verify_greedy(draft, one_hot_rows({4, 1, 5, 3, 3, 0}));
+  EXPECT_EQ(verdict.accepted, (std::vector<int32_t>{1, 4}));
+  EXPECT_EQ(verdict.bonus, 0);  // argmax p at context 5 (after node 4)
+  EXPECT_EQ(verdict.tokens, (std::vector<int32_t>{4, 5, 0}));
+}
+
+TEST(VerifierGreedyTest, EmptyDraftGivesJustTheBonus) {
+  DraftTree draft;
+  draft.deterministic = true;
+  const Verdict verdict = verify_greedy(draft, one_hot_rows({4}));
+  EXPECT_TRUE(verdict.accepted.empty());
+  EXPECT_EQ(verdict.tokens, (std::vector<int32_t>{4}));
+}
+
+// ---- losslessness (sampling and tree rules) ---------------------------------
+
+TEST(VerifierLosslessTest, ChainOfOneEmitsTheTargetDistribution) {
+  EXPECT_GT(generated_p_value("chain (1)", sampled({1}), verify, 1), kMinPValue);
+}
+
+TEST(VerifierLosslessTest, ChainOfTwoEmitsTheTargetJointDistribution) {
+  EXPECT_GT(generated_p_value("chain (1,1)", sampled({1, 1}), verify, 2), kMinPValue);
+}
+
+TEST(VerifierLosslessTest, ThreeIidCandidatesEmitTheTargetDistribution) {
+  EXPECT_GT(generated_p_value("tree (3)", sampled({3}), verify, 1), kMinPValue);
+}
+
+TEST(VerifierLosslessTest, DeterministicCandidatesEmitTheTargetJointDistribution) {
+  // A lookup drafter's fixed tree: 2 (impossible for the target at the
+  // prompt), 0 and 5 at the root, and 1 after 0.
+  const DraftFn lookup = [](int32_t, uint32_t, uint64_t) {
+    DraftTree draft;
+    draft.tokens = {2, 0, 5, 1};
+    draft.parents = {-1, -1, -1, 1};
+    draft.deterministic = true;
+    return draft;
+  };
+  EXPECT_GT(generated_p_value("deterministic", lookup, verify, 2), kMinPValue);
+}
+
+TEST(VerifierLosslessTest, TwoByTwoTreeEmitsTheTargetJointDistribution) {
+  EXPECT_GT(generated_p_value("tree (2,2)", sampled({2, 2}), verify, 2), kMinPValue);
+}
+
+// A test of the test: the same check rejects a verifier with a wrong residual.
+TEST(VerifierLosslessTest, ChiSquareCatchesAVerifierThatResamplesFromP) {
+  EXPECT_LT(generated_p_value("wrong residual, chain (1)", sampled({1}), verify_resampling_from_p, 1),
+            kMinPValue);
+  EXPECT_LT(generated_p_value("wrong residual, tree (3)", sampled({3}), verify_resampling_from_p, 1),
+            kMinPValue);
+}
+
+// min(1, p / q) = 1 when q == p: the draft is never rejected.
+TEST(VerifierAcceptanceTest, DraftEqualToTargetIsAlwaysFullyAccepted) {
+  constexpr int kChain = 4;
+  constexpr uint64_t kRequests = 20000;
+  int64_t short_verdicts = 0;
+  for (uint64_t request = 0; request < kRequests; ++request) {
+    const DraftTree draft = sample_tree(kTarget, {1, 1, 1, 1}, kPrompt, 0, request);
+    const std::vector<float> p = context_rows(kTarget, draft, kPrompt);
+    VerifyRequest verify_request;
+    verify_request.draft = &draft;
+    verify_request.p = p.data();
+    verify_request.vocab = kVocab;
+    verify_request.seed = kSeed;
+    verify_request.request = request;
+    short_verdicts += verify(verify_request).accepted.size() != kChain;
+  }
+  EXPECT_EQ(short_verdicts, 0);
+}
+
+// In exact arithmetic the residual never runs out of mass (verifier.cpp);
+// with float rows it can, when p sums to a little less than q. Magnified
+// here (p = 0.9 q): a rejection leaves max(0, p - q) = 0 and the bonus must
+// come from p rather than fail.
+TEST(VerifierAcceptanceTest, ResidualWithoutMassFallsBackToTheTarget) {
+  constexpr uint64_t kRequests = 2000;
+  int rejections = 0;
+  for (uint64_t request = 0; request < kRequests; ++request) {
+    const DraftTree draft = sample_tree(kDraft, {1}, kPrompt, 0, request);
+    std::vector<float> p = context_rows(kTarget, draft, kPrompt);
+    for (int32_t v = 0; v < kVocab; ++v) p[static_cast<size_t>(v)] = 0.9f * kDraft[kPrompt][v];
+    VerifyRequest verify_request;
+    verify_request.draft = &draft;
+    verify_request.p = p.data();
+    verify_request.vocab = kVocab;
+    verify_request.request = request;
+    Verdict verdict;
+    ASSERT_NO_THROW(verdict = verify(verify_request)) << "request " << request;
+    if (!verdict.accepted.empty()) continue;
+    ++rejections;
+    EXPECT_GT(p[static_cast<size_t>(verdict.bonus)], 0.0f) << "request " << request;
+  }
+  EXPECT_GT(rejections, 0);
+}
+
+// ---- determinism ------------------------------------------------------------
+
+// The verdict for one request of a (2,2) tree at position `base`.
+Verdict verdict_of(uint64_t seed, uint64_t request, uint32_t base) {
+  const DraftTree draft = sample_tree(kDraft, {2, 2}, kPrompt, base, request);
+  const std::vector<float> p = context_rows(kTarget, draft, kPrompt);
+  VerifyRequest verify_request;
+  verify_request.draft = &draft;
+  verify_request.p = p.data();
+  verify_request.vocab = kVocab;
+  verify_request.seed = seed;
+  verify_request.request = request;
+  verify_request.base_position = base;
+  return verify(verify_request);
+}
+
+void expect_same(const Verdict& a, const Verdict& b, uint64_t request) {
+  EXPECT_EQ(a.accepted, b.accepted) << "request " << request;
+  EXPECT_EQ(a.bonus, b.bonus) << "request " << request;
+  EXPECT_EQ(a.tokens, b.tokens) << "request " << request;
+}
+
+TEST(VerifierDeterminismTest, SameKeyGivesTheSameVerdictWhateverRanBefore) {
+  constexpr uint64_t kRequests = 200;
+  std::vector<Verdict> forward;
+  for (uint64_t request = 0; request < kRequests; ++request) forward.push_back(verdict_of(kSeed, request, 7));
+  // Reverse order, each call interleaved with an unrelated one.
+  for (uint64_t request = kRequests; request-- > 0;) {
+    verdict_of(kSeed + 1, request + kRequests, 3);
+    expect_same(verdict_of(kSeed, request, 7), forward[request], request);
+  }
+  // Another thread: no hidden state.
+  std::vector<Verdict> threaded(kRequests);
+  std::thread worker([&threaded] {
+    for (uint64_t request = 0; request < kRequests; ++request) {
+      threaded[request] = verdict_of(kSeed, request, 7);
+    }
+  });
+  worker.join();
+  for (uint64_t request = 0; request < kRequests; ++request) {
+    expect_same(threaded[request], forward[request], request);
+  }
+}
+
+TEST(VerifierDeterminismTest, SeedRequestAndPositionEachChangeTheDecisions) {
+  constexpr uint64_t kRequests = 200;
+  int differ_by_seed = 0;
+  int differ_by_position = 0;
+  int differ_by_request = 0;
+  for (uint64_t request = 0; request < kRequests; ++request) {
+    const Verdict verdict = verdict_of(kSeed, request, 7);
+    differ_by_seed += verdict_of(kSeed + 1, request, 7).tokens != verdict.tokens;
+    differ_by_position += verdict_of(kSeed, request, 8).tokens != verdict.tokens;
+    differ_by_request += verdict_of(kSeed, request + kRequests, 7).tokens != verdict.tokens;
+  }
+  EXPECT_GT(differ_by_seed, 0);
+  EXPECT_GT(differ_by_position, 0);
+  EXPECT_GT(differ_by_request, 0);
+}
+
+// ---- malformed drafts -------------------------------------------------------
+
+class VerifierInvalidDraftTest : public ::testing::Test {
+ protected:
+  // A valid sampled chain of 2; each test breaks one thing.
+  VerifierInvalidDraftTest() : draft_(sample_tree(kDraft, {1, 1}, kPrompt, 0, 0)) {
+    p_ = context_rows(kTarget, draft_, kPrompt);
+  }
+  ::testing::AssertionResult rejected(const std::vector<std::string>& needles) {
+    VerifyRequest request;
+    request.draft = &draft_;
+    request.p = p_.data();
+    request.vocab = vocab_;
+    return throws_error([&] { verify(request); }, ErrorKind::kInvalidArgument, needles);
+  }
+
+  DraftTree draft_;
+  std::vector<float> p_;
+  int64_t vocab_ = kVocab;
+};
+
+TEST_F(VerifierInvalidDraftTest, TheUnbrokenDraftIsAccepted) {
+  VerifyRequest request;
+  request.draft = &draft_;
+  request.p = p_.data();
+  request.vocab = kVocab;
+  EXPECT_NO_THROW(verify(request));
+}
+
+TEST_F(VerifierInvalidDraftTest, NullDraftOrTargetIsRejected) {
+  VerifyRequest request;
+  EXPECT_TRUE(throws_error([&] { verify(request); }, ErrorKind::kInvalidArgument, {"draft is null"}));
+  request.draft = &draft_;
+  EXPECT_TRUE(throws_error([&] { verify(request); }, ErrorKind::kInvalidArgument, {"p is null"}));
+}
+
+TEST_F(VerifierInvalidDraftTest, NonPositiveVocabIsRejected) {
+  vocab_ = 0;
+  EXPECT_TRUE(rejected({"vocab"}));
+}
+
+TEST_F(VerifierInvalidDraftTest, TokensAndParentsOfDifferentLengthsAreRejected) {
+  draft_.parents.push_back(1);
+  EXPECT_TRUE(rejected({"2 tokens but 3 parents"}));
+}
+
+TEST_F(VerifierInvalidDraftTest, ParentsOutOfTopologicalOrderAreRejected) {
+  draft_.parents[1] = 1;
+  EXPECT_TRUE(rejected({"node 1 has parent 1", "topological"}));
+  draft_.parents[1] = -2;
+  EXPECT_TRUE(rejected({"node 1 has parent -2"}));
+}
+
+TEST_F(VerifierInvalidDraftTest, TokensOutsideTheVocabAreRejected) {
+  draft_.tokens[1] = kVocab;
+  EXPECT_TRUE(rejected({"node 1 proposes token 6", "vocab"}));
+  draft_.tokens[1] = -1;
+  EXPECT_TRUE(rejected({"node 1 proposes token -1"}));
+}
+
+TEST_F(VerifierInvalidDraftTest, DraftDistributionsOfTheWrongSizeAreRejected) {
+  draft_.q.resize(2 * kVocab);
+  EXPECT_TRUE(rejected({"q has 12 floats", "3 x 6 = 18"}));
+  draft_.q.clear();
+  EXPECT_TRUE(rejected({"q has 0 floats"}));
+}
+
+TEST_F(VerifierInvalidDraftTest, DraftDistributionsOnADeterministicDraftAreRejected) {
+  draft_.deterministic = true;
+  EXPECT_TRUE(rejected({"deterministic", "q has 18 floats"}));
+}
+
+TEST_F(VerifierInvalidDraftTest, TokenTheDraftCouldNotHaveSampledIsRejected) {
+  draft_.q[static_cast<size_t>(kVocab + draft_.tokens[1])] = 0.0f;  // context 1 row
+  EXPECT_TRUE(rejected({"node 1 proposes token", "context 1 gives it 0"}));
+}
+
+}  // namespace
+}  // namespace seed::spec
