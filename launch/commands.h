@@ -13,5 +13,7 @@ struct GlobalOptions {
 
 void add_generate_command(CLI::App& app, const GlobalOptions& global);
 void add_bench_command(CLI::App& app, const GlobalOptions& global);
+void add_train_command(CLI::App& app, const GlobalOptions& global);
+void add_corpus_command(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace seed::launch

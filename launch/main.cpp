@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   });
   seed::launch::add_generate_command(app, global);
   seed::launch::add_bench_command(app, global);
+  seed::launch::add_train_command(app, global);
+  seed::launch::add_corpus_command(app, global);
 
   try {
     app.parse(argc, argv);
