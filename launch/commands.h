@@ -15,5 +15,6 @@ void add_generate_command(CLI::App& app, const GlobalOptions& global);
 void add_bench_command(CLI::App& app, const GlobalOptions& global);
 void add_train_command(CLI::App& app, const GlobalOptions& global);
 void add_corpus_command(CLI::App& app, const GlobalOptions& global);
+void add_eval_command(CLI::App& app, const GlobalOptions& global);
 
 }  // namespace seed::launch

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "launch/commands.h"
+#include "models/autoregressive.h"
 #include "models/causal_lm.h"
-#include "models/counter_rng.h"
 #include "models/error.h"
 #include "models/sampling.h"
 #include "models/tokenizer.h"
@@ -51,36 +51,27 @@ void run_generate(const GenerateOptions& options) {
   }
 
   models::KvCache cache = model->make_cache();
-  const models::SequenceId seq = cache.create();
-  std::vector<float> probs(config.vocab_size);
   models::TextStream stream(*tokenizer);
   std::cout << options.prompt << std::flush;
-
-  const auto start = Clock::now();
-  at::Tensor logits = model->forward({{seq, prompt, {}}}, cache, models::LogitsFor::kLast)[0].cpu();
-  const double prefill_s = seconds_since(start);
-  const auto decode_start = Clock::now();
+  models::DecodeOptions decode;
+  decode.max_new_tokens = budget;
+  decode.sampling = options.sampling;
+  decode.seed = options.seed;
+  decode.eos = tokenizer->eos_id();
   int64_t generated = 0;
-  std::string finish = "length";
-  for (int64_t position = static_cast<int64_t>(prompt.size()); generated < budget; ++position) {
-    sampling_distribution(logits.data_ptr<float>(), config.vocab_size, options.sampling, probs.data());
-    const RngKey key{options.seed, /*request=*/0, static_cast<uint32_t>(position), RngPurpose::kSample};
-    const int32_t token = sample_from(probs.data(), config.vocab_size, uniform(key));
-    ++generated;
-    if (token == tokenizer->eos_id()) {
-      finish = "eos";
-      break;
-    }
+  Clock::time_point first_token;
+  const auto start = Clock::now();
+  const models::DecodeFinish finish = models::decode_autoregressive(*model, cache, prompt, decode, [&](int32_t token) {
+    if (generated++ == 0) first_token = Clock::now();
     std::cout << stream.push(token) << std::flush;
-    if (generated == budget) break;
-    logits = model->forward({{seq, {token}, {}}}, cache, models::LogitsFor::kLast)[0].cpu();
-  }
+    return true;
+  });
   std::cout << stream.finish() << std::endl;
-  const double decode_s = seconds_since(decode_start);
-  spdlog::info("prompt {} tokens ({:.1f} tokens/s prefill); generated {} tokens in {:.2f} s ({:.1f} tokens/s); "
-               "finish: {}",
-               prompt.size(), prompt.size() / prefill_s, generated, decode_s,
-               generated > 1 ? (generated - 1) / decode_s : 0.0, finish);
+  const double prefill_s = generated > 0 ? std::chrono::duration<double>(first_token - start).count() : seconds_since(start);
+  const double decode_s = generated > 1 ? seconds_since(first_token) : 0.0;
+  spdlog::info("prompt {} tokens ({:.1f} tokens/s prefill); generated {} tokens ({:.1f} tokens/s decode); finish: {}",
+               prompt.size(), prompt.size() / prefill_s, generated, decode_s > 0 ? (generated - 1) / decode_s : 0.0,
+               models::decode_finish_name(finish));
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   seed::launch::add_bench_command(app, global);
   seed::launch::add_train_command(app, global);
   seed::launch::add_corpus_command(app, global);
+  seed::launch::add_eval_command(app, global);
 
   try {
     app.parse(argc, argv);

@@ -106,7 +106,7 @@ TEST_F(CliTest, BenchForwardWritesTheDocumentedJsonKeys) {
 }
 
 TEST_F(CliTest, EverySubcommandHasHelp) {
-  for (const char* sub : {"", "generate", "bench", "bench forward", "bench gemm", "corpus", "train"}) {
+  for (const char* sub : {"", "generate", "bench", "bench forward", "bench gemm", "corpus", "train", "eval", "eval game24"}) {
     const Outcome r = run_command(seed(std::string(sub) + " --help"));
     EXPECT_EQ(r.exit_code, 0) << sub << ": " << r.output;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub;

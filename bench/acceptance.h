@@ -1,0 +1,40 @@
+// Draft acceptance under speculative sampling: how often a draft model's
+// tokens survive the target's lossless verification (spec/verifier.h).
+//
+// Runs serial speculative decoding (draft a chain of k tokens, verify with
+// one target forward, keep the accepted prefix and the bonus token) and
+// counts. This is the quantity the zoo pair is trained for (alpha); the
+// speculation layer's engines report the same figure for every engine.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/causal_lm.h"
+#include "models/sampling.h"
+
+namespace seed::bench {
+
+struct AcceptanceOptions {
+  int draft_length = 4;           // k
+  int max_new_tokens = 64;        // per prompt
+  SamplingParams sampling;        // for both models
+  uint64_t seed = 0;
+  int32_t eos = -1;
+};
+
+struct AcceptanceResult {
+  int64_t proposed = 0;   // draft tokens verified
+  int64_t accepted = 0;   // of those, accepted
+  int64_t rounds = 0;     // target verification forwards
+  int64_t generated = 0;  // tokens emitted (accepted + bonus)
+  double alpha() const { return proposed ? static_cast<double>(accepted) / proposed : 0.0; }
+  double tokens_per_round() const { return rounds ? static_cast<double>(generated) / rounds : 0.0; }
+};
+
+// REQUIRES draft and target share a vocabulary. Prompt i is request i.
+AcceptanceResult measure_acceptance(models::CausalLM& target, models::CausalLM& draft,
+                                    const std::vector<std::vector<int32_t>>& prompts,
+                                    const AcceptanceOptions& options);
+
+}  // namespace seed::bench

@@ -1,0 +1,122 @@
+// `seed eval game24`: how competent a model (and a draft/target pair) is on
+// the Game of 24 test puzzles. The numbers models/zoo/README.md reports.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iostream>
+
+#include "bench/acceptance.h"
+#include "bench/game24_eval.h"
+#include "launch/commands.h"
+#include "models/error.h"
+#include "tasks/corpus.h"
+#include "tasks/corpus_formats.h"
+
+namespace seed::launch {
+namespace {
+
+struct EvalOptions {
+  std::string model_dir;
+  std::string draft_dir;
+  std::string game24_csv = "../shared/datasets/game24/24.csv";
+  int limit = 100;  // test puzzles
+  bench::Game24EvalOptions eval;
+  int draft_length = 4;
+  std::string json_path;
+};
+
+void run_eval(const EvalOptions& options) {
+  const auto all = tasks::load_game24_csv(options.game24_csv);
+  SEED_CHECK(all.size() >= tasks::kGame24TestEnd, kInvalidArgument)
+      << options.game24_csv << " has " << all.size() << " puzzles; the test split is rows 900-999";
+  const size_t count = std::min<size_t>(options.limit, tasks::kGame24TestEnd - tasks::kGame24TestBegin);
+  const std::vector<tasks::Numbers> puzzles(all.begin() + tasks::kGame24TestBegin,
+                                            all.begin() + tasks::kGame24TestBegin + count);
+  auto model = models::CausalLM::load(options.model_dir);
+  auto tokenizer = models::load_tokenizer(options.model_dir);
+  const bench::Game24EvalResult r = bench::evaluate_game24(*model, *tokenizer, puzzles, options.eval);
+  nlohmann::json out = {{"model", options.model_dir},
+                        {"test_puzzles", count},
+                        {"propose_step_lines", r.step_lines},
+                        {"propose_step_validity", r.step_validity()},
+                        {"value_states", r.value_states},
+                        {"value_agreement", r.value_agreement()},
+                        {"value_unparsed", r.value_unparsed},
+                        {"cot_temperature", options.eval.temperature},
+                        {"cot_accuracy", r.cot_accuracy()}};
+  std::cout << fmt::format("Game of 24, {} test puzzles (rows 900-{}), model {}\n", count, 899 + count,
+                           options.model_dir)
+            << fmt::format("propose  {:5.1f}% of {} step lines well-formed and exact  [bar >= 95%]\n",
+                           100 * r.step_validity(), r.step_lines)
+            << fmt::format("value    {:5.1f}% of {} states agree with the solver ({} unparsed)  [bar >= 85%]\n",
+                           100 * r.value_agreement(), r.value_states, r.value_unparsed);
+  const char* names[] = {"sure", "likely", "impossible"};
+  std::cout << "         solver \\ model   sure  likely  impossible\n";
+  for (int t = 0; t < 3; ++t) {
+    std::cout << fmt::format("         {:>14} {:6} {:7} {:11}\n", names[t], r.value_confusion[t][0],
+                             r.value_confusion[t][1], r.value_confusion[t][2]);
+  }
+  std::cout << fmt::format("cot      {:5.1f}% single-sample accuracy at temperature {}\n", 100 * r.cot_accuracy(),
+                           options.eval.temperature);
+
+  if (!options.draft_dir.empty()) {
+    auto draft = models::CausalLM::load(options.draft_dir);
+    std::vector<std::vector<int32_t>> prompts;
+    for (const auto& puzzle : puzzles) {
+      const std::string input = tasks::numbers_text(puzzle);
+      prompts.push_back(tokenizer->encode(tasks::render_prompt(tasks::kGame24ProposePrompt, {{"input", input}}), true));
+      prompts.push_back(tokenizer->encode(tasks::render_prompt(tasks::kGame24CotPrompt, {{"input", input}}), true));
+    }
+    bench::AcceptanceOptions acceptance;
+    acceptance.draft_length = options.draft_length;
+    acceptance.sampling = SamplingParams{0.7f, 0, 1.0f};
+    acceptance.seed = options.eval.seed;
+    acceptance.eos = tokenizer->eos_id();
+    const bench::AcceptanceResult a = bench::measure_acceptance(*model, *draft, prompts, acceptance);
+    const double alpha = a.alpha();
+    const int k = options.draft_length;
+    const double tau_max = alpha < 1.0 ? (1.0 - std::pow(alpha, k + 1)) / (1.0 - alpha) : k + 1;
+    std::cout << fmt::format("draft    {}: alpha {:.3f} ({} of {} draft tokens accepted) at temperature 0.7, k = {}"
+                             "  [bar >= 0.6]\n         tokens per target forward {:.2f} (i.i.d. limit "
+                             "(1 - alpha^(k+1)) / (1 - alpha) = {:.2f})\n",
+                             options.draft_dir, alpha, a.accepted, a.proposed, k, a.tokens_per_round(), tau_max);
+    out["draft"] = options.draft_dir;
+    out["alpha"] = alpha;
+    out["draft_length"] = k;
+    out["tokens_per_target_forward"] = a.tokens_per_round();
+  }
+  if (!options.json_path.empty()) {
+    std::ofstream file(options.json_path);
+    SEED_CHECK(file.good(), kIo) << "cannot write " << options.json_path;
+    file << out.dump(2) << "\n";
+  }
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app, const GlobalOptions&) {
+  CLI::App* eval = app.add_subcommand("eval", "Measure a model's competence on a task's test split");
+  eval->require_subcommand(1);
+  auto options = std::make_shared<EvalOptions>();
+  CLI::App* game24 = eval->add_subcommand(
+      "game24", "Propose-step validity, value agreement with the solver, CoT accuracy (and draft acceptance)");
+  game24->add_option("--model", options->model_dir, "Model folder")->required()->check(CLI::ExistingDirectory);
+  game24->add_option("--draft", options->draft_dir, "Draft model folder: also measure acceptance (alpha)")
+      ->check(CLI::ExistingDirectory);
+  game24->add_option("--game24-csv", options->game24_csv, "Tree of Thoughts' 24.csv")->capture_default_str();
+  game24->add_option("--limit", options->limit, "Test puzzles to use (of 100)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  game24->add_option("--temperature", options->eval.temperature, "Chain-of-thought sampling temperature")
+      ->capture_default_str();
+  game24->add_option("--seed", options->eval.seed, "Seed of every draw")->capture_default_str();
+  game24->add_option("--max-value-states", options->eval.max_value_states, "Cap on judged states (0 = all)")
+      ->capture_default_str();
+  game24->add_option("--draft-length", options->draft_length, "k for the acceptance measurement")
+      ->capture_default_str();
+  game24->add_option("--json", options->json_path, "Also write the figures to this JSON file");
+  game24->callback([options] { run_eval(*options); });
+}
+
+}  // namespace seed::launch
