@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 build/launch/seed --threads 1 generate --model models/zoo/tiny-target \
-  --prompt $'Input: 4 9 10 13\nPossible next steps:\n' --max-new-tokens 120 --temperature 0.7 --seed 1
+  --prompt $'Input: 4 9 10 13\nPossible next steps:\n' --max-new-tokens 256 --temperature 0.7 --seed 1
