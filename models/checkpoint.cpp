@@ -8,12 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "models/error.h"
+#include "models/json_fields.h"
 
 namespace seed::models {
 namespace {
@@ -22,16 +20,6 @@ namespace fs = std::filesystem;
 
 constexpr char kSingleFile[] = "model.safetensors";
 constexpr char kIndexFile[] = "model.safetensors.index.json";
-
-nlohmann::json read_index(const std::string& path) {
-  std::ifstream in(path);
-  SEED_CHECK(in.good(), kIo) << path << ": cannot open: " << std::strerror(errno);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    SEED_FAIL(kCorruption) << path << ": not valid JSON: " << e.what();
-  }
-}
 
 }  // namespace
 
@@ -59,7 +47,7 @@ Checkpoint Checkpoint::open(const std::string& model_dir) {
   const std::string single_path = (dir / kSingleFile).string();
 
   if (fs::exists(index_path, ec)) {
-    const nlohmann::json index = read_index(index_path);
+    const nlohmann::json index = read_json_file(index_path);
     SEED_CHECK(index.is_object() && index.contains("weight_map") && index["weight_map"].is_object(),
                kCorruption)
         << index_path << ": expected an object with \"weight_map\": {tensor: shard file}";

@@ -10,12 +10,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <limits>
 #include <utility>
 
 #include "models/error.h"
+#include "models/json_fields.h"
 
 namespace seed::models {
 namespace {
@@ -41,65 +40,7 @@ const Family& family_of(const std::string& model_type, const std::string& where)
                               << "'; seed supports llama, mistral, qwen2";
 }
 
-// Typed access to the keys of one JSON object; errors name the source file
-// and the field (with `prefix` for nested objects such as rope_scaling).
-class Fields {
- public:
-  Fields(const json& object, std::string source, std::string prefix = "")
-      : object_(object), source_(std::move(source)), prefix_(std::move(prefix)) {}
-
-  const json* find(const char* key) const {
-    const auto it = object_.find(key);
-    return it == object_.end() || it->is_null() ? nullptr : &*it;
-  }
-
-  template <typename T>
-  T required(const char* key) const {
-    const json* value = find(key);
-    SEED_CHECK(value != nullptr, kInvalidArgument)
-        << source_ << ": required field '" << prefix_ << key << "' is missing";
-    T out;
-    convert(*value, key, &out);
-    return out;
-  }
-
-  template <typename T>
-  void optional(const char* key, T* out) const {
-    if (const json* value = find(key)) convert(*value, key, out);
-  }
-
-  void convert(const json& value, const char* key, int64_t* out) const {
-    // Unsigned values past int64 would wrap in get<int64_t>().
-    const bool fits = value.is_number_integer() &&
-                      !(value.is_number_unsigned() &&
-                        value.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()});
-    SEED_CHECK(fits, kInvalidArgument) << where(key) << " must be an integer";
-    *out = value.get<int64_t>();
-  }
-  void convert(const json& value, const char* key, double* out) const {
-    SEED_CHECK(value.is_number(), kInvalidArgument) << where(key) << " must be a number";
-    *out = value.get<double>();
-  }
-  void convert(const json& value, const char* key, bool* out) const {
-    SEED_CHECK(value.is_boolean(), kInvalidArgument) << where(key) << " must be true or false";
-    *out = value.get<bool>();
-  }
-  void convert(const json& value, const char* key, std::string* out) const {
-    SEED_CHECK(value.is_string(), kInvalidArgument) << where(key) << " must be a string";
-    *out = value.get<std::string>();
-  }
-
- private:
-  std::string where(const char* key) const {
-    return source_ + ": field '" + prefix_ + key + "'";
-  }
-
-  const json& object_;
-  std::string source_;
-  std::string prefix_;
-};
-
-std::vector<int64_t> parse_eos(const json& value, const Fields& fields) {
+std::vector<int64_t> parse_eos(const json& value, const JsonFields& fields) {
   std::vector<int64_t> ids;
   if (!value.is_array()) {
     ids.emplace_back();
@@ -116,19 +57,18 @@ std::vector<int64_t> parse_eos(const json& value, const Fields& fields) {
 RopeScaling parse_rope_scaling(const json& value, const std::string& source) {
   SEED_CHECK(value.is_object(), kInvalidArgument)
       << source << ": field 'rope_scaling' must be null or an object";
-  const Fields fields(value, source, "rope_scaling.");
+  JsonFields fields(value, source, "rope_scaling.");
   RopeScaling rope;
   // transformers renamed "type" to "rope_type"; older configs use the former.
   const bool legacy = fields.find("rope_type") == nullptr && fields.find("type") != nullptr;
-  rope.rope_type = fields.required<std::string>(legacy ? "type" : "rope_type");
+  fields.required(legacy ? "type" : "rope_type", &rope.rope_type);
   if (rope.rope_type == "llama3") {
-    rope.factor = fields.required<double>("factor");
-    rope.low_freq_factor = fields.required<double>("low_freq_factor");
-    rope.high_freq_factor = fields.required<double>("high_freq_factor");
-    rope.original_max_position_embeddings =
-        fields.required<int64_t>("original_max_position_embeddings");
+    fields.required("factor", &rope.factor);
+    fields.required("low_freq_factor", &rope.low_freq_factor);
+    fields.required("high_freq_factor", &rope.high_freq_factor);
+    fields.required("original_max_position_embeddings", &rope.original_max_position_embeddings);
   } else if (rope.rope_type == "linear") {
-    rope.factor = fields.required<double>("factor");
+    fields.required("factor", &rope.factor);
   } else {
     SEED_CHECK(rope.rope_type == "default", kInvalidArgument)
         << source << ": field 'rope_scaling.rope_type' is '" << rope.rope_type
@@ -205,14 +145,14 @@ void ModelConfig::validate() const { check_config(*this, "model config"); }
 ModelConfig ModelConfig::from_json(const json& object, const std::string& source) {
   SEED_CHECK(object.is_object(), kInvalidArgument)
       << source << ": a model config must be a JSON object";
-  const Fields fields(object, source);
+  JsonFields fields(object, source);
   ModelConfig c;
   fields.optional("model_type", &c.model_type);
-  c.vocab_size = fields.required<int64_t>("vocab_size");
-  c.hidden_size = fields.required<int64_t>("hidden_size");
-  c.intermediate_size = fields.required<int64_t>("intermediate_size");
-  c.num_hidden_layers = fields.required<int64_t>("num_hidden_layers");
-  c.num_attention_heads = fields.required<int64_t>("num_attention_heads");
+  fields.required("vocab_size", &c.vocab_size);
+  fields.required("hidden_size", &c.hidden_size);
+  fields.required("intermediate_size", &c.intermediate_size);
+  fields.required("num_hidden_layers", &c.num_hidden_layers);
+  fields.required("num_attention_heads", &c.num_attention_heads);
   c.num_key_value_heads = c.num_attention_heads;
   fields.optional("num_key_value_heads", &c.num_key_value_heads);
   if (fields.find("head_dim") != nullptr) {
@@ -252,17 +192,7 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& source
 }
 
 ModelConfig ModelConfig::from_file(const std::string& path) {
-  std::error_code ec;
-  SEED_CHECK(std::filesystem::exists(path, ec), kNotFound) << path << ": no such file";
-  std::ifstream in(path);
-  SEED_CHECK(in.good(), kIo) << path << ": cannot open: " << std::strerror(errno);
-  json object;
-  try {
-    object = json::parse(in);
-  } catch (const json::parse_error& e) {
-    SEED_FAIL(kCorruption) << path << ": not valid JSON: " << e.what();
-  }
-  return from_json(object, path);
+  return from_json(read_json_file(path), path);
 }
 
 json ModelConfig::to_json() const {

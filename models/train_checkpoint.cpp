@@ -8,6 +8,7 @@
 
 #include "models/causal_lm.h"
 #include "models/error.h"
+#include "models/json_fields.h"
 #include "models/train_config.h"
 
 namespace seed::models {
@@ -94,14 +95,7 @@ std::string write_training_checkpoint(const std::string& output, const CausalLM&
 
 nlohmann::json read_trainer_state(const std::string& checkpoint_dir) {
   const std::string path = (fs::path(checkpoint_dir) / kTrainerStateFile).string();
-  std::ifstream in(path);
-  SEED_CHECK(in.good(), kNotFound) << "cannot open " << path;
-  nlohmann::json state;
-  try {
-    state = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    SEED_FAIL(kCorruption) << path << ": not valid JSON: " << e.what();
-  }
+  const nlohmann::json state = read_json_file(path);
   SEED_CHECK(state.is_object() && state.value("format", "") == kStateFormat, kCorruption)
       << path << ": not a seed trainer state (expected \"format\": \"" << kStateFormat << "\")";
   SEED_CHECK(state.value("version", 0) == kStateVersion, kCorruption)

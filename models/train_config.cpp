@@ -8,101 +8,17 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <limits>
-#include <set>
 #include <utility>
 
 #include "models/error.h"
+#include "models/json_fields.h"
 
 namespace seed::models {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-// Typed access to one JSON object that remembers which keys were read, so
-// that finish() can reject the others. Errors name the source and the field
-// ("model.hidden_size").
-class Fields {
- public:
-  Fields(const json& object, std::string source, std::string prefix)
-      : object_(object), source_(std::move(source)), prefix_(std::move(prefix)) {
-    SEED_CHECK(object.is_object(), kInvalidArgument)
-        << source_ << ": "
-        << (prefix_.empty() ? std::string("the config") : "field '" + prefix_.substr(0, prefix_.size() - 1) + "'")
-        << " must be a JSON object";
-  }
-
-  const json* find(const char* key) {
-    known_.insert(key);
-    const auto it = object_.find(key);
-    return it == object_.end() || it->is_null() ? nullptr : &*it;
-  }
-  bool has(const char* key) { return find(key) != nullptr; }
-
-  template <typename T>
-  void required(const char* key, T* out) {
-    const json* value = find(key);
-    SEED_CHECK(value != nullptr, kInvalidArgument) << where(key) << " is required but missing";
-    convert(*value, key, out);
-  }
-  template <typename T>
-  void optional(const char* key, T* out) {
-    if (const json* value = find(key)) convert(*value, key, out);
-  }
-
-  void convert(const json& value, const std::string& key, int64_t* out) const {
-    const bool fits = value.is_number_integer() &&
-                      !(value.is_number_unsigned() &&
-                        value.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()});
-    SEED_CHECK(fits, kInvalidArgument) << where(key) << " must be an integer";
-    *out = value.get<int64_t>();
-  }
-  void convert(const json& value, const std::string& key, int* out) const {
-    int64_t wide = 0;
-    convert(value, key, &wide);
-    SEED_CHECK(wide >= std::numeric_limits<int>::min() && wide <= std::numeric_limits<int>::max(), kInvalidArgument)
-        << where(key) << " is out of range";
-    *out = static_cast<int>(wide);
-  }
-  void convert(const json& value, const std::string& key, uint64_t* out) const {
-    SEED_CHECK(value.is_number_unsigned(), kInvalidArgument) << where(key) << " must be a non-negative integer";
-    *out = value.get<uint64_t>();
-  }
-  void convert(const json& value, const std::string& key, double* out) const {
-    SEED_CHECK(value.is_number(), kInvalidArgument) << where(key) << " must be a number";
-    *out = value.get<double>();
-  }
-  void convert(const json& value, const std::string& key, bool* out) const {
-    SEED_CHECK(value.is_boolean(), kInvalidArgument) << where(key) << " must be true or false";
-    *out = value.get<bool>();
-  }
-  void convert(const json& value, const std::string& key, std::string* out) const {
-    SEED_CHECK(value.is_string(), kInvalidArgument) << where(key) << " must be a string";
-    *out = value.get<std::string>();
-  }
-
-  // Rejects every key that no find() asked for.
-  void finish() const {
-    for (const auto& item : object_.items()) {
-      SEED_CHECK(known_.count(item.key()) != 0, kInvalidArgument)
-          << where(item.key()) << " is not a known setting; check its spelling (see models/train_config.h)";
-    }
-  }
-
-  std::string name_of(const std::string& key) const { return prefix_ + key; }
-  std::string where(const std::string& key) const { return source_ + ": field '" + name_of(key) + "'"; }
-
- private:
-  const json& object_;
-  std::string source_;
-  std::string prefix_;
-  std::set<std::string> known_;
-};
 
 std::string resolve(const std::string& path, const std::string& base_dir) {
   if (path.empty() || fs::path(path).is_absolute() || base_dir.empty()) return path;
@@ -120,7 +36,7 @@ void check_model_dir(const std::string& dir, const std::string& where) {
 }
 
 void parse_model(const json& value, const std::string& source, ModelConfig* model) {
-  Fields f(value, source, "model.");
+  JsonFields f(value, source, "model.");
   f.required("hidden_size", &model->hidden_size);
   f.required("intermediate_size", &model->intermediate_size);
   f.required("num_hidden_layers", &model->num_hidden_layers);
@@ -133,7 +49,7 @@ void parse_model(const json& value, const std::string& source, ModelConfig* mode
   f.optional("tie_word_embeddings", &model->tie_word_embeddings);
   f.optional("rope_theta", &model->rope_theta);
   f.optional("rms_norm_eps", &model->rms_norm_eps);
-  f.finish();
+  f.reject_unknown("check its spelling (see models/train_config.h)");
   SEED_CHECK(model->num_attention_heads > 0 && model->hidden_size % model->num_attention_heads == 0, kInvalidArgument)
       << f.where("num_attention_heads") << " (" << model->num_attention_heads
       << ") must be positive and divide hidden_size (" << model->hidden_size << ")";
@@ -191,7 +107,7 @@ void TrainConfig::validate() const {
 TrainConfig TrainConfig::from_json(const json& value, const std::string& source, const std::string& base_dir) {
   TrainConfig c;
   c.source = source;
-  Fields f(value, source, "");
+  JsonFields f(value, source, "");
 
   const json* model = f.find("model");
   SEED_CHECK(model != nullptr, kInvalidArgument) << f.where("model") << " is required but missing";
@@ -222,16 +138,16 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
   SEED_CHECK(tokenizer != nullptr, kInvalidArgument)
       << f.where("tokenizer") << " is required: {\"train\": {\"vocab_size\": N}} or {\"from\": DIR}";
   {
-    Fields t(*tokenizer, source, "tokenizer.");
+    JsonFields t(*tokenizer, source, "tokenizer.");
     if (const json* train = t.find("train")) {
-      Fields tt(*train, source, "tokenizer.train.");
+      JsonFields tt(*train, source, "tokenizer.train.");
       tt.required("vocab_size", &c.tokenizer.train_vocab_size);
-      tt.finish();
+      tt.reject_unknown("check its spelling (see models/train_config.h)");
       SEED_CHECK(c.tokenizer.train_vocab_size > 0, kInvalidArgument)
           << tt.where("vocab_size") << " must be positive";
     }
     t.optional("from", &c.tokenizer.from_dir);
-    t.finish();
+    t.reject_unknown("check its spelling (see models/train_config.h)");
     if (!c.tokenizer.from_dir.empty()) {
       c.tokenizer.from_dir = resolve(c.tokenizer.from_dir, base_dir);
       check_file(c.tokenizer.from_dir + "/tokenizer.model", t.where("from"));
@@ -239,11 +155,11 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
   }
 
   if (const json* distill = f.find("distill")) {
-    Fields d(*distill, source, "distill.");
+    JsonFields d(*distill, source, "distill.");
     d.required("teacher", &c.distill.teacher);
     d.optional("alpha", &c.distill.alpha);
     d.optional("temperature", &c.distill.temperature);
-    d.finish();
+    d.reject_unknown("check its spelling (see models/train_config.h)");
     c.distill.teacher = resolve(c.distill.teacher, base_dir);
     check_model_dir(c.distill.teacher, d.where("teacher"));
   }
@@ -273,7 +189,7 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
   f.optional("seed", &c.seed);
   f.optional("threads", &c.threads);
   f.optional("device", &c.device);
-  f.finish();
+  f.reject_unknown("check its spelling (see models/train_config.h)");
 
   if (c.model.max_position_embeddings == 0) c.model.max_position_embeddings = c.seq_len;
   c.validate();
@@ -281,15 +197,7 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
 }
 
 TrainConfig TrainConfig::from_file(const std::string& path) {
-  std::ifstream in(path);
-  SEED_CHECK(in.good(), kNotFound) << "training config " << path << " cannot be opened: " << std::strerror(errno);
-  json value;
-  try {
-    value = json::parse(in);
-  } catch (const json::parse_error& e) {
-    SEED_FAIL(kCorruption) << path << ": not valid JSON: " << e.what();
-  }
-  return from_json(value, path, fs::path(path).parent_path().string());
+  return from_json(read_json_file(path), path, fs::path(path).parent_path().string());
 }
 
 json TrainConfig::to_json() const {
