@@ -76,7 +76,7 @@ void check_request(const VerifyRequest& request) {
     SEED_CHECK(draft.q.empty(), kInvalidArgument)
         << "draft is deterministic but q has " << draft.q.size()
         << " floats; pass q empty, or set deterministic = false to verify against q";
-  } else {
+  } else if (n > 0) {  // an empty draft needs no q: the target just samples
     SEED_CHECK(draft.q.size() == rows_size, kInvalidArgument)
         << "draft q has " << draft.q.size() << " floats, expected (n + 1) x vocab = " << n + 1 << " x "
         << vocab << " = " << rows_size

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <boost/math/distributions/chi_squared.hpp>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -18,11 +17,14 @@
 #include "models/counter_rng.h"
 #include "models/error.h"
 #include "models/sampling.h"
+#include "tests/spec/chi_square.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {
 namespace {
 
+using ::seed::testing::chi_square;
+using ::seed::testing::ChiSquare;
 using ::seed::testing::throws_error;
 
 // Chi-square tests fail only if the fit is worse than 1 run in 1000.
@@ -120,37 +122,6 @@ std::vector<int32_t> generate(const DraftFn& draft_fn, const VerifyFn& verify_fn
   }
   out.resize(count);
   return out;
-}
-
-// Pearson's chi-square statistic of `counts` against `expected`
-// probabilities, and its p-value. A count in a zero-probability category is
-// an impossible outcome: statistic inf, p = 0.
-struct ChiSquare {
-  double statistic = 0.0;
-  int dof = 0;
-  double p_value = 0.0;
-};
-
-ChiSquare chi_square(const std::vector<int64_t>& counts, const std::vector<double>& expected,
-                     int64_t trials) {
-  ChiSquare result;
-  int categories = 0;
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (expected[i] == 0.0) {
-      if (counts[i] != 0) result.statistic = std::numeric_limits<double>::infinity();
-      continue;
-    }
-    const double want = expected[i] * static_cast<double>(trials);
-    const double miss = static_cast<double>(counts[i]) - want;
-    result.statistic += miss * miss / want;
-    ++categories;
-  }
-  result.dof = categories - 1;
-  if (std::isfinite(result.statistic)) {
-    const boost::math::chi_squared distribution(result.dof);
-    result.p_value = boost::math::cdf(boost::math::complement(distribution, result.statistic));
-  }
-  return result;
 }
 
 // p-value of the first `count` (1 or 2) generated tokens, over kTrials

@@ -1,0 +1,44 @@
+// DraftModelDrafter: a small causal LM that drafts chains or token trees.
+//
+// Per slot it keeps a KV-cache sequence of the accepted tokens. A proposal
+// feeds the tokens accepted since the last one, then grows the tree level
+// by level: every node of a level is drawn from the draft distribution q at
+// its parent's context, and (unless it is the last level) fed back in one
+// batched forward to get q at its own context. A node with several children
+// forks its cache sequence (copy-on-write, so siblings share the prefix);
+// the first child continues its parent's sequence, so the rank-0 path of
+// the tree lies on the slot's main sequence and, when the verifier accepts
+// along it (always, for chains), nothing is recomputed.
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include "models/causal_lm.h"
+#include "spec/drafter.h"
+
+namespace seed::spec {
+
+class DraftModelDrafter : public Drafter {
+ public:
+  // Shares `model`'s weights but owns its forward state and KV cache, so
+  // drafters built from one model may run on different threads.
+  explicit DraftModelDrafter(models::CausalLM& model);
+  ~DraftModelDrafter() override;
+
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;
+  DraftTree propose(uint64_t slot, int max_depth) override;
+  void advance(uint64_t slot, const Verdict& verdict) override;
+  void finish(uint64_t slot) override;
+
+ private:
+  struct Slot;
+  Slot& slot_state(uint64_t slot);
+  void release_forks(Slot& s);
+
+  std::unique_ptr<models::CausalLM> model_;
+  models::KvCache cache_;
+  std::map<uint64_t, Slot> slots_;
+};
+
+}  // namespace seed::spec

@@ -1,0 +1,49 @@
+// Drafter: proposes draft trees for the sequences it hosts (DESIGN.md).
+//
+// The engines talk to drafters only through this handle, so a drafter can
+// be a draft model in this process (DraftModelDrafter), a model-free one, or
+// a proxy for a draft rank under mpirun. A drafter keeps per-sequence state
+// (its KV cache of the accepted tokens); sequences are "slots" chosen by the
+// engine. Not thread-safe: one caller at a time (the SEED engine gives each
+// drafter its own worker thread).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/sampling.h"
+#include "spec/verifier.h"
+
+namespace seed::spec {
+
+struct DraftSettings {
+  SamplingParams sampling;  // the request's; q is this transformation of the draft logits
+  uint64_t seed = 0;        // the request's random stream (GenRequest::seed, stream)
+  uint64_t stream = 0;
+  // Children per node at each depth: {1, 1, 1, 1} is a chain of 4, {2, 2, 1}
+  // a tree of 2 + 4 + 4 nodes. Siblings are drawn i.i.d. from q (what the
+  // multi-candidate rule in verifier.h requires); greedy drafts take the top
+  // tokens instead (siblings of a greedy draft are distinct).
+  std::vector<int> k_config;
+};
+
+class Drafter {
+ public:
+  virtual ~Drafter() = default;
+  // Starts hosting `slot`, whose accepted tokens so far are `tokens`.
+  virtual void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) = 0;
+  // A draft continuing the slot's accepted tokens, at most `max_depth` deep
+  // (the engine's limit from max_new_tokens and the target's context; 0
+  // gives an empty draft). Draws are keyed by (seed, stream, absolute
+  // position, kDraft, sibling rank), so a draft depends only on the
+  // accepted tokens, never on when or where it was made.
+  virtual DraftTree propose(uint64_t slot, int max_depth) = 0;
+  // Tells the drafter what the verifier decided on the slot's last proposal:
+  // the accepted node path and the tokens the sequence grew by (path tokens,
+  // then the bonus token).
+  virtual void advance(uint64_t slot, const Verdict& verdict) = 0;
+  // Stops hosting `slot` and frees its state. Unknown slots are ignored.
+  virtual void finish(uint64_t slot) = 0;
+};
+
+}  // namespace seed::spec

@@ -1,0 +1,38 @@
+// Builds an Engine by name from model folders: what `seed run` and
+// `seed bench spec` call. Torch-free header (models are loaded inside).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spec/engine.h"
+
+namespace seed::spec {
+
+struct EngineOptions {
+  // ar | ar-batch | sd | mcsd | seed | seed-batch
+  std::string engine = "seed";
+  std::string target;  // HF model folder (config.json, safetensors, tokenizer)
+  std::string draft;   // HF model folder; needed by every engine but ar, ar-batch
+  std::string device = "cpu";
+  // Draft shape: children per node at each depth. sd and seed use a chain of
+  // `draft_length` (k_config all ones); mcsd (and seed with tree drafts) use
+  // k_config, e.g. {2, 2, 1} (SEED appendix B).
+  int draft_length = 4;
+  std::vector<int> k_config;  // empty: a chain of draft_length
+  int drafters = 4;           // seed, seed-batch: drafter threads (sequences are assigned round-robin)
+  int max_batch = 16;         // seed-batch, ar-batch: proposals per target forward
+  int draft_threads = 1;      // intra-op threads of each drafter
+};
+
+// The engine names make_engine accepts, in the order benchmarks list them.
+const std::vector<std::string>& engine_names();
+
+// Throws seed::Error: kInvalidArgument naming the option (unknown engine,
+// no draft for a speculative engine, k_config entry < 1), and what loading
+// the models throws (naming the file at fault), kInvalidArgument if the two
+// models' vocabularies differ.
+std::unique_ptr<Engine> make_engine(const EngineOptions& options);
+
+}  // namespace seed::spec

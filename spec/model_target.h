@@ -1,0 +1,43 @@
+// ModelTarget: the Target handle for a causal LM in this process.
+//
+// A slot's pending tokens (the prompt at first, then each round's bonus
+// token) and its draft tree go through the model in one forward with a tree
+// mask: the pending tokens form a chain and the draft's roots hang from the
+// last of them. So prefill rides along with a slot's first verification,
+// and a batch may mix prefills, drafts and plain decoding steps.
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include "models/causal_lm.h"
+#include "spec/target.h"
+
+namespace seed::spec {
+
+class ModelTarget : public Target {
+ public:
+  explicit ModelTarget(std::shared_ptr<models::CausalLM> model);
+  ~ModelTarget() override;
+
+  int64_t vocab_size() const override;
+  int64_t max_positions() const override;
+  void start(uint64_t slot, const std::vector<int32_t>& prompt, const TargetSettings& settings) override;
+  int64_t room(uint64_t slot) const override;
+  std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override;
+  void finish(uint64_t slot) override;
+
+ private:
+  struct Slot {
+    models::SequenceId sequence = 0;
+    TargetSettings settings;
+    std::vector<int32_t> pending;  // accepted, not yet in the cache
+  };
+  const Slot& slot_state(uint64_t slot) const;
+
+  std::shared_ptr<models::CausalLM> model_;
+  models::KvCache cache_;
+  std::map<uint64_t, Slot> slots_;
+};
+
+}  // namespace seed::spec

@@ -1,0 +1,119 @@
+#include "spec/request_run.h"
+
+#include <algorithm>
+
+#include "models/error.h"
+
+namespace seed::spec {
+namespace {
+
+void add(RequestStats& total, const RequestStats& s) {
+  total.prompt_tokens += s.prompt_tokens;
+  total.generated_tokens += s.generated_tokens;
+  total.target_forwards += s.target_forwards;
+  total.drafted_tokens += s.drafted_tokens;
+  total.accepted_tokens += s.accepted_tokens;
+  total.draft_s += s.draft_s;
+  total.verify_s += s.verify_s;
+  total.wall_s += s.wall_s;
+}
+
+std::vector<int32_t> tokenize(const GenRequest& r, size_t i, const RunSettings& settings, int64_t vocab) {
+  if (!r.prompt_tokens.empty()) {
+    for (int32_t t : r.prompt_tokens) {
+      SEED_CHECK(t >= 0 && t < vocab, kInvalidArgument)
+          << "request " << i << ": prompt_tokens holds " << t << ", outside the vocabulary [0, " << vocab << ")";
+    }
+    return r.prompt_tokens;
+  }
+  SEED_CHECK(!r.prompt.empty(), kInvalidArgument) << "request " << i << ": prompt and prompt_tokens are both empty";
+  SEED_CHECK(settings.tokenizer != nullptr, kInvalidArgument)
+      << "request " << i << ": a text prompt needs a tokenizer, and the target model folder has none "
+      << "(pass prompt_tokens)";
+  return settings.tokenizer->encode(r.prompt, settings.tokenizer->bos_id() >= 0);
+}
+
+}  // namespace
+
+std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests, const RunSettings& settings,
+                                        const Target& target) {
+  std::vector<Sequence> seqs(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const GenRequest& r = requests[i];
+    SEED_CHECK(r.max_new_tokens >= 0, kInvalidArgument)
+        << "request " << i << ": max_new_tokens is " << r.max_new_tokens << ", expected >= 0";
+    for (const std::string& s : r.stop) {
+      SEED_CHECK(!s.empty(), kInvalidArgument) << "request " << i << ": an empty stop string";
+    }
+    SEED_CHECK(r.stop.empty() || settings.tokenizer != nullptr, kInvalidArgument)
+        << "request " << i << ": stop strings need a tokenizer, and the target model folder has none";
+    try {
+      r.sampling.validate();
+    } catch (const Error& e) {
+      SEED_FAIL(kInvalidArgument) << "request " << i << ": " << e.what();
+    }
+    Sequence& seq = seqs[i];
+    seq.slot = i;
+    seq.request = &r;
+    seq.prompt = tokenize(r, i, settings, target.vocab_size());
+    seq.stats.prompt_tokens = static_cast<int64_t>(seq.prompt.size());
+    seq.output.emplace(settings.tokenizer, settings.eos, r.max_new_tokens, r.stop);
+    if (static_cast<int64_t>(seq.prompt.size()) > target.max_positions()) {
+      seq.output->end(FinishReason::kError, "request " + std::to_string(i) + ": prompt of " +
+                                                std::to_string(seq.prompt.size()) +
+                                                " tokens is longer than the target's context of " +
+                                                std::to_string(target.max_positions()));
+    }
+  }
+  return seqs;
+}
+
+TargetSettings target_settings(const GenRequest& request) {
+  return {request.sampling, request.seed, request.stream};
+}
+
+DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config) {
+  return {request.sampling, request.seed, request.stream, k_config};
+}
+
+int draft_depth(const Sequence& seq, const Target& target, int shape_depth) {
+  const int64_t room = target.room(seq.slot);
+  if (room < 0) return -1;
+  const int64_t left = seq.output->remaining() - 1;
+  return static_cast<int>(std::max<int64_t>(0, std::min<int64_t>({shape_depth, room, left})));
+}
+
+bool apply_verdict(Sequence& seq, const DraftTree& draft, const Verdict& verdict) {
+  seq.stats.target_forwards += 1;
+  seq.stats.drafted_tokens += static_cast<int64_t>(draft.tokens.size());
+  seq.stats.accepted_tokens += static_cast<int64_t>(verdict.accepted.size());
+  for (int32_t token : verdict.tokens) {
+    if (seq.output->push(token)) return true;
+  }
+  return false;
+}
+
+void mark_done(Sequence& seq, double elapsed) { seq.stats.wall_s = elapsed; }
+
+std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStats& stats, double wall_s,
+                                         double target_busy_s, int64_t target_forwards) {
+  std::vector<Completion> out;
+  for (Sequence& seq : seqs) {
+    Completion c = seq.output->take();
+    seq.stats.generated_tokens = c.stats.generated_tokens;
+    c.stats = seq.stats;
+    stats.requests += 1;
+    stats.generated_tokens += c.stats.generated_tokens;
+    stats.drafted_tokens += c.stats.drafted_tokens;
+    stats.accepted_tokens += c.stats.accepted_tokens;
+    stats.draft_s += c.stats.draft_s;
+    add(seq.request->kind == RequestKind::kThought ? stats.thought : stats.evaluation, c.stats);
+    out.push_back(std::move(c));
+  }
+  stats.wall_s += wall_s;
+  stats.target_busy_s += target_busy_s;
+  stats.target_forwards += target_forwards;
+  return out;
+}
+
+}  // namespace seed::spec

@@ -1,0 +1,72 @@
+// What every engine does per request, around its own schedule: validate and
+// tokenize the batch, bound each draft by the tokens and context left, feed
+// verdicts into the request's output, and account statistics. Engines
+// differ only in when they draft and how they batch verification.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/tokenizer.h"
+#include "spec/drafter.h"
+#include "spec/engine.h"
+#include "spec/request_output.h"
+#include "spec/target.h"
+
+namespace seed::spec {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// One request in flight. Its index in the batch is also its slot in the
+// target and drafters.
+struct Sequence {
+  uint64_t slot = 0;
+  const GenRequest* request = nullptr;
+  std::vector<int32_t> prompt;
+  std::optional<RequestOutput> output;
+  RequestStats stats;
+};
+
+// What the engines share: the tokenizer (null for token-only use), EOS, and
+// the draft shape.
+struct RunSettings {
+  const models::Tokenizer* tokenizer = nullptr;
+  int32_t eos = -1;
+  std::vector<int> k_config;  // empty: no drafting
+};
+
+// Validates and tokenizes `requests`. Throws kInvalidArgument naming the
+// request index and field: empty prompt, text without a tokenizer, a token
+// outside the vocabulary, max_new_tokens < 0, an empty stop string, stop
+// strings without a tokenizer, invalid sampling. A prompt longer than the
+// target's context is not a throw: that request alone ends with kError.
+std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests, const RunSettings& settings,
+                                        const Target& target);
+
+TargetSettings target_settings(const GenRequest& request);
+DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config);
+
+// How deep the next draft of `seq` may be: bounded by the draft shape, the
+// target's context and the tokens left (a round adds accepted + 1 tokens).
+// -1 when the context is full: the caller ends the request with kContext.
+int draft_depth(const Sequence& seq, const Target& target, int shape_depth);
+
+// Feeds a verdict's tokens into the output until it finishes; updates the
+// counts. Returns true if the request is finished.
+bool apply_verdict(Sequence& seq, const DraftTree& draft, const Verdict& verdict);
+
+// Marks the request finished (if it is) at `elapsed` seconds into generate().
+void mark_done(Sequence& seq, double elapsed);
+
+// Completions in request order, and the run's totals added to `stats`.
+std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStats& stats, double wall_s,
+                                         double target_busy_s, int64_t target_forwards);
+
+}  // namespace seed::spec

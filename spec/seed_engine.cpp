@@ -1,0 +1,228 @@
+#include "spec/seed_engine.h"
+
+#include <omp.h>
+
+#include "models/error.h"
+
+namespace seed::spec {
+
+// Work for a drafter: start a sequence or apply its verdict, then propose.
+struct SeedEngine::Task {
+  enum Kind { kStart, kAdvance, kFinish } kind = kStart;
+  Sequence* seq = nullptr;
+  Verdict verdict;    // kAdvance
+  int max_depth = 0;  // kStart, kAdvance
+};
+
+struct SeedEngine::Proposal {
+  Sequence* seq = nullptr;
+  DraftTree draft;
+  double draft_s = 0;
+  std::string error;  // the drafter failed; this request ends with kError
+};
+
+struct SeedEngine::Worker {
+  int index = 0;
+  std::unique_ptr<Drafter> drafter;
+  std::deque<Task> inbox;
+  std::condition_variable wake;
+  std::thread thread;
+};
+
+SeedEngine::SeedEngine(std::string name, std::unique_ptr<Target> target,
+                       std::vector<std::unique_ptr<Drafter>> drafters, RunSettings settings, int max_batch,
+                       int draft_threads)
+    : name_(std::move(name)),
+      target_(std::move(target)),
+      settings_(std::move(settings)),
+      max_batch_(static_cast<size_t>(max_batch)),
+      draft_threads_(draft_threads) {
+  SEED_CHECK(!drafters.empty(), kInvalidArgument) << name_ << ": needs at least one drafter";
+  SEED_CHECK(max_batch >= 1, kInvalidArgument) << name_ << ": max_batch " << max_batch << " < 1";
+  SEED_CHECK(draft_threads >= 1, kInvalidArgument) << name_ << ": draft_threads " << draft_threads << " < 1";
+  SEED_CHECK(!settings_.k_config.empty(), kInvalidArgument) << name_ << ": empty draft shape";
+  for (size_t i = 0; i < drafters.size(); ++i) {
+    auto worker = std::make_unique<Worker>();
+    worker->index = static_cast<int>(i);
+    worker->drafter = std::move(drafters[i]);
+    workers_.push_back(std::move(worker));
+  }
+  for (auto& worker : workers_) worker->thread = std::thread([this, w = worker.get()] { work(*w); });
+}
+
+SeedEngine::~SeedEngine() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  for (auto& worker : workers_) {
+    worker->wake.notify_all();
+    worker->thread.join();
+  }
+}
+
+void SeedEngine::work(Worker& worker) {
+  // Each thread has its own OpenMP team size; drafters stay small.
+  omp_set_num_threads(draft_threads_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    worker.wake.wait(lock, [&] { return stopping_ || !worker.inbox.empty(); });
+    if (worker.inbox.empty()) return;  // stopping, nothing left
+    Task task = std::move(worker.inbox.front());
+    worker.inbox.pop_front();
+    ++busy_workers_;
+    lock.unlock();
+
+    Sequence& seq = *task.seq;
+    Proposal proposal{&seq, {}, 0, {}};
+    const Clock::time_point t0 = Clock::now();
+    bool propose = task.kind != Task::kFinish;
+    try {
+      if (task.kind == Task::kStart) {
+        worker.drafter->start(seq.slot, seq.prompt, draft_settings(*seq.request, settings_.k_config));
+      } else if (task.kind == Task::kAdvance) {
+        worker.drafter->advance(seq.slot, task.verdict);
+      } else {
+        worker.drafter->finish(seq.slot);
+      }
+      if (propose) proposal.draft = worker.drafter->propose(seq.slot, task.max_depth);
+    } catch (const std::exception& e) {
+      proposal.error = std::string("drafter ") + std::to_string(worker.index) + ": " + e.what();
+      try {
+        worker.drafter->finish(seq.slot);
+      } catch (const std::exception&) {
+        // Already failing; the request reports the first error.
+      }
+    }
+    proposal.draft_s = seconds_since(t0);
+
+    lock.lock();
+    --busy_workers_;
+    if (propose) {
+      schedule_.push_back({ScheduleEvent::kProposed, seq.slot, worker.index});
+      queue_.push_back(std::move(proposal));
+      proposals_ready_.notify_one();
+    }
+    idle_.notify_all();
+  }
+}
+
+void SeedEngine::post(Sequence& seq, Task task) {
+  task.seq = &seq;
+  Worker& worker = *workers_[seq.slot % workers_.size()];
+  std::lock_guard<std::mutex> lock(mutex_);
+  worker.inbox.push_back(std::move(task));
+  worker.wake.notify_one();
+}
+
+std::vector<SeedEngine::Proposal> SeedEngine::take_proposals() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  proposals_ready_.wait(lock, [&] { return !queue_.empty(); });
+  std::vector<Proposal> taken;
+  while (!queue_.empty() && taken.size() < max_batch_) {
+    taken.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+  }
+  return taken;
+}
+
+std::vector<ScheduleEvent> SeedEngine::schedule() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return schedule_;
+}
+
+std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requests) {
+  const Clock::time_point start = Clock::now();
+  std::vector<Sequence> seqs = prepare_sequences(requests, settings_, *target_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    schedule_.clear();
+  }
+  const int shape_depth = static_cast<int>(settings_.k_config.size());
+  size_t active = 0;
+  double target_s = 0;
+  int64_t forwards = 0;
+  const auto retire = [&](Sequence& seq) {
+    mark_done(seq, seconds_since(start));
+    target_->finish(seq.slot);
+    --active;
+  };
+  try {
+    for (Sequence& seq : seqs) {
+      if (seq.output->finished()) continue;
+      target_->start(seq.slot, seq.prompt, target_settings(*seq.request));
+      ++active;
+      post(seq, {Task::kStart, nullptr, {}, draft_depth(seq, *target_, shape_depth)});
+    }
+    int batch_number = 0;
+    while (active > 0) {
+      std::vector<Proposal> taken = take_proposals();
+      std::vector<VerifyItem> items;
+      std::vector<Proposal*> verified;
+      for (Proposal& p : taken) {
+        if (!p.error.empty()) {
+          p.seq->output->end(FinishReason::kError, p.error);
+          retire(*p.seq);
+          continue;
+        }
+        p.seq->stats.draft_s += p.draft_s;
+        items.push_back({p.seq->slot, &p.draft});
+        verified.push_back(&p);
+      }
+      if (items.empty()) continue;
+      const Clock::time_point t0 = Clock::now();
+      const std::vector<Verdict> verdicts = target_->verify(items);
+      const double verify_s = seconds_since(t0);
+      target_s += verify_s;
+      forwards += 1;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (Proposal* p : verified) schedule_.push_back({ScheduleEvent::kVerified, p->seq->slot, batch_number});
+      }
+      ++batch_number;
+      for (size_t i = 0; i < verified.size(); ++i) {
+        Sequence& seq = *verified[i]->seq;
+        seq.stats.verify_s += verify_s / static_cast<double>(verified.size());
+        bool done = apply_verdict(seq, verified[i]->draft, verdicts[i]);
+        const int depth = done ? 0 : draft_depth(seq, *target_, shape_depth);
+        if (!done && depth < 0) {
+          seq.output->end(FinishReason::kContext);
+          done = true;
+        }
+        if (done) {
+          retire(seq);
+          post(seq, {Task::kFinish, nullptr, {}, 0});
+        } else {
+          post(seq, {Task::kAdvance, nullptr, verdicts[i], depth});
+        }
+      }
+    }
+  } catch (...) {
+    // The target failed: no request can go on. Free the drafters' slots.
+    drain();
+    for (Sequence& seq : seqs) {
+      if (!seq.output->finished()) post(seq, {Task::kFinish, nullptr, {}, 0});
+    }
+    drain();
+    throw;
+  }
+  drain();
+  return take_completions(seqs, stats_, seconds_since(start), target_s, forwards);
+}
+
+void SeedEngine::drain() {
+  // Workers may still hold tasks for this call's sequences (finish, or
+  // drafting for a request the target gave up on): wait until they are done
+  // and forget leftover proposals, which point into the call's sequences.
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [&] {
+    if (busy_workers_ > 0) return false;
+    for (const auto& worker : workers_) {
+      if (!worker->inbox.empty()) return false;
+    }
+    return true;
+  });
+  queue_.clear();
+}
+
+}  // namespace seed::spec

@@ -1,0 +1,84 @@
+// SeedEngine: scheduled speculative execution (SEED paper, section 3.2 and
+// Algorithm 1), and its batched variant.
+//
+// Each drafter runs on its own worker thread and hosts the sequences
+// assigned to it (round-robin, sticky for the whole request). A worker
+// drafts for one of its sequences and puts the proposal on the verify
+// queue; the target, on the calling thread, takes proposals from the queue
+// and verifies them; the verdict goes back to the sequence's worker, which
+// only then drafts that sequence again (the paper's rounds-scheduled rule:
+// a drafter re-enters drafting after its proposal was verified). So drafting
+// of some sequences overlaps verification of others.
+//   seed        FCFS: one proposal per target forward, oldest first;
+//   seed-batch  every ready proposal (up to max_batch) in one forward.
+// The schedule never changes what a request generates: drafts and verdicts
+// are keyed by the request's stream and positions (DESIGN.md, Determinism),
+// so `seed` produces exactly serial `sd`'s (or `mcsd`'s) tokens.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "spec/drafter.h"
+#include "spec/engine.h"
+#include "spec/request_run.h"
+#include "spec/target.h"
+
+namespace seed::spec {
+
+// What the scheduler did, for tests and traces.
+struct ScheduleEvent {
+  enum Kind { kProposed, kVerified } kind;
+  uint64_t slot;
+  int worker;  // kProposed: the drafter's worker; kVerified: the batch number
+};
+
+class SeedEngine : public Engine {
+ public:
+  // One worker thread per drafter (at least one), each running its drafter
+  // with `draft_threads` intra-op threads. max_batch 1 is FCFS (`seed`).
+  SeedEngine(std::string name, std::unique_ptr<Target> target, std::vector<std::unique_ptr<Drafter>> drafters,
+             RunSettings settings, int max_batch, int draft_threads);
+  ~SeedEngine() override;
+
+  std::vector<Completion> generate(const std::vector<GenRequest>& requests) override;
+  std::string name() const override { return name_; }
+  EngineStats stats() const override { return stats_; }
+  void reset_stats() override { stats_ = {}; }
+  // The last generate()'s schedule, in the order things happened.
+  std::vector<ScheduleEvent> schedule() const;
+
+ private:
+  struct Task;
+  struct Proposal;
+  struct Worker;
+
+  void work(Worker& worker);
+  void post(Sequence& seq, Task task);
+  std::vector<Proposal> take_proposals();
+  // Lets every worker finish what it holds for this generate() call.
+  void drain();
+
+  std::string name_;
+  std::unique_ptr<Target> target_;
+  RunSettings settings_;
+  size_t max_batch_;
+  int draft_threads_;
+  EngineStats stats_;
+
+  mutable std::mutex mutex_;  // guards everything below
+  std::condition_variable proposals_ready_;
+  std::deque<Proposal> queue_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  size_t busy_workers_ = 0;
+  std::condition_variable idle_;
+  bool stopping_ = false;
+  std::vector<ScheduleEvent> schedule_;
+};
+
+}  // namespace seed::spec

@@ -1,0 +1,330 @@
+// The engines' invariants (issue: speculation layer), on tiny random models
+// written to real model folders and loaded through make_engine:
+//   - greedy: every engine produces exactly `ar`'s tokens;
+//   - sampled: `seed` and `seed-batch` produce exactly serial `sd`'s (and,
+//     with tree drafts, `mcsd`'s) tokens, whatever the drafter count or the
+//     request order;
+//   - lossless: the first two sampled tokens follow the target's exact
+//     distribution (chi-square);
+//   - the scheduler is FCFS, terminates with more requests than drafters,
+//     and turns a drafter failure into that request's error only.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <map>
+
+#include "models/causal_lm.h"
+#include "spec/draft_model_drafter.h"
+#include "spec/engine_factory.h"
+#include "spec/model_target.h"
+#include "spec/seed_engine.h"
+#include "spec/serial_engine.h"
+#include "tests/models/tiny_models.h"
+#include "tests/spec/chi_square.h"
+#include "tests/throws_error.h"
+
+namespace seed::spec {
+namespace {
+
+namespace fs = std::filesystem;
+using ::seed::testing::throws_error;
+
+// A target and a draft that agrees with it often but not always: the
+// target's weights plus noise.
+struct ModelPair {
+  std::string target, draft;
+};
+
+ModelPair write_pair(const fs::path& dir, int64_t vocab, double noise) {
+  torch::NoGradGuard no_grad;
+  models::ModelConfig config = models::testing::tiny_config("llama");
+  config.vocab_size = vocab;
+  ModelPair pair{(dir / "target").string(), (dir / "draft").string()};
+  models::CausalLM::random(config, 11)->save(pair.target, torch::kFloat32);
+  auto draft = models::CausalLM::random(config, 11);
+  torch::manual_seed(5);
+  for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * noise * p.std());
+  draft->save(pair.draft, torch::kFloat32);
+  return pair;
+}
+
+class EngineTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("seed_engine_test_" + std::to_string(::getpid())));
+    fs::create_directories(*dir_);
+    pair_ = new ModelPair(write_pair(*dir_ / "v64", 64, 0.6));
+    small_ = new ModelPair(write_pair(*dir_ / "v8", 8, 1.0));
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete pair_;
+    delete small_;
+  }
+
+  static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
+                                        const ModelPair* pair = nullptr) {
+    EngineOptions o;
+    o.engine = name;
+    o.target = (pair ? pair : pair_)->target;
+    o.draft = (pair ? pair : pair_)->draft;
+    o.draft_length = 3;
+    o.k_config = std::move(k_config);
+    o.drafters = drafters;
+    return make_engine(o);
+  }
+
+  // Six requests with prompts of different lengths and their own streams.
+  static std::vector<GenRequest> requests(float temperature, int64_t max_new = 20) {
+    std::vector<GenRequest> out;
+    for (int i = 0; i < 6; ++i) {
+      GenRequest r;
+      for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
+      r.max_new_tokens = max_new;
+      r.sampling.temperature = temperature;
+      r.seed = 42;
+      r.stream = static_cast<uint64_t>(i);
+      r.kind = i % 2 ? RequestKind::kEvaluation : RequestKind::kThought;
+      out.push_back(r);
+    }
+    return out;
+  }
+
+  static std::vector<std::vector<int32_t>> tokens_of(const std::vector<Completion>& completions) {
+    std::vector<std::vector<int32_t>> out;
+    for (const Completion& c : completions) out.push_back(c.tokens);
+    return out;
+  }
+
+  static fs::path* dir_;
+  static ModelPair* pair_;
+  static ModelPair* small_;
+};
+
+fs::path* EngineTest::dir_ = nullptr;
+ModelPair* EngineTest::pair_ = nullptr;
+ModelPair* EngineTest::small_ = nullptr;
+
+TEST_F(EngineTest, GreedyEveryEngineProducesTheArTokens) {
+  const auto reference = tokens_of(engine("ar")->generate(requests(0.0f)));
+  for (const auto& c : reference) ASSERT_EQ(c.size(), 20u);
+  struct Case { std::string name; std::vector<int> k_config; int drafters; };
+  for (const Case& c : {Case{"ar-batch", {}, 1}, Case{"sd", {}, 1}, Case{"mcsd", {2, 2, 1}, 1},
+                        Case{"seed", {}, 2}, Case{"seed", {2, 1, 1}, 3}, Case{"seed-batch", {}, 4}}) {
+    auto e = engine(c.name, c.k_config, c.drafters);
+    const std::vector<Completion> out = e->generate(requests(0.0f));
+    EXPECT_EQ(tokens_of(out), reference) << c.name;
+    const EngineStats s = e->stats();
+    if (c.name != "ar-batch") {
+      EXPECT_GT(s.alpha(), 0.0) << c.name << ": the draft should sometimes agree";
+      EXPECT_LT(s.alpha(), 1.0) << c.name << ": and sometimes not";
+      EXPECT_GT(s.tau(), 1.0) << c.name;
+    }
+  }
+}
+
+TEST_F(EngineTest, SampledSeedEnginesProduceSerialSpeculativeTokens) {
+  const auto sd = tokens_of(engine("sd")->generate(requests(1.0f)));
+  const auto mcsd = tokens_of(engine("mcsd", {2, 2, 1})->generate(requests(1.0f)));
+  EXPECT_NE(sd, mcsd);  // different drafts, different (equally valid) samples
+  for (int drafters : {1, 2, 5}) {
+    EXPECT_EQ(tokens_of(engine("seed", {}, drafters)->generate(requests(1.0f))), sd) << drafters;
+    EXPECT_EQ(tokens_of(engine("seed-batch", {}, drafters)->generate(requests(1.0f))), sd) << drafters;
+    EXPECT_EQ(tokens_of(engine("seed", {2, 2, 1}, drafters)->generate(requests(1.0f))), mcsd) << drafters;
+  }
+  // Request order does not matter either: each request owns its stream.
+  std::vector<GenRequest> reversed = requests(1.0f);
+  std::reverse(reversed.begin(), reversed.end());
+  auto out = tokens_of(engine("seed-batch", {}, 3)->generate(reversed));
+  std::reverse(out.begin(), out.end());
+  EXPECT_EQ(out, sd);
+}
+
+// The first two tokens over many streams against p(x1) p(x2 | x1), computed
+// from the target's logits directly.
+TEST_F(EngineTest, SampledEnginesAreLossless) {
+  constexpr int64_t kVocab = 8;
+  constexpr int kTrials = 5000;
+  const std::vector<int32_t> prompt = {1, 5, 2};
+  SamplingParams sampling;
+  sampling.temperature = 0.9f;
+  auto target = models::CausalLM::load(small_->target);
+  std::vector<double> expected(kVocab * kVocab);
+  {
+    torch::NoGradGuard no_grad;
+    const at::Tensor first = torch::softmax(
+        target->forward_full(torch::tensor(std::vector<int64_t>(prompt.begin(), prompt.end())).unsqueeze(0))[0][-1] /
+            sampling.temperature, -1);
+    for (int64_t x = 0; x < kVocab; ++x) {
+      std::vector<int64_t> seq(prompt.begin(), prompt.end());
+      seq.push_back(x);
+      const at::Tensor second =
+          torch::softmax(target->forward_full(torch::tensor(seq).unsqueeze(0))[0][-1] / sampling.temperature, -1);
+      for (int64_t y = 0; y < kVocab; ++y) {
+        expected[x * kVocab + y] = first[x].item<double>() * second[y].item<double>();
+      }
+    }
+  }
+  std::vector<GenRequest> batch(kTrials);
+  for (int i = 0; i < kTrials; ++i) {
+    batch[i].prompt_tokens = prompt;
+    batch[i].max_new_tokens = 2;
+    batch[i].sampling = sampling;
+    batch[i].seed = 9;
+    batch[i].stream = static_cast<uint64_t>(i);
+  }
+  struct Case { std::string name; std::vector<int> k_config; };
+  for (const Case& c : {Case{"sd", {}}, Case{"mcsd", {3, 2}}, Case{"seed", {2, 2}}, Case{"ar", {}}}) {
+    auto e = engine(c.name, c.k_config, 2, small_);
+    std::vector<int64_t> counts(kVocab * kVocab, 0);
+    for (const Completion& out : e->generate(batch)) {
+      ASSERT_EQ(out.tokens.size(), 2u);
+      ++counts[out.tokens[0] * kVocab + out.tokens[1]];
+    }
+    const auto fit = ::seed::testing::chi_square(counts, expected, kTrials);
+    std::printf("%s: chi-square %.4g (%d dof), p = %.4g, alpha %.3f\n", c.name.c_str(), fit.statistic, fit.dof,
+                fit.p_value, e->stats().alpha());
+    EXPECT_GT(fit.p_value, 0.001) << c.name;
+  }
+}
+
+TEST_F(EngineTest, FcfsVerifiesProposalsInArrivalOrderAndFinishesMoreRequestsThanDrafters) {
+  auto e = engine("seed", {}, 2);
+  const std::vector<Completion> out = e->generate(requests(1.0f));
+  for (const Completion& c : out) {
+    EXPECT_EQ(c.finish, FinishReason::kLength);
+    EXPECT_EQ(c.tokens.size(), 20u);
+  }
+  const std::vector<ScheduleEvent> schedule = dynamic_cast<SeedEngine&>(*e).schedule();
+  std::vector<uint64_t> proposed, verified;
+  int last_batch = -1;
+  for (const ScheduleEvent& event : schedule) {
+    if (event.kind == ScheduleEvent::kProposed) {
+      proposed.push_back(event.slot);
+    } else {
+      verified.push_back(event.slot);
+      EXPECT_EQ(event.worker, last_batch + 1) << "FCFS verifies one proposal per forward";
+      last_batch = event.worker;
+    }
+  }
+  EXPECT_EQ(verified, proposed);
+  EXPECT_EQ(static_cast<int64_t>(verified.size()), e->stats().target_forwards);
+}
+
+TEST_F(EngineTest, BatchedSeedVerifiesEveryReadyProposalOnceInArrivalOrder) {
+  auto e = engine("seed-batch", {}, 3);
+  e->generate(requests(1.0f));
+  std::vector<uint64_t> proposed, verified;
+  std::map<int, int> batch_sizes;
+  for (const ScheduleEvent& event : dynamic_cast<SeedEngine&>(*e).schedule()) {
+    (event.kind == ScheduleEvent::kProposed ? proposed : verified).push_back(event.slot);
+    if (event.kind == ScheduleEvent::kVerified) ++batch_sizes[event.worker];
+  }
+  EXPECT_EQ(verified, proposed);
+  EXPECT_EQ(static_cast<int64_t>(batch_sizes.size()), e->stats().target_forwards);
+}
+
+// Fails the given slot's third proposal, like a drafter that loses its model.
+class FailingDrafter : public Drafter {
+ public:
+  FailingDrafter(models::CausalLM& model, uint64_t failing_slot) : inner_(model), failing_slot_(failing_slot) {}
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
+    inner_.start(slot, tokens, settings);
+  }
+  DraftTree propose(uint64_t slot, int max_depth) override {
+    if (slot == failing_slot_ && ++proposals_ == 3) SEED_FAIL(kIo) << "draft weights vanished";
+    return inner_.propose(slot, max_depth);
+  }
+  void advance(uint64_t slot, const Verdict& verdict) override { inner_.advance(slot, verdict); }
+  void finish(uint64_t slot) override { inner_.finish(slot); }
+
+ private:
+  DraftModelDrafter inner_;
+  uint64_t failing_slot_;
+  int proposals_ = 0;
+};
+
+TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
+  const auto sd = tokens_of(engine("sd")->generate(requests(1.0f)));
+  auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
+  auto draft = models::CausalLM::load(pair_->draft);
+  RunSettings settings;
+  settings.k_config = {1, 1, 1};
+  std::vector<std::unique_ptr<Drafter>> drafters;
+  drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
+  drafters.push_back(std::make_unique<FailingDrafter>(*draft, 3));
+  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, 1, 1);
+  SerialEngine serial("sd", std::make_unique<ModelTarget>(target), std::make_unique<FailingDrafter>(*draft, 3),
+                      settings);
+  for (Engine* e : std::vector<Engine*>{&seed, &serial}) {
+    const std::vector<Completion> out = e->generate(requests(1.0f));
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (i == 3) {
+        EXPECT_EQ(out[i].finish, FinishReason::kError) << e->name();
+        EXPECT_NE(out[i].error.find("draft weights vanished"), std::string::npos) << out[i].error;
+      } else {
+        EXPECT_EQ(out[i].tokens, sd[i]) << e->name() << " request " << i;
+      }
+    }
+  }
+  // The engine stays usable after a failed request.
+  EXPECT_EQ(tokens_of(seed.generate(requests(1.0f)))[0], sd[0]);
+}
+
+TEST_F(EngineTest, AFullContextEndsTheRequestAtTheSameTokenInEveryEngine) {
+  // Context 96, prompt 90: positions 90..95 can be fed, and one more token is
+  // sampled after the last of them: 7 tokens.
+  std::vector<GenRequest> batch = requests(0.0f, 50);
+  batch[2].prompt_tokens.assign(90, 4);
+  batch[4].prompt_tokens.assign(97, 4);  // longer than the context
+  const std::vector<Completion> reference = engine("ar")->generate(batch);
+  EXPECT_EQ(reference[2].finish, FinishReason::kContext);
+  EXPECT_EQ(reference[2].tokens.size(), 7u);
+  EXPECT_EQ(reference[4].finish, FinishReason::kError);
+  EXPECT_NE(reference[4].error.find("request 4: prompt of 97 tokens"), std::string::npos) << reference[4].error;
+  EXPECT_EQ(reference[0].finish, FinishReason::kLength);
+  for (const std::string name : {"ar-batch", "sd", "mcsd", "seed", "seed-batch"}) {
+    const std::vector<Completion> out = engine(name)->generate(batch);
+    EXPECT_EQ(tokens_of(out), tokens_of(reference)) << name;
+    EXPECT_EQ(out[2].finish, FinishReason::kContext) << name;
+    EXPECT_EQ(out[4].finish, FinishReason::kError) << name;
+  }
+}
+
+TEST_F(EngineTest, MalformedRequestsAreErrorsNamingTheRequestAndField) {
+  auto e = engine("seed");
+  std::vector<GenRequest> batch = requests(1.0f);
+  batch[1].max_new_tokens = -1;
+  EXPECT_TRUE(throws_error([&] { e->generate(batch); }, ErrorKind::kInvalidArgument, {"request 1", "max_new_tokens"}));
+  batch = requests(1.0f);
+  batch[2].prompt_tokens = {3, 64};
+  EXPECT_TRUE(throws_error([&] { e->generate(batch); }, ErrorKind::kInvalidArgument, {"request 2", "vocabulary"}));
+  batch = requests(1.0f);
+  batch[0].prompt_tokens.clear();
+  batch[0].prompt = "4 9 10 13";
+  EXPECT_TRUE(throws_error([&] { e->generate(batch); }, ErrorKind::kInvalidArgument, {"request 0", "tokenizer"}));
+  batch = requests(1.0f);
+  batch[5].sampling.top_p = 1.5f;
+  EXPECT_TRUE(throws_error([&] { e->generate(batch); }, ErrorKind::kInvalidArgument, {"request 5", "top_p"}));
+  // Nothing was lost: the engine still serves a good batch.
+  EXPECT_EQ(e->generate(requests(1.0f)).size(), 6u);
+}
+
+TEST_F(EngineTest, FactoryErrorsNameTheOption) {
+  EngineOptions o;
+  o.target = pair_->target;
+  o.engine = "beam";
+  EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--engine", "beam"}));
+  o.engine = "seed";
+  EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--draft"}));
+  o.draft = small_->draft;
+  EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--draft", "vocabulary"}));
+  o.draft = pair_->draft;
+  o.k_config = {2, 0};
+  EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--k-config"}));
+}
+
+}  // namespace
+}  // namespace seed::spec
