@@ -8,6 +8,7 @@
 
 #include "bench/forward_bench.h"
 #include "bench/gemm_bench.h"
+#include "bench/spec_bench.h"
 #include "launch/commands.h"
 #include "models/error.h"
 
@@ -78,6 +79,72 @@ void run_bench_gemm(const BenchGemmOptions& options) {
   }
 }
 
+struct BenchSpecOptions {
+  std::string json_path;
+  bench::SpecBenchOptions bench;
+};
+
+// The SEED paper's Table 1 range for an engine's speedup over AR.
+const char* paper_figure(const std::string& engine) {
+  if (engine == "sd") return "1.04-1.43x";
+  if (engine == "seed") return "1.08-1.50x";
+  return "";
+}
+
+void print_spec_row(const bench::SpecBenchRow& r) {
+  const std::string tau_max = r.tau_max > 0 ? fmt::format("{:.2f}", r.tau_max) : "-";
+  std::cout << fmt::format("{:<11} {:>2} {:>5.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} {:>5.2f} {:>7} {:>6.2f}  {}\n",
+                           r.engine, r.n, r.temperature, r.tokens_per_s, r.thought_tokens_per_s,
+                           r.evaluation_tokens_per_s, r.speedup_vs_ar, r.alpha, r.tau, tau_max, r.target_busy,
+                           paper_figure(r.engine))
+            << std::flush;
+}
+
+// The bar at n = 3, temperature 1.0, printed under the table.
+void print_spec_bar(const bench::SpecBenchResult& result) {
+  const auto find = [&](const std::string& engine) -> const bench::SpecBenchRow* {
+    for (const auto& r : result.rows) {
+      if (r.engine == engine && r.n == 3 && r.temperature == 1.0f) return &r;
+    }
+    return nullptr;
+  };
+  const auto *ar = find("ar"), *sd = find("sd"), *seed = find("seed"), *batch = find("seed-batch");
+  if (!ar || !sd || !seed) return;
+  std::cout << fmt::format("bar at n=3, T=1.0: seed/sd {:.2f} [>= 1.2], seed/ar {:.2f} [>= 2.0], "
+                           "seed target busy {:.2f} [>= 0.85]",
+                           seed->tokens_per_s / sd->tokens_per_s, seed->tokens_per_s / ar->tokens_per_s,
+                           seed->target_busy);
+  if (batch) std::cout << fmt::format(", seed-batch/seed {:.2f} [>= 1.0]", batch->tokens_per_s / seed->tokens_per_s);
+  std::cout << "\n";
+}
+
+void run_bench_spec(const BenchSpecOptions& options) {
+  const bench::SpecBenchOptions& o = options.bench;
+  std::cout << fmt::format("target {}, draft {}; target {} intra-op thread(s), each drafter 1; k = {}, mcsd tree "
+                           "k_config = {}; {} thought tokens, {} evaluation tokens; medians of {} repeats\n",
+                           o.target, o.draft, torch::get_num_threads(), o.draft_length, fmt::join(o.k_config, ","),
+                           o.thought_tokens, o.evaluation_tokens, o.repeats);
+  bool header = false;
+  const bench::SpecBenchResult result = bench::run_spec_bench(o, [&](const bench::SpecBenchRow& row) {
+    if (!header) {
+      header = true;
+      std::cout << fmt::format("{:<11} {:>2} {:>5} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6}  {}\n", "engine",
+                               "n", "T", "tok/s", "thought", "eval", "vs ar", "alpha", "tau", "tau_max", "busy",
+                               "paper (SEED Table 1)");
+    }
+    print_spec_row(row);
+  });
+  std::cout << fmt::format("limits: verifying k+1 = {} tokens costs {:.2f} target decode steps; a draft decode "
+                           "step costs {:.3f} of the target's\n",
+                           o.draft_length + 1, result.verify_cost, result.draft_cost);
+  print_spec_bar(result);
+  if (!options.json_path.empty()) {
+    std::ofstream out(options.json_path);
+    SEED_CHECK(out.good(), kIo) << "cannot write " << options.json_path;
+    out << result.to_json().dump(2) << "\n";
+  }
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, const GlobalOptions&) {
@@ -114,6 +181,27 @@ void add_bench_command(CLI::App& app, const GlobalOptions&) {
       ->capture_default_str();
   gemm->add_option("--rows", gemm_options->rows, "Row counts to measure")->capture_default_str();
   gemm->callback([gemm_options] { run_bench_gemm(*gemm_options); });
+
+  auto spec_options = std::make_shared<BenchSpecOptions>();
+  bench::SpecBenchOptions& so = spec_options->bench;
+  CLI::App* spec = bench->add_subcommand(
+      "spec", "Engines side by side on a ToT-shaped workload: tokens/s, speedup vs ar, alpha, tau, target busy");
+  spec->add_option("--target", so.target, "Target model folder")->check(CLI::ExistingDirectory)->capture_default_str();
+  spec->add_option("--draft", so.draft, "Draft model folder")->check(CLI::ExistingDirectory)->capture_default_str();
+  spec->add_option("--engines", so.engines, "Engines, in table order (ar first for speedups)")->capture_default_str();
+  spec->add_option("--n", so.n, "Parallel requests per phase")->capture_default_str();
+  spec->add_option("--temperatures", so.temperatures, "Sampling temperatures")->capture_default_str();
+  spec->add_option("--draft-length", so.draft_length, "k of the chain engines")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  spec->add_option("--k-config", so.k_config, "Children per depth of the mcsd tree")->capture_default_str();
+  spec->add_option("--repeats", so.repeats, "Repeats per row (medians)")->check(CLI::PositiveNumber)->capture_default_str();
+  spec->add_option("--thought-tokens", so.thought_tokens, "max_new_tokens of a thought")->capture_default_str();
+  spec->add_option("--evaluation-tokens", so.evaluation_tokens, "max_new_tokens of an evaluation")->capture_default_str();
+  spec->add_option("--puzzles", so.puzzles, "Game-of-24 puzzles, one per repeat")->capture_default_str();
+  spec->add_option("--seed", so.seed, "Random seed of the requests")->capture_default_str();
+  spec->add_option("--json", spec_options->json_path, "Also write the rows to this JSON file");
+  spec->callback([spec_options] { run_bench_spec(*spec_options); });
 }
 
 }  // namespace seed::launch

@@ -55,11 +55,19 @@ struct RequestStats {
   int64_t target_forwards = 0;   // target forwards this request took part in
   int64_t drafted_tokens = 0;    // draft tokens sent to verification
   int64_t accepted_tokens = 0;   // of those, accepted
+  int64_t rejections = 0;        // rounds that ended by rejecting a drafted token
   double draft_s = 0;            // time spent drafting for this request
   double verify_s = 0;           // target time, shared forwards split evenly
   double wall_s = 0;             // from the start of generate() to completion
 
-  double alpha() const { return drafted_tokens ? double(accepted_tokens) / double(drafted_tokens) : 0.0; }
+  // Per-token acceptance rate: accepted over tested draft tokens (a round
+  // tests its accepted tokens and at most one rejected), the alpha of
+  // tau_max = (1 - alpha^(k+1)) / (1 - alpha).
+  double alpha() const {
+    const int64_t tested = accepted_tokens + rejections;
+    return tested ? double(accepted_tokens) / double(tested) : 0.0;
+  }
+  // Mean tokens a sequence gains per target forward it takes part in.
   double tau() const { return target_forwards ? double(generated_tokens) / double(target_forwards) : 0.0; }
 };
 
@@ -78,15 +86,23 @@ struct EngineStats {
   int64_t target_forwards = 0;  // target model forwards, batched ones counted once
   int64_t drafted_tokens = 0;
   int64_t accepted_tokens = 0;
+  int64_t rejections = 0;
   double wall_s = 0;            // summed over generate() calls
   double target_busy_s = 0;     // time the target spent in forwards
   double draft_s = 0;           // drafting time, summed over drafters
   RequestStats thought;         // per kind, summed over requests (wall_s: summed latency)
   RequestStats evaluation;
 
-  double alpha() const { return drafted_tokens ? double(accepted_tokens) / double(drafted_tokens) : 0.0; }
-  // Tokens per target forward.
-  double tau() const { return target_forwards ? double(generated_tokens) / double(target_forwards) : 0.0; }
+  // As RequestStats: per tested token, and per sequence round (so batching
+  // several sequences into one forward does not inflate tau).
+  double alpha() const {
+    const int64_t tested = accepted_tokens + rejections;
+    return tested ? double(accepted_tokens) / double(tested) : 0.0;
+  }
+  double tau() const {
+    const int64_t rounds = thought.target_forwards + evaluation.target_forwards;
+    return rounds ? double(thought.generated_tokens + evaluation.generated_tokens) / double(rounds) : 0.0;
+  }
   double tokens_per_s() const { return wall_s > 0 ? double(generated_tokens) / wall_s : 0.0; }
   double target_busy() const { return wall_s > 0 ? target_busy_s / wall_s : 0.0; }
 };

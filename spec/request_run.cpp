@@ -13,9 +13,20 @@ void add(RequestStats& total, const RequestStats& s) {
   total.target_forwards += s.target_forwards;
   total.drafted_tokens += s.drafted_tokens;
   total.accepted_tokens += s.accepted_tokens;
+  total.rejections += s.rejections;
   total.draft_s += s.draft_s;
   total.verify_s += s.verify_s;
   total.wall_s += s.wall_s;
+}
+
+int tree_depth(const DraftTree& draft) {
+  std::vector<int> depth(draft.tokens.size());
+  int deepest = 0;
+  for (size_t i = 0; i < draft.parents.size(); ++i) {
+    depth[i] = draft.parents[i] < 0 ? 1 : depth[static_cast<size_t>(draft.parents[i])] + 1;
+    deepest = std::max(deepest, depth[i]);
+  }
+  return deepest;
 }
 
 std::vector<int32_t> tokenize(const GenRequest& r, size_t i, const RunSettings& settings, int64_t vocab) {
@@ -87,6 +98,7 @@ bool apply_verdict(Sequence& seq, const DraftTree& draft, const Verdict& verdict
   seq.stats.target_forwards += 1;
   seq.stats.drafted_tokens += static_cast<int64_t>(draft.tokens.size());
   seq.stats.accepted_tokens += static_cast<int64_t>(verdict.accepted.size());
+  if (static_cast<int>(verdict.accepted.size()) < tree_depth(draft)) seq.stats.rejections += 1;
   for (int32_t token : verdict.tokens) {
     if (seq.output->push(token)) return true;
   }
@@ -106,6 +118,7 @@ std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStat
     stats.generated_tokens += c.stats.generated_tokens;
     stats.drafted_tokens += c.stats.drafted_tokens;
     stats.accepted_tokens += c.stats.accepted_tokens;
+    stats.rejections += c.stats.rejections;
     stats.draft_s += c.stats.draft_s;
     add(seq.request->kind == RequestKind::kThought ? stats.thought : stats.evaluation, c.stats);
     out.push_back(std::move(c));

@@ -117,7 +117,15 @@ TEST_F(EngineTest, GreedyEveryEngineProducesTheArTokens) {
     const std::vector<Completion> out = e->generate(requests(0.0f));
     EXPECT_EQ(tokens_of(out), reference) << c.name;
     const EngineStats s = e->stats();
-    if (c.name != "ar-batch") {
+    // A round adds its accepted tokens and one more; drafts never reach past
+    // max_new_tokens, so no round's tokens are cut.
+    const int64_t rounds = s.thought.target_forwards + s.evaluation.target_forwards;
+    EXPECT_EQ(s.generated_tokens, 6 * 20) << c.name;
+    EXPECT_EQ(s.generated_tokens, s.accepted_tokens + rounds) << c.name;
+    if (c.name == "ar-batch") {
+      EXPECT_EQ(s.tau(), 1.0);
+      EXPECT_EQ(s.target_forwards, 20) << "one forward per token for the whole batch";
+    } else {
       EXPECT_GT(s.alpha(), 0.0) << c.name << ": the draft should sometimes agree";
       EXPECT_LT(s.alpha(), 1.0) << c.name << ": and sometimes not";
       EXPECT_GT(s.tau(), 1.0) << c.name;

@@ -168,7 +168,7 @@ TEST_F(CorpusTest, EveryProposedStepIsValidAndSolvableStepsComeFirst) {
   }
 }
 
-TEST_F(CorpusTest, ValueLabelsMatchTheSolverInBalancedClasses) {
+TEST_F(CorpusTest, ValueLabelsMatchTheSolverAtNaturalFrequencies) {
   Game24Solver solver;
   std::map<std::string, int> classes;
   for (const CorpusExample& e : *corpus_) {
@@ -177,9 +177,10 @@ TEST_F(CorpusTest, ValueLabelsMatchTheSolverInBalancedClasses) {
     EXPECT_EQ(e.completion, std::string(game24_label_name(solver.label(state))) + "\n") << e.prompt;
     ++classes[e.completion];
   }
-  EXPECT_EQ(classes["sure\n"], 100);
-  EXPECT_EQ(classes["likely\n"], 100);
-  EXPECT_EQ(classes["impossible\n"], 100);
+  // Not balanced: impossible states dominate, as around real puzzles.
+  EXPECT_GT(classes["sure\n"], 30);
+  EXPECT_GT(classes["impossible\n"], classes["sure\n"]);
+  EXPECT_LT(classes["likely\n"], 30);
 }
 
 TEST_F(CorpusTest, EveryChainOfThoughtIsAValidSolution) {

@@ -1,0 +1,167 @@
+#include "bench/spec_bench.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "bench/forward_bench.h"
+#include "models/causal_lm.h"
+#include "models/error.h"
+#include "spec/engine_factory.h"
+#include "tasks/corpus.h"
+#include "tasks/corpus_formats.h"
+#include "tasks/game24.h"
+
+namespace seed::bench {
+namespace {
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+struct Workload {
+  std::vector<spec::GenRequest> thoughts, evaluations;
+};
+
+// Repeat r of row (n, temperature): puzzle r, streams distinct per request.
+Workload make_workload(const SpecBenchOptions& o, int n, float temperature, int repeat) {
+  const tasks::Numbers puzzle = tasks::parse_puzzle(o.puzzles[static_cast<size_t>(repeat) % o.puzzles.size()]);
+  const std::vector<tasks::Game24Step> steps = tasks::game24_next_steps(puzzle);
+  Workload w;
+  for (int i = 0; i < n; ++i) {
+    spec::GenRequest r;
+    r.sampling.temperature = temperature;
+    r.seed = o.seed + static_cast<uint64_t>(repeat);
+    r.stream = static_cast<uint64_t>(i);
+    r.kind = spec::RequestKind::kThought;
+    r.max_new_tokens = o.thought_tokens;
+    r.prompt = tasks::render_prompt(tasks::kGame24ProposePrompt, {{"input", tasks::numbers_text(puzzle)}});
+    w.thoughts.push_back(r);
+    // Different states: spread over the puzzle's successors.
+    const tasks::Game24Step& step = steps[(static_cast<size_t>(i) * 7) % steps.size()];
+    r.kind = spec::RequestKind::kEvaluation;
+    r.stream = static_cast<uint64_t>(n + i);
+    r.max_new_tokens = o.evaluation_tokens;
+    r.stop = {"\n"};
+    r.prompt = tasks::render_prompt(tasks::kGame24ValuePrompt, {{"input", tasks::numbers_text(step.left)}});
+    w.evaluations.push_back(r);
+  }
+  return w;
+}
+
+double tokens_per_s(const spec::RequestStats& kind, double wall_s) {
+  return wall_s > 0 ? static_cast<double>(kind.generated_tokens) / wall_s : 0.0;
+}
+
+SpecBenchRow run_row(const SpecBenchOptions& o, const std::string& engine_name, int n, float temperature) {
+  spec::EngineOptions eo;
+  eo.engine = engine_name;
+  eo.target = o.target;
+  eo.draft = o.draft;
+  eo.draft_length = o.draft_length;
+  if (engine_name == "mcsd") eo.k_config = o.k_config;
+  eo.drafters = n;  // one drafter per sequence, as in the paper
+  eo.max_batch = std::max(n, 1);
+  std::unique_ptr<spec::Engine> engine = spec::make_engine(eo);
+  // Warm-up: thread pools, the RoPE table, the KV-cache pools.
+  const Workload warm = make_workload(o, n, temperature, 0);
+  engine->generate(warm.thoughts);
+
+  SpecBenchRow row;
+  row.engine = engine_name;
+  row.n = n;
+  row.temperature = temperature;
+  std::vector<double> all, thought, evaluation;
+  spec::EngineStats total;
+  for (int r = 0; r < o.repeats; ++r) {
+    const Workload w = make_workload(o, n, temperature, r);
+    engine->reset_stats();
+    engine->generate(w.thoughts);
+    const spec::EngineStats after_thoughts = engine->stats();
+    engine->generate(w.evaluations);
+    const spec::EngineStats s = engine->stats();
+    all.push_back(s.tokens_per_s());
+    thought.push_back(tokens_per_s(after_thoughts.thought, after_thoughts.wall_s));
+    evaluation.push_back(tokens_per_s(s.evaluation, s.wall_s - after_thoughts.wall_s));
+    total.generated_tokens += s.generated_tokens;
+    total.target_forwards += s.target_forwards;
+    total.drafted_tokens += s.drafted_tokens;
+    total.accepted_tokens += s.accepted_tokens;
+    total.rejections += s.rejections;
+    for (auto [into, from] : {std::pair{&total.thought, &s.thought}, std::pair{&total.evaluation, &s.evaluation}}) {
+      into->generated_tokens += from->generated_tokens;
+      into->target_forwards += from->target_forwards;
+    }
+    total.wall_s += s.wall_s;
+    total.target_busy_s += s.target_busy_s;
+  }
+  row.tokens_per_s = median(all);
+  row.thought_tokens_per_s = median(thought);
+  row.evaluation_tokens_per_s = median(evaluation);
+  row.alpha = total.alpha();
+  row.tau = total.tau();
+  const bool chain = engine_name == "sd" || engine_name == "seed" || engine_name == "seed-batch";
+  if (chain && total.drafted_tokens > 0) {
+    const double a = std::min(row.alpha, 1.0 - 1e-9);
+    row.tau_max = (1.0 - std::pow(a, o.draft_length + 1)) / (1.0 - a);
+  }
+  row.target_busy = total.target_busy();
+  row.tokens = total.generated_tokens;
+  return row;
+}
+
+}  // namespace
+
+nlohmann::json SpecBenchResult::to_json() const {
+  nlohmann::json rows_json = nlohmann::json::array();
+  for (const SpecBenchRow& r : rows) {
+    rows_json.push_back({{"engine", r.engine},
+                         {"n", r.n},
+                         {"temperature", r.temperature},
+                         {"tokens_per_s", r.tokens_per_s},
+                         {"thought_tokens_per_s", r.thought_tokens_per_s},
+                         {"evaluation_tokens_per_s", r.evaluation_tokens_per_s},
+                         {"speedup_vs_ar", r.speedup_vs_ar},
+                         {"alpha", r.alpha},
+                         {"tau", r.tau},
+                         {"tau_max", r.tau_max},
+                         {"target_busy", r.target_busy},
+                         {"tokens", r.tokens}});
+  }
+  return {{"rows", rows_json}, {"verify_cost", verify_cost}, {"draft_cost", draft_cost}};
+}
+
+SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<void(const SpecBenchRow&)>& on_row) {
+  SEED_CHECK(o.repeats >= 1, kInvalidArgument) << "--repeats must be >= 1";
+  SEED_CHECK(!o.puzzles.empty(), kInvalidArgument) << "--puzzles: need at least one puzzle";
+  for (int n : o.n) SEED_CHECK(n >= 1, kInvalidArgument) << "--n: " << n << " < 1";
+  SpecBenchResult result;
+  {
+    ForwardBenchOptions fo;
+    fo.repeats = 5;
+    fo.widths = {1, o.draft_length + 1};
+    auto target = models::CausalLM::load(o.target);
+    const ForwardBenchResult t = run_forward_bench(*target, fo);
+    result.verify_cost = t.forward_cost_ratio.at(o.draft_length + 1);
+    auto draft = models::CausalLM::load(o.draft);
+    result.draft_cost = run_forward_bench(*draft, fo).decode_seconds_per_token / t.decode_seconds_per_token;
+  }
+  for (float temperature : o.temperatures) {
+    for (int n : o.n) {
+      double ar = 0;
+      for (const std::string& engine : o.engines) {
+        SpecBenchRow row = run_row(o, engine, n, temperature);
+        if (engine == "ar") ar = row.tokens_per_s;
+        row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;
+        on_row(row);
+        result.rows.push_back(row);
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace seed::bench

@@ -1,0 +1,63 @@
+// `seed bench spec`: the engines side by side on a workload shaped like
+// Tree-of-Thoughts tree construction (SEED paper, section 4.1): for each n,
+// n thought generations from one prompt (Game-of-24 "propose", different
+// random streams), then n evaluations of different prompts (the "value"
+// prompt of n states one step from the puzzle). Every engine runs the same
+// requests; tokens/s is the median over repeats, the other figures sum
+// over them.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace seed::bench {
+
+struct SpecBenchOptions {
+  std::string target = "models/zoo/tiny-target";
+  std::string draft = "models/zoo/tiny-draft";
+  std::vector<std::string> engines = {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"};
+  std::vector<int> n = {1, 2, 3, 4, 5, 6};
+  std::vector<float> temperatures = {0.2f, 1.0f};
+  int draft_length = 4;                // k of the chain engines
+  std::vector<int> k_config = {2, 2, 1};  // the tree of mcsd
+  int repeats = 3;
+  int thought_tokens = 96;             // max_new_tokens of a thought
+  int evaluation_tokens = 8;           // max_new_tokens of an evaluation
+  std::vector<std::string> puzzles = {"4 9 10 13", "1 4 8 8", "2 5 7 11"};  // repeat r uses puzzle r
+  uint64_t seed = 0;
+};
+
+struct SpecBenchRow {
+  std::string engine;
+  int n = 0;
+  float temperature = 0;
+  double tokens_per_s = 0;  // median over repeats, both phases
+  double thought_tokens_per_s = 0;
+  double evaluation_tokens_per_s = 0;
+  double speedup_vs_ar = 0;
+  double alpha = 0;
+  double tau = 0;
+  double tau_max = 0;  // (1 - alpha^(k+1)) / (1 - alpha), chains only (0 otherwise)
+  double target_busy = 0;
+  int64_t tokens = 0;  // generated over all repeats
+};
+
+struct SpecBenchResult {
+  std::vector<SpecBenchRow> rows;
+  // Target forward time at k+1 tokens over 1 token: what verifying a chain
+  // of k costs in decode steps (the limit on every speculative speedup).
+  double verify_cost = 0;
+  // Draft decode time over target decode time.
+  double draft_cost = 0;
+  nlohmann::json to_json() const;
+};
+
+// Calls `on_row` after each row (progress), then returns them all.
+SpecBenchResult run_spec_bench(const SpecBenchOptions& options,
+                               const std::function<void(const SpecBenchRow&)>& on_row);
+
+}  // namespace seed::bench
