@@ -105,8 +105,32 @@ TEST_F(CliTest, BenchForwardWritesTheDocumentedJsonKeys) {
   EXPECT_TRUE(figures["forward_cost_ratio"].contains("16"));
 }
 
+TEST_F(CliTest, BenchSpecWritesTheDocumentedJsonRows) {
+  const fs::path json = *model_dir_ / "spec.json";
+  const std::string zoo = SEED_ZOO_DIR;
+  const Outcome r = run_command(seed("--threads 1 bench spec --target " + zoo + "/tiny-target --draft " + zoo +
+                                     "/tiny-draft --engines ar sd seed --n 2 --temperatures 1.0 --repeats 1 "
+                                     "--thought-tokens 12 --evaluation-tokens 2 --json " + json.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("tau_max"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json result = nlohmann::json::parse(in);
+  ASSERT_EQ(result["rows"].size(), 3u);
+  for (const nlohmann::json& row : result["rows"]) {
+    for (const char* key : {"engine", "n", "temperature", "tokens_per_s", "speedup_vs_ar", "alpha", "tau", "tau_max",
+                            "target_busy"}) {
+      EXPECT_TRUE(row.contains(key)) << key;
+    }
+    EXPECT_EQ(row["n"], 2);
+    EXPECT_GT(row["tokens_per_s"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(result["rows"][0]["engine"], "ar");
+  EXPECT_DOUBLE_EQ(result["rows"][0]["speedup_vs_ar"].get<double>(), 1.0);
+  EXPECT_GT(result["rows"][1]["alpha"].get<double>(), 0.0);
+}
+
 TEST_F(CliTest, EverySubcommandHasHelp) {
-  for (const char* sub : {"", "generate", "bench", "bench forward", "bench gemm", "corpus", "train", "eval", "eval game24"}) {
+  for (const char* sub : {"", "generate", "bench", "bench forward", "bench gemm", "bench spec", "corpus", "train", "eval", "eval game24"}) {
     const Outcome r = run_command(seed(std::string(sub) + " --help"));
     EXPECT_EQ(r.exit_code, 0) << sub << ": " << r.output;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub;
