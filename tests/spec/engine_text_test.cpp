@@ -1,0 +1,76 @@
+// Text in, text out: the engines on the shipped zoo pair, whose folder has a
+// tokenizer. Stop strings, EOS and max_new_tokens end a request at the same
+// token under every engine, and the text is the decoded tokens with the stop
+// string cut off.
+#include <gtest/gtest.h>
+
+#include "models/tokenizer.h"
+#include "spec/engine_factory.h"
+
+namespace seed::spec {
+namespace {
+
+const std::string kZoo = SEED_ZOO_DIR;
+
+std::unique_ptr<Engine> zoo_engine(const std::string& name) {
+  EngineOptions o;
+  o.engine = name;
+  o.target = kZoo + "/tiny-target";
+  o.draft = kZoo + "/tiny-draft";
+  o.drafters = 2;
+  return make_engine(o);
+}
+
+std::vector<GenRequest> propose_requests(float temperature) {
+  std::vector<GenRequest> out;
+  for (const char* puzzle : {"4 9 10 13", "1 4 8 8", "2 5 7 11"}) {
+    GenRequest r;
+    r.prompt = std::string("Input: ") + puzzle + "\nPossible next steps:\n";
+    r.max_new_tokens = 200;
+    r.sampling.temperature = temperature;
+    r.seed = 3;
+    r.stream = out.size();
+    out.push_back(r);
+  }
+  // The same prompt, cut at the first line, and one cut by max_new_tokens.
+  out.push_back(out[0]);
+  out.back().stop = {"\n"};
+  out.push_back(out[1]);
+  out.back().max_new_tokens = 5;
+  return out;
+}
+
+TEST(EngineTextTest, StopStringsEosAndLengthEndRequestsAlikeInEveryEngine) {
+  const auto tokenizer = models::load_tokenizer(kZoo + "/tiny-target");
+  for (float temperature : {0.0f, 0.7f}) {
+    const std::vector<Completion> ar = zoo_engine("ar")->generate(propose_requests(temperature));
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(ar[i].finish, FinishReason::kEos) << ar[i].text;
+      EXPECT_EQ(ar[i].text, tokenizer->decode(ar[i].tokens));
+      EXPECT_NE(ar[i].text.find(" = "), std::string::npos) << "a list of steps: " << ar[i].text;
+    }
+    EXPECT_EQ(ar[3].finish, FinishReason::kStop);
+    EXPECT_EQ(ar[3].text.find('\n'), std::string::npos) << ar[3].text;
+    EXPECT_EQ(ar[4].finish, FinishReason::kLength);
+    EXPECT_EQ(ar[4].tokens.size(), 5u);
+    if (temperature == 0.0f) {
+      // Greedy: the stopped request is the first line of the full one.
+      EXPECT_EQ(ar[3].text, ar[0].text.substr(0, ar[0].text.find('\n')));
+    }
+    for (const std::string name : {"sd", "seed", "seed-batch"}) {
+      const std::vector<Completion> out = zoo_engine(name)->generate(propose_requests(temperature));
+      if (temperature > 0.0f && name != "sd") {
+        // Sampled engines agree with serial sd, not with ar.
+        const std::vector<Completion> sd = zoo_engine("sd")->generate(propose_requests(temperature));
+        for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i].text, sd[i].text) << name << " " << i;
+      }
+      for (size_t i = 0; i < out.size(); ++i) {
+        EXPECT_EQ(out[i].finish, ar[i].finish) << name << " " << i;
+        if (temperature == 0.0f) EXPECT_EQ(out[i].text, ar[i].text) << name << " " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace seed::spec
