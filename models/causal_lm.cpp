@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "models/error.h"
+#include "parallel/communicator.h"
 
 namespace seed::models {
 
@@ -111,6 +112,11 @@ at::TensorOptions compute_options(const std::string& device) {
   return torch::TensorOptions().dtype(torch::kFloat).device(*parsed);
 }
 
+// The shard this process holds: the whole model without a group.
+TpShard shard_of(const ModelConfig& config, const parallel::Communicator* group) {
+  return group ? TpShard::of(config, group->rank(), group->size()) : TpShard::whole(config);
+}
+
 }  // namespace
 
 struct CausalLM::Rope {
@@ -130,18 +136,32 @@ struct CausalLM::Rope {
 std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const LoadOptions& options) {
   const at::TensorOptions tensor_options = compute_options(options.device);
   ModelConfig config = ModelConfig::from_file(model_dir + "/config.json");
-  LlamaWeights weights = load_weights(Checkpoint::open(model_dir), config, tensor_options);
-  return std::make_unique<CausalLM>(std::move(config), std::move(weights), tensor_options);
+  const TpShard shard = shard_of(config, options.tp_group);  // before reading any weights
+  LlamaWeights weights = load_weights(Checkpoint::open(model_dir), config, tensor_options, shard);
+  return std::make_unique<CausalLM>(std::move(config), std::move(weights), tensor_options, options.tp_group);
 }
 
 std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t seed, const LoadOptions& options) {
   config.validate();
   const at::TensorOptions tensor_options = compute_options(options.device);
-  return std::make_unique<CausalLM>(config, random_weights(config, seed, tensor_options), tensor_options);
+  const TpShard shard = shard_of(config, options.tp_group);
+  LlamaWeights weights = random_weights(config, seed, tensor_options);
+  if (!shard.is_whole()) weights = shard_weights(weights, config, shard, tensor_options);
+  return std::make_unique<CausalLM>(config, std::move(weights), tensor_options, options.tp_group);
 }
 
-CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions options)
-    : config_(std::move(config)), weights_(std::move(weights)), options_(options), rope_(std::make_unique<Rope>()) {
+CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions options,
+                   parallel::Communicator* tp_group)
+    : config_(std::move(config)),
+      shard_(shard_of(config_, tp_group)),
+      tp_(shard_.is_whole() ? nullptr : tp_group),
+      weights_(std::move(weights)),
+      options_(options),
+      rope_(std::make_unique<Rope>()) {
+  const int64_t qkv_rows = (shard_.heads + 2 * shard_.kv_heads) * config_.head_dim;
+  SEED_CHECK(weights_.layers.empty() || weights_.layers[0].qkv.weight.size(0) == qkv_rows, kInvalidArgument)
+      << "the weights have " << weights_.layers[0].qkv.weight.size(0) << " q/k/v rows, but tp rank " << shard_.rank
+      << " of " << shard_.size << " holds " << qkv_rows << "; pass the rank's shard (shard_weights)";
   rope_->inv_freq = rope_inverse_frequencies(config_);
   weights_.prepare_for_inference();
 }
@@ -149,7 +169,40 @@ CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions o
 CausalLM::~CausalLM() = default;
 
 KvCache CausalLM::make_cache(KvCacheOptions cache_options) const {
-  return KvCache(config_, options_, cache_options);
+  return KvCache(shard_.local_config(config_), options_, cache_options);
+}
+
+at::Tensor CausalLM::embed(const at::Tensor& tokens) const {
+  if (!tp_) return weights_.embed.index_select(0, tokens);
+  // Vocabulary-parallel: each rank looks up the tokens in its rows, zeros
+  // the others, and the sum over ranks has every row exactly once.
+  const at::Tensor local = tokens - shard_.vocab_begin;
+  const at::Tensor mine = (local >= 0) & (local < shard_.vocab);
+  at::Tensor x = weights_.embed.index_select(0, local.clamp(0, shard_.vocab - 1));
+  x.masked_fill_(mine.logical_not().unsqueeze(1), 0);
+  tp_->all_reduce_sum(x);
+  return x;
+}
+
+at::Tensor CausalLM::sum_partial(at::Tensor partial) const {
+  if (tp_) tp_->all_reduce_sum(partial);
+  return partial;
+}
+
+at::Tensor CausalLM::lm_head(const at::Tensor& hidden) const {
+  at::Tensor logits = weights_.lm_head(hidden);  // [M, this rank's vocab rows]
+  if (!tp_) return logits;
+  // Every rank's columns padded to vocab_stride, gathered in rank order:
+  // only the last rank can be short, so the padding sits past column V.
+  if (shard_.vocab < shard_.vocab_stride) {
+    logits = torch::constant_pad_nd(logits, {0, shard_.vocab_stride - shard_.vocab});
+  }
+  return tp_->all_gather(logits, 1).narrow(1, 0, config_.vocab_size);
+}
+
+void CausalLM::check_whole(const char* what) const {
+  SEED_CHECK(!tp_, kInvalidArgument) << what << " needs the whole model; this is tp rank " << shard_.rank << " of "
+                                     << shard_.size << " (tensor parallelism is for inference via forward)";
 }
 
 at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) {
@@ -225,8 +278,8 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   at::Tensor sin = rope_->sin.index_select(0, positions).unsqueeze(1);
 
   const ModelConfig& c = config_;
-  const int64_t M = B * S, H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim;
-  at::Tensor x = weights_.embed.index_select(0, tokens);  // [M, hidden]
+  const int64_t M = B * S, H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;  // this rank's heads
+  at::Tensor x = embed(tokens);  // [M, hidden]
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
     at::Tensor qkv = w.qkv(rms_norm(x, w.input_norm, c.rms_norm_eps));  // [M, (H + 2 Hkv) D]
@@ -236,16 +289,17 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
     values.index_copy_(0, write_slots, qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({M, Hkv, D}));
     at::Tensor k = keys.index_select(0, gather_slots).view({B, T, Hkv, D});
     at::Tensor v = values.index_select(0, gather_slots).view({B, T, Hkv, D});
-    x = x + w.o(attention(qk.narrow(1, 0, H), k, v, mask, B, S, Hkv));
+    x = x + sum_partial(w.o(attention(qk.narrow(1, 0, H), k, v, mask, B, S, Hkv)));
     const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
-    x = x + w.down(torch::silu(w.gate(h)).mul_(w.up(h)));
+    x = x + sum_partial(w.down(torch::silu(w.gate(h)).mul_(w.up(h))));
   }
   if (which == LogitsFor::kLast) x = x.index_select(0, torch::tensor(plan.last_rows, index).to(device));
-  at::Tensor logits = weights_.lm_head(rms_norm(x, weights_.norm, c.rms_norm_eps)).to(torch::kFloat);
+  at::Tensor logits = lm_head(rms_norm(x, weights_.norm, c.rms_norm_eps)).to(torch::kFloat);
   return which == LogitsFor::kLast ? logits : logits.view({B, S, c.vocab_size});
 }
 
 at::Tensor CausalLM::forward_full(const at::Tensor& tokens) {
+  check_whole("forward_full");
   SEED_CHECK(tokens.dim() == 2, kInvalidArgument) << "forward_full expects tokens [batch, time]";
   const ModelConfig& c = config_;
   const int64_t B = tokens.size(0), T = tokens.size(1), M = B * T;
@@ -276,6 +330,7 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens) {
 }
 
 void CausalLM::save(const std::string& model_dir, c10::ScalarType dtype) const {
+  check_whole("save");
   ModelConfig config = config_;
   config.torch_dtype = dtype == torch::kBFloat16 ? "bfloat16" : dtype == torch::kHalf ? "float16" : "float32";
   write_checkpoint(model_dir, to_named_tensors(weights_, config_, dtype));

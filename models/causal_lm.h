@@ -11,6 +11,9 @@
 //                   form a chain or a token tree (speculative verification);
 //   forward_full()  runs whole sequences without a cache, with autograd
 //                   (training, and the reference the cached path is tested on).
+// Tensor parallel (tp_shard.h): given a group in LoadOptions, the model holds
+// one rank's shard and forward() runs the group's collectives; every rank
+// of the group then calls forward() with the same batch, in the same order.
 // Not thread-safe: one caller at a time (weights are read-only, but the
 // RoPE table grows lazily).
 #pragma once
@@ -25,6 +28,11 @@
 #include "models/kv_cache.h"
 #include "models/model_config.h"
 #include "models/model_weights.h"
+#include "models/tp_shard.h"
+
+namespace seed::parallel {
+class Communicator;
+}
 
 namespace seed::models {
 
@@ -32,6 +40,10 @@ struct LoadOptions {
   // Where the model computes. The launcher decides this (WorldConfig), never
   // the library: "cpu" or "cuda:N".
   std::string device = "cpu";
+  // The tensor-parallel group of this rank: the model loads only the rank's
+  // shard. Borrowed: must outlive the model. Null, or a group of one rank:
+  // the whole model.
+  parallel::Communicator* tp_group = nullptr;
 };
 
 // The new tokens one sequence contributes to a batched forward.
@@ -54,18 +66,24 @@ enum class LogitsFor {
 class CausalLM {
  public:
   // Loads a Hugging Face model folder (config.json + safetensors). Throws
-  // seed::Error naming the file and the tensor/field at fault.
+  // seed::Error naming the file and the tensor/field at fault, or the field
+  // the tp size does not divide (TpShard::of).
   static std::unique_ptr<CausalLM> load(const std::string& model_dir, const LoadOptions& options = {});
-  // A model with random weights (deterministic in `seed`).
+  // A model with random weights (deterministic in `seed`; a tp group's
+  // ranks hold shards of the very weights a single process would make).
   static std::unique_ptr<CausalLM> random(const ModelConfig& config, uint64_t seed,
                                           const LoadOptions& options = {});
-  CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions options);
+  // `weights` must be the shard of `tp_group`'s rank (whole when null).
+  CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions options,
+           parallel::Communicator* tp_group = nullptr);
   ~CausalLM();
 
-  const ModelConfig& config() const { return config_; }
-  LlamaWeights& weights() { return weights_; }
+  const ModelConfig& config() const { return config_; }  // the whole model's
+  const TpShard& shard() const { return shard_; }
+  LlamaWeights& weights() { return weights_; }  // this rank's shard
   at::TensorOptions tensor_options() const { return options_; }
-  // A KV cache matching this model's shape, dtype and device.
+  // A KV cache matching this model's shape (this rank's kv heads), dtype
+  // and device.
   KvCache make_cache(KvCacheOptions cache_options = {}) const;
 
   // Appends each input's tokens to its cache sequence (cache lengths grow by
@@ -73,19 +91,30 @@ class CausalLM {
   // returns logits (float32, on the model's device).
   // Throws kOutOfRange if a position would pass max_position_embeddings, and
   // kInvalidArgument for an empty input, a bad parent or an out-of-vocab
-  // token; on a throw the cache is unchanged.
+  // token; on a throw the cache is unchanged. Every rank of a tp group gets
+  // the whole logits.
   at::Tensor forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which);
 
   // tokens [B, T] (int64) -> logits [B, T, V], causal, positions 0..T-1, no
-  // cache. Records autograd unless the caller disables it.
+  // cache. Records autograd unless the caller disables it. Whole models
+  // only (training): kInvalidArgument under tensor parallelism.
   at::Tensor forward_full(const at::Tensor& tokens);
 
   // Writes config.json and model.safetensors (in `dtype`) into `model_dir`.
+  // Whole models only: kInvalidArgument under tensor parallelism.
   void save(const std::string& model_dir, c10::ScalarType dtype) const;
 
  private:
   struct Rope;
+  // The three steps tensor parallelism changes; plain ops on a whole model.
+  at::Tensor embed(const at::Tensor& tokens) const;    // [M] -> [M, hidden]
+  at::Tensor sum_partial(at::Tensor partial) const;    // a row-parallel output -> the group's sum
+  at::Tensor lm_head(const at::Tensor& hidden) const;  // [M, hidden] -> [M, V]
+  void check_whole(const char* what) const;
+
   ModelConfig config_;
+  TpShard shard_;
+  parallel::Communicator* tp_ = nullptr;  // null for a whole model; borrowed
   LlamaWeights weights_;
   at::TensorOptions options_;
   std::unique_ptr<Rope> rope_;

@@ -10,6 +10,7 @@ const char* error_kind_name(ErrorKind kind) {
     case ErrorKind::kIo: return "I/O error";
     case ErrorKind::kOutOfRange: return "out of range";
     case ErrorKind::kInternal: return "internal error";
+    case ErrorKind::kUnavailable: return "unavailable";
   }
   return "unknown error";
 }

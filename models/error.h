@@ -21,6 +21,7 @@ enum class ErrorKind {
   kIo,               // the operating system refused a read or write
   kOutOfRange,       // a length or index past a limit (context, vocab)
   kInternal,         // a broken invariant: a bug in seed
+  kUnavailable,      // a peer (a rank, a remote drafter) died or stopped answering
 };
 
 const char* error_kind_name(ErrorKind kind);

@@ -37,11 +37,11 @@ struct KvCache::Impl {
   }
   const Sequence& get(SequenceId id) const { return const_cast<Impl*>(this)->get(id); }
 
-  // The pool is an inference tensor (forward() grows it under InferenceMode),
-  // and in-place updates of one are allowed only in that mode: every method
-  // that allocates or writes the pool takes this guard, whoever calls it.
+  // The pool stays a normal tensor even when forward() grows it under
+  // InferenceMode: an inference tensor could not be written outside that
+  // mode (commit_path, fork's copy-on-write), and callers run both.
   void grow() {
-    c10::InferenceMode inference;
+    c10::InferenceMode normal_tensors(false);
     const int64_t old_blocks = num_blocks();
     int64_t new_blocks = std::max<int64_t>(old_blocks * 2, cache_options.initial_blocks + 1);
     if (cache_options.max_blocks > 0) new_blocks = std::min(new_blocks, cache_options.max_blocks + 1);
@@ -74,7 +74,6 @@ struct KvCache::Impl {
 
   // Copies every layer's k and v of `src` slots into `dst` slots.
   void copy_slots(const std::vector<int64_t>& src, const std::vector<int64_t>& dst) {
-    c10::InferenceMode inference;
     const auto index_options = torch::TensorOptions().dtype(torch::kLong);
     at::Tensor src_index = torch::tensor(src, index_options).to(options.device());
     at::Tensor dst_index = torch::tensor(dst, index_options).to(options.device());

@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <string>
 
 #include "models/panel_gemm.h"
@@ -84,36 +86,70 @@ std::vector<at::Tensor> LlamaWeights::parameters() const {
   return out;
 }
 
-LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& c, at::TensorOptions options) {
-  auto read = [&](const std::string& name, std::vector<int64_t> shape) {
-    return checkpoint.read(name, shape).to(options);
+namespace {
+
+// A whole tensor of the model by Hugging Face name, checked against `shape`.
+using FullTensorReader = std::function<at::Tensor(const std::string& name, const std::vector<int64_t>& shape)>;
+
+LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c, const TpShard& s,
+                        at::TensorOptions options) {
+  // Keeps entries [begin, begin + count) of `dim`; a part is copied out so
+  // that the whole tensor is freed.
+  auto read = [&](const std::string& name, const std::vector<int64_t>& shape, int64_t dim, int64_t begin,
+                  int64_t count) {
+    at::Tensor full = read_full(name, shape);
+    if (count == full.size(dim)) return full.to(options);
+    return full.narrow(dim, begin, count)
+        .to(options, /*non_blocking=*/false, /*copy=*/true, at::MemoryFormat::Contiguous);
   };
-  const int64_t hidden = c.hidden_size;
+  auto replicated = [&](const std::string& name, int64_t size) { return read(name, {size}, 0, 0, size); };
+  const int64_t hidden = c.hidden_size, D = c.head_dim;
+  const int64_t q_begin = s.head_begin * D, q_rows = s.heads * D;
+  const int64_t kv_begin = s.kv_head_begin * D, kv_rows = s.kv_heads * D;
+  const int64_t i_begin = s.intermediate_begin, i_rows = s.intermediate;
   LlamaWeights w;
-  w.embed = read("model.embed_tokens.weight", {c.vocab_size, hidden});
+  w.embed = read("model.embed_tokens.weight", {c.vocab_size, hidden}, 0, s.vocab_begin, s.vocab);
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const std::string p = layer_prefix(l);
     DecoderLayerWeights layer;
-    layer.input_norm = read(p + "input_layernorm.weight", {hidden});
-    layer.qkv.weight = torch::cat({read(p + "self_attn.q_proj.weight", {c.q_size(), hidden}),
-                                   read(p + "self_attn.k_proj.weight", {c.kv_size(), hidden}),
-                                   read(p + "self_attn.v_proj.weight", {c.kv_size(), hidden})});
+    layer.input_norm = replicated(p + "input_layernorm.weight", hidden);
+    layer.qkv.weight = torch::cat({read(p + "self_attn.q_proj.weight", {c.q_size(), hidden}, 0, q_begin, q_rows),
+                                   read(p + "self_attn.k_proj.weight", {c.kv_size(), hidden}, 0, kv_begin, kv_rows),
+                                   read(p + "self_attn.v_proj.weight", {c.kv_size(), hidden}, 0, kv_begin, kv_rows)});
     if (c.attention_bias) {
-      layer.qkv.bias = torch::cat({read(p + "self_attn.q_proj.bias", {c.q_size()}),
-                                   read(p + "self_attn.k_proj.bias", {c.kv_size()}),
-                                   read(p + "self_attn.v_proj.bias", {c.kv_size()})});
+      layer.qkv.bias = torch::cat({read(p + "self_attn.q_proj.bias", {c.q_size()}, 0, q_begin, q_rows),
+                                   read(p + "self_attn.k_proj.bias", {c.kv_size()}, 0, kv_begin, kv_rows),
+                                   read(p + "self_attn.v_proj.bias", {c.kv_size()}, 0, kv_begin, kv_rows)});
     }
-    layer.o.weight = read(p + "self_attn.o_proj.weight", {hidden, c.q_size()});
-    layer.post_norm = read(p + "post_attention_layernorm.weight", {hidden});
-    layer.gate.weight = read(p + "mlp.gate_proj.weight", {c.intermediate_size, hidden});
-    layer.up.weight = read(p + "mlp.up_proj.weight", {c.intermediate_size, hidden});
-    layer.down.weight = read(p + "mlp.down_proj.weight", {hidden, c.intermediate_size});
+    layer.o.weight = read(p + "self_attn.o_proj.weight", {hidden, c.q_size()}, 1, q_begin, q_rows);
+    layer.post_norm = replicated(p + "post_attention_layernorm.weight", hidden);
+    layer.gate.weight = read(p + "mlp.gate_proj.weight", {c.intermediate_size, hidden}, 0, i_begin, i_rows);
+    layer.up.weight = read(p + "mlp.up_proj.weight", {c.intermediate_size, hidden}, 0, i_begin, i_rows);
+    layer.down.weight = read(p + "mlp.down_proj.weight", {hidden, c.intermediate_size}, 1, i_begin, i_rows);
     w.layers.push_back(std::move(layer));
   }
-  w.norm = read("model.norm.weight", {hidden});
+  w.norm = replicated("model.norm.weight", hidden);
   // Tied models may still store lm_head.weight; the embedding is the truth.
-  w.lm_head.weight = c.tie_word_embeddings ? w.embed : read("lm_head.weight", {c.vocab_size, hidden});
+  w.lm_head.weight = c.tie_word_embeddings
+                         ? w.embed
+                         : read("lm_head.weight", {c.vocab_size, hidden}, 0, s.vocab_begin, s.vocab);
   return w;
+}
+
+}  // namespace
+
+LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& c, at::TensorOptions options,
+                          const TpShard& shard) {
+  auto read = [&](const std::string& name, const std::vector<int64_t>& shape) { return checkpoint.read(name, shape); };
+  return load_shard(read, c, shard, options);
+}
+
+LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& c, const TpShard& shard,
+                           at::TensorOptions options) {
+  std::map<std::string, at::Tensor> named;
+  for (auto& [name, tensor] : to_named_tensors(full, c, options.dtype().toScalarType())) named.emplace(name, tensor);
+  auto read = [&](const std::string& name, const std::vector<int64_t>&) { return named.at(name); };
+  return load_shard(read, c, shard, options);
 }
 
 LlamaWeights random_weights(const ModelConfig& c, uint64_t seed, at::TensorOptions options) {

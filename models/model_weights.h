@@ -5,9 +5,9 @@
 // apart: SwiGLU reads them element-wise, and halves of a fused output would
 // be strided, which made silu and mul 3x slower (measured). On disk the
 // weights keep Hugging Face's names and shapes, so
-// load and save map one to one onto model folders users download. Tensor
-// parallelism (parallel/) reshards this struct after loading; models/ knows
-// nothing of ranks.
+// load and save map one to one onto model folders users download. Under
+// tensor parallelism the struct holds one rank's shard (tp_shard.h): the
+// same fields with fewer rows or columns.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -17,6 +17,7 @@
 
 #include "models/model_config.h"
 #include "models/safetensors.h"
+#include "models/tp_shard.h"
 
 namespace seed::models {
 
@@ -59,10 +60,18 @@ struct LlamaWeights {
   std::vector<at::Tensor> parameters() const;  // one tensor per distinct parameter
 };
 
-// Reads every tensor of `config` from `checkpoint`, checking each shape, and
-// converts to `options` (dtype, device). kNotFound/kCorruption name the tensor.
+// Reads every tensor of `config` from `checkpoint`, checking each shape,
+// keeps the rows/columns of `shard` (TpShard::whole(config): all of them)
+// and converts to `options` (dtype, device). Tensors are read, cut and
+// dropped one at a time, so a rank holds at most its shard plus one whole
+// tensor. kNotFound/kCorruption name the tensor.
 LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& config,
-                          at::TensorOptions options);
+                          at::TensorOptions options, const TpShard& shard);
+
+// The whole model's weights `full` cut down to `shard`, on `options`: a
+// tensor-parallel rank's share of weights built in memory (random ones).
+LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& config, const TpShard& shard,
+                           at::TensorOptions options);
 
 // Random weights, N(0, 0.02) projections and norms near 1, deterministic
 // in `seed`: for tests and as the trainer's initialisation.

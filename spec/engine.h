@@ -90,6 +90,7 @@ struct EngineStats {
   double wall_s = 0;            // summed over generate() calls
   double target_busy_s = 0;     // time the target spent in forwards
   double draft_s = 0;           // drafting time, summed over drafters
+  int64_t drafter_faults = 0;   // sequences moved off a drafter that became unavailable
   RequestStats thought;         // per kind, summed over requests (wall_s: summed latency)
   RequestStats evaluation;
 

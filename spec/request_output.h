@@ -30,6 +30,7 @@ class RequestOutput {
 
   bool finished() const { return finish_.has_value(); }
   int64_t generated() const { return static_cast<int64_t>(tokens_.size()); }
+  const std::vector<int32_t>& tokens() const { return tokens_; }
   // Tokens still allowed by max_new_tokens.
   int64_t remaining() const { return max_new_tokens_ - generated(); }
   // REQUIRES finished(). Moves the tokens and text out.

@@ -1,6 +1,7 @@
 #include "spec/seed_engine.h"
 
 #include <omp.h>
+#include <spdlog/spdlog.h>
 
 #include "models/error.h"
 
@@ -12,17 +13,20 @@ struct SeedEngine::Task {
   Sequence* seq = nullptr;
   Verdict verdict;    // kAdvance
   int max_depth = 0;  // kStart, kAdvance
+  std::vector<int32_t> accepted;  // kStart after a fault: prompt + generated (empty: the prompt)
 };
 
 struct SeedEngine::Proposal {
   Sequence* seq = nullptr;
   DraftTree draft;
   double draft_s = 0;
-  std::string error;  // the drafter failed; this request ends with kError
+  std::string error;         // the drafter failed; this request ends with kError...
+  bool unavailable = false;  // ...unless the drafter is gone: then it moves
 };
 
 struct SeedEngine::Worker {
   int index = 0;
+  bool dead = false;  // its drafter reported kUnavailable; it serves no more work
   std::unique_ptr<Drafter> drafter;
   std::deque<Task> inbox;
   std::condition_variable wake;
@@ -70,34 +74,46 @@ void SeedEngine::work(Worker& worker) {
     if (worker.inbox.empty()) return;  // stopping, nothing left
     Task task = std::move(worker.inbox.front());
     worker.inbox.pop_front();
+    const bool dead = worker.dead;
     ++busy_workers_;
     lock.unlock();
 
     Sequence& seq = *task.seq;
-    Proposal proposal{&seq, {}, 0, {}};
+    Proposal proposal{&seq, {}, 0, {}, dead};
+    const bool propose = task.kind != Task::kFinish;
     const Clock::time_point t0 = Clock::now();
-    bool propose = task.kind != Task::kFinish;
-    try {
-      if (task.kind == Task::kStart) {
-        worker.drafter->start(seq.slot, seq.prompt, draft_settings(*seq.request, settings_.k_config));
-      } else if (task.kind == Task::kAdvance) {
-        worker.drafter->advance(seq.slot, task.verdict);
-      } else {
-        worker.drafter->finish(seq.slot);
-      }
-      if (propose) proposal.draft = worker.drafter->propose(seq.slot, task.max_depth);
-    } catch (const std::exception& e) {
-      proposal.error = std::string("drafter ") + std::to_string(worker.index) + ": " + e.what();
+    if (!dead) {
       try {
-        worker.drafter->finish(seq.slot);
-      } catch (const std::exception&) {
-        // Already failing; the request reports the first error.
+        if (task.kind == Task::kStart) {
+          worker.drafter->start(seq.slot, task.accepted.empty() ? seq.prompt : task.accepted,
+                                draft_settings(*seq.request, settings_.k_config));
+        } else if (task.kind == Task::kAdvance) {
+          worker.drafter->advance(seq.slot, task.verdict);
+        } else {
+          worker.drafter->finish(seq.slot);
+        }
+        if (propose) proposal.draft = worker.drafter->propose(seq.slot, task.max_depth);
+      } catch (const std::exception& e) {
+        const auto* error = dynamic_cast<const Error*>(&e);
+        proposal.unavailable = error != nullptr && error->kind() == ErrorKind::kUnavailable;
+        proposal.error = std::string("drafter ") + std::to_string(worker.index) + ": " + e.what();
+        if (!proposal.unavailable) {
+          try {
+            worker.drafter->finish(seq.slot);
+          } catch (const std::exception&) {
+            // Already failing; the request reports the first error.
+          }
+        }
       }
     }
     proposal.draft_s = seconds_since(t0);
 
     lock.lock();
     --busy_workers_;
+    if (proposal.unavailable && !worker.dead) {
+      worker.dead = true;
+      spdlog::warn("{}: {}; its sequences move to the other drafters", name_, proposal.error);
+    }
     if (propose) {
       schedule_.push_back({ScheduleEvent::kProposed, seq.slot, worker.index});
       queue_.push_back(std::move(proposal));
@@ -109,10 +125,32 @@ void SeedEngine::work(Worker& worker) {
 
 void SeedEngine::post(Sequence& seq, Task task) {
   task.seq = &seq;
-  Worker& worker = *workers_[seq.slot % workers_.size()];
   std::lock_guard<std::mutex> lock(mutex_);
+  const int owner = owner_[seq.slot];
+  if (owner < 0) {
+    // No drafter left: the target decodes this sequence alone (empty drafts).
+    if (task.kind != Task::kFinish) {
+      queue_.push_back({&seq, {}, 0, {}, false});
+      proposals_ready_.notify_one();
+    }
+    return;
+  }
+  Worker& worker = *workers_[static_cast<size_t>(owner)];
   worker.inbox.push_back(std::move(task));
   worker.wake.notify_one();
+}
+
+int SeedEngine::live_worker_with_fewest(const std::vector<Sequence>& seqs) const {
+  std::vector<int> load(workers_.size(), 0);
+  for (const Sequence& seq : seqs) {
+    if (!seq.output->finished() && owner_[seq.slot] >= 0) ++load[static_cast<size_t>(owner_[seq.slot])];
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  int best = -1;
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    if (!workers_[w]->dead && (best < 0 || load[w] < load[static_cast<size_t>(best)])) best = static_cast<int>(w);
+  }
+  return best;
 }
 
 std::vector<SeedEngine::Proposal> SeedEngine::take_proposals() {
@@ -139,6 +177,16 @@ std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requ
     schedule_.clear();
   }
   const int shape_depth = static_cast<int>(settings_.k_config.size());
+  // Sticky round-robin over the live drafters.
+  owner_.assign(seqs.size(), -1);
+  {
+    std::vector<int> live;
+    for (size_t w = 0; w < workers_.size(); ++w) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!workers_[w]->dead) live.push_back(static_cast<int>(w));
+    }
+    for (size_t i = 0; i < seqs.size() && !live.empty(); ++i) owner_[i] = live[i % live.size()];
+  }
   size_t active = 0;
   double target_s = 0;
   int64_t forwards = 0;
@@ -160,6 +208,18 @@ std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requ
       std::vector<VerifyItem> items;
       std::vector<Proposal*> verified;
       for (Proposal& p : taken) {
+        if (p.unavailable) {
+          // Its drafter is gone: restart the sequence on another one from
+          // everything accepted so far (drafts depend only on those tokens).
+          Sequence& seq = *p.seq;
+          owner_[seq.slot] = live_worker_with_fewest(seqs);
+          stats_.drafter_faults += 1;
+          std::vector<int32_t> accepted = seq.prompt;
+          const std::vector<int32_t>& generated = seq.output->tokens();
+          accepted.insert(accepted.end(), generated.begin(), generated.end());
+          post(seq, {Task::kStart, nullptr, {}, draft_depth(seq, *target_, shape_depth), std::move(accepted)});
+          continue;
+        }
         if (!p.error.empty()) {
           p.seq->output->end(FinishReason::kError, p.error);
           retire(*p.seq);

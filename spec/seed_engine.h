@@ -11,6 +11,10 @@
 // of some sequences overlaps verification of others.
 //   seed        FCFS: one proposal per target forward, oldest first;
 //   seed-batch  every ready proposal (up to max_batch) in one forward.
+// A drafter that reports ErrorKind::kUnavailable (a draft rank that died or
+// stopped answering) is retired: its sequences restart on the least loaded
+// live drafter from their accepted tokens, or, with none left, continue
+// target-only. Any other drafter error ends that request with kError.
 // The schedule never changes what a request generates: drafts and verdicts
 // are keyed by the request's stream and positions (DESIGN.md, Determinism),
 // so `seed` produces exactly serial `sd`'s (or `mcsd`'s) tokens.
@@ -59,7 +63,10 @@ class SeedEngine : public Engine {
   struct Worker;
 
   void work(Worker& worker);
+  // Hands `task` to the sequence's drafter (or, with none left, queues an
+  // empty draft for the target).
   void post(Sequence& seq, Task task);
+  int live_worker_with_fewest(const std::vector<Sequence>& seqs) const;  // -1: none alive
   std::vector<Proposal> take_proposals();
   // Lets every worker finish what it holds for this generate() call.
   void drain();
@@ -75,6 +82,7 @@ class SeedEngine : public Engine {
   std::condition_variable proposals_ready_;
   std::deque<Proposal> queue_;
   std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<int> owner_;  // per slot of the current call: its worker, -1 none (touched by the caller only)
   size_t busy_workers_ = 0;
   std::condition_variable idle_;
   bool stopping_ = false;

@@ -281,6 +281,67 @@ TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
   EXPECT_EQ(tokens_of(seed.generate(requests(1.0f)))[0], sd[0]);
 }
 
+// A drafter whose host goes away after `proposals` proposals: every later
+// call fails with kUnavailable, as a remote drafter on a dead rank does.
+class VanishingDrafter : public Drafter {
+ public:
+  VanishingDrafter(models::CausalLM& model, int proposals) : inner_(model), left_(proposals) {}
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
+    check();
+    inner_.start(slot, tokens, settings);
+  }
+  DraftTree propose(uint64_t slot, int max_depth) override {
+    check();
+    --left_;
+    return inner_.propose(slot, max_depth);
+  }
+  void advance(uint64_t slot, const Verdict& verdict) override {
+    check();
+    inner_.advance(slot, verdict);
+  }
+  void finish(uint64_t slot) override { inner_.finish(slot); }
+
+ private:
+  void check() const {
+    if (left_ <= 0) SEED_FAIL(kUnavailable) << "draft rank 2 stopped answering";
+  }
+  DraftModelDrafter inner_;
+  int left_;
+};
+
+TEST_F(EngineTest, SequencesOfAVanishedDrafterMoveOnWithTheSameTokens) {
+  auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
+  auto draft = models::CausalLM::load(pair_->draft);
+  RunSettings settings;
+  settings.k_config = {1, 1, 1};
+  for (float temperature : {0.0f, 1.0f}) {
+    const auto sd = tokens_of(engine("sd")->generate(requests(temperature)));
+    std::vector<std::unique_ptr<Drafter>> drafters;
+    drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
+    drafters.push_back(std::make_unique<VanishingDrafter>(*draft, 4));
+    drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
+    SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, 1, 1);
+    EXPECT_EQ(tokens_of(seed.generate(requests(temperature))), sd) << temperature;
+    EXPECT_EQ(seed.stats().drafter_faults, 2) << "the vanished drafter hosted requests 1 and 4";
+    // The next call runs on the live drafters only.
+    EXPECT_EQ(tokens_of(seed.generate(requests(temperature))), sd) << temperature;
+    EXPECT_EQ(seed.stats().drafter_faults, 2);
+  }
+}
+
+TEST_F(EngineTest, WithEveryDrafterGoneTheTargetDecodesAlone) {
+  auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
+  auto draft = models::CausalLM::load(pair_->draft);
+  RunSettings settings;
+  settings.k_config = {1, 1, 1};
+  std::vector<std::unique_ptr<Drafter>> drafters;
+  drafters.push_back(std::make_unique<VanishingDrafter>(*draft, 3));
+  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, 1, 1);
+  const std::vector<Completion> out = seed.generate(requests(0.0f));
+  EXPECT_EQ(tokens_of(out), tokens_of(engine("ar")->generate(requests(0.0f))));
+  for (const Completion& c : out) EXPECT_EQ(c.finish, FinishReason::kLength);
+}
+
 TEST_F(EngineTest, AFullContextEndsTheRequestAtTheSameTokenInEveryEngine) {
   // Context 96, prompt 90: positions 90..95 can be fed, and one more token is
   // sampled after the last of them: 7 tokens.

@@ -1,0 +1,52 @@
+// Communicator: the collectives a tensor-parallel group runs on tensors.
+//
+// A group of `size()` ranks numbered 0..size()-1 (the target group of
+// DESIGN.md, "Ranks under mpirun": world ranks 1..T are group ranks 0..T-1).
+// Every collective must be called by every rank of the group, in the same
+// order, with tensors of the same shape and dtype; a rank that skips one
+// blocks the others. Backends:
+//   local  make_local_communicator(): one rank, every collective a no-op;
+//          the single-process path.
+//   mpi    make_mpi_communicator() (mpi_communicator.h): CPU tensors.
+//   nccl   make_nccl_communicator() (nccl_communicator.h): CUDA tensors.
+// The backend is chosen where the model lives (the launcher), never here.
+// Communicators are RAII (they free their MPI/NCCL communicator) and can be
+// neither copied nor moved: callers hold them by unique_ptr. Not
+// thread-safe: one caller at a time.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+
+namespace seed::parallel {
+
+class Communicator {
+ public:
+  Communicator() = default;
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual const char* backend() const = 0;  // "local", "mpi" or "nccl"
+
+  // Every rank's `tensor` becomes the element-wise sum over the group.
+  // REQUIRES a contiguous tensor on the backend's device.
+  virtual void all_reduce_sum(at::Tensor& tensor) = 0;
+  // The ranks' tensors concatenated along `dim` in rank order; every rank
+  // gets the result. REQUIRES equal shapes on every rank.
+  virtual at::Tensor all_gather(const at::Tensor& tensor, int64_t dim) = 0;
+  // Every rank's `tensor` becomes `root`'s, in place. REQUIRES a contiguous
+  // tensor of the same shape and dtype on every rank.
+  virtual void broadcast(at::Tensor& tensor, int root) = 0;
+  // Returns once every rank of the group has called it.
+  virtual void barrier() = 0;
+};
+
+// The one-rank group: rank 0 of size 1, collectives leave tensors as they are.
+std::unique_ptr<Communicator> make_local_communicator();
+
+}  // namespace seed::parallel

@@ -1,0 +1,42 @@
+// MpiSession: MPI initialised for the lifetime of one object per process.
+//
+// The launcher creates one in main (before any communicator) and keeps it
+// until every communicator is gone; its destructor finalises MPI. MPI is
+// asked for MPI_THREAD_MULTIPLE, since the coordinator's event loop and the
+// engines' worker threads may each talk to other ranks; thread_multiple()
+// says whether the library granted it. Errors on MPI_COMM_WORLD are made to
+// return (MPI_ERRORS_RETURN) so that seed reports them as seed::Error
+// naming the call, instead of MPI aborting with its own message.
+// Not thread-safe: construct and destroy from the main thread.
+#pragma once
+
+namespace seed::parallel {
+
+class MpiSession {
+ public:
+  // Throws kInternal if MPI was initialised already (a second session) or
+  // MPI_Init_thread fails. argc/argv may be null.
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  int world_rank() const { return world_rank_; }
+  int world_size() const { return world_size_; }
+  bool thread_multiple() const { return thread_multiple_; }
+
+  // Ends every rank of the job with exit status `code` (MPI_Abort): what a
+  // rank does after reporting a fatal error, so that no other rank hangs.
+  [[noreturn]] static void abort_job(int code);
+
+ private:
+  int world_rank_ = 0;
+  int world_size_ = 1;
+  bool thread_multiple_ = false;
+};
+
+// Throws kInternal naming `call` and MPI's error string unless `code` is
+// MPI_SUCCESS. For parallel/ only.
+void check_mpi(int code, const char* call);
+
+}  // namespace seed::parallel

@@ -1,0 +1,328 @@
+#include "parallel/wire.h"
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "models/error.h"
+
+// The format is little-endian and arrays are copied as they lie in memory.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the wire format assumes a little-endian host");
+
+namespace seed::parallel::wire {
+
+namespace {
+
+constexpr uint8_t kMagic[2] = {'S', 'D'};
+
+enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify };
+
+class Writer {
+ public:
+  template <typename T>
+  void put(T value) {
+    static_assert(std::is_arithmetic_v<T>);
+    const auto* p = reinterpret_cast<const uint8_t*>(&value);
+    bytes_.insert(bytes_.end(), p, p + sizeof(T));
+  }
+  void put_count(size_t count, const char* field) {
+    SEED_CHECK(count <= std::numeric_limits<uint32_t>::max(), kInvalidArgument)
+        << "wire: " << field << " has " << count << " elements, more than a message can carry";
+    put(static_cast<uint32_t>(count));
+  }
+  template <typename T>
+  void put_raw(const T* data, size_t count) {
+    const auto* p = reinterpret_cast<const uint8_t*>(data);
+    bytes_.insert(bytes_.end(), p, p + count * sizeof(T));
+  }
+  template <typename T>
+  void put_array(const std::vector<T>& values, const char* field) {
+    put_count(values.size(), field);
+    put_raw(values.data(), values.size());
+  }
+  std::vector<uint8_t> take() { return std::move(bytes_); }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+// Reads a buffer front to back; every shortfall names the sender, the
+// message and the field being read.
+class Reader {
+ public:
+  Reader(const std::vector<uint8_t>& bytes, int sender) : bytes_(bytes), sender_(sender) {}
+
+  void set_message(const char* name) { message_ = name; }
+  template <typename T>
+  T get(const char* field) {
+    T value;
+    std::memcpy(&value, take(sizeof(T), field), sizeof(T));
+    return value;
+  }
+  template <typename T>
+  void get_raw(T* out, size_t count, const char* field) {
+    if (count > 0) std::memcpy(out, take(count * sizeof(T), field), count * sizeof(T));
+  }
+  template <typename T>
+  std::vector<T> get_array(const char* field) {
+    const uint32_t count = get<uint32_t>(field);
+    need(uint64_t{count} * sizeof(T), field);  // before allocating what a corrupt count claims
+    std::vector<T> values(count);
+    get_raw(values.data(), count, field);
+    return values;
+  }
+  void finish() {
+    if (position_ != bytes_.size()) {
+      detail::Raiser() & fail() << bytes_.size() - position_ << " bytes follow the end of the message";
+    }
+  }
+  // An error to complete and raise: detail::Raiser() & r.fail() << "what";
+  detail::ErrorBuilder fail() const {
+    detail::ErrorBuilder builder(ErrorKind::kCorruption);
+    builder << "malformed " << message_ << " message from rank " << sender_ << ": ";
+    return builder;
+  }
+  // Throws unless `size` more bytes are left for `field`.
+  void need(uint64_t size, const char* field) {
+    if (size > bytes_.size() - position_) {
+      detail::Raiser() & fail() << "truncated at byte " << position_ << " reading " << field << " (" << size
+                                << " bytes needed, " << bytes_.size() - position_ << " left)";
+    }
+  }
+
+ private:
+  const uint8_t* take(size_t size, const char* field) {
+    need(size, field);
+    const uint8_t* p = bytes_.data() + position_;
+    position_ += size;
+    return p;
+  }
+
+  const std::vector<uint8_t>& bytes_;
+  int sender_;
+  const char* message_ = "wire";
+  size_t position_ = 0;
+};
+
+// The q rows a proposal sends: contexts (0 = the prefix, i + 1 = after
+// node i) that have children, in order; an empty draft sends its one row, so
+// that every q on the wire has at least one row to bound vocab by.
+std::vector<int64_t> sent_contexts(const std::vector<int32_t>& parents) {
+  std::vector<bool> has(parents.size() + 1, false);
+  has[0] = true;  // node 0's parent is -1, so context 0 has children whenever n > 0
+  for (int32_t parent : parents) has[parent + 1] = true;
+  std::vector<int64_t> contexts;
+  for (size_t c = 0; c < has.size(); ++c) {
+    if (has[c]) contexts.push_back(static_cast<int64_t>(c));
+  }
+  return contexts;
+}
+
+void put_settings(Writer& w, const spec::DraftSettings& s) {
+  w.put(s.sampling.temperature);
+  w.put(s.sampling.top_k);
+  w.put(s.sampling.top_p);
+  w.put(s.seed);
+  w.put(s.stream);
+  w.put_array(std::vector<int32_t>(s.k_config.begin(), s.k_config.end()), "k_config");
+}
+
+spec::DraftSettings get_settings(Reader& r) {
+  spec::DraftSettings s;
+  s.sampling.temperature = r.get<float>("temperature");
+  s.sampling.top_k = r.get<int32_t>("top_k");
+  s.sampling.top_p = r.get<float>("top_p");
+  s.seed = r.get<uint64_t>("seed");
+  s.stream = r.get<uint64_t>("stream");
+  const std::vector<int32_t> k_config = r.get_array<int32_t>("k_config");
+  s.k_config.assign(k_config.begin(), k_config.end());
+  return s;
+}
+
+void put_draft(Writer& w, const spec::DraftTree& d) {
+  const size_t n = d.tokens.size();
+  SEED_CHECK(d.parents.size() == n, kInvalidArgument)
+      << "wire: a proposal has " << n << " tokens but " << d.parents.size() << " parents";
+  for (size_t i = 0; i < n; ++i) {
+    SEED_CHECK(d.parents[i] >= -1 && d.parents[i] < static_cast<int32_t>(i), kInvalidArgument)
+        << "wire: proposal node " << i << " has parent " << d.parents[i] << ", not an earlier node";
+  }
+  SEED_CHECK(d.q.size() % (n + 1) == 0 && (!d.deterministic || d.q.empty()), kInvalidArgument)
+      << "wire: a proposal's q has " << d.q.size() << " values, not (n + 1) x vocab for n = " << n
+      << (d.deterministic ? " (a deterministic draft sends none)" : "");
+  const size_t vocab = d.q.size() / (n + 1);
+  w.put_array(d.tokens, "tokens");
+  w.put_raw(d.parents.data(), n);  // as many as tokens
+  w.put(static_cast<uint8_t>(d.deterministic));
+  w.put_count(vocab, "vocab");
+  for (int64_t context : sent_contexts(d.parents)) w.put_raw(d.q.data() + context * vocab, vocab);
+}
+
+spec::DraftTree get_draft(Reader& r) {
+  spec::DraftTree d;
+  d.tokens = r.get_array<int32_t>("tokens");
+  d.parents.resize(d.tokens.size());
+  r.get_raw(d.parents.data(), d.parents.size(), "parents");
+  for (size_t i = 0; i < d.parents.size(); ++i) {
+    if (d.parents[i] < -1 || d.parents[i] >= static_cast<int32_t>(i)) {
+      detail::Raiser() & r.fail() << "node " << i << " has parent " << d.parents[i] << ", not an earlier node";
+    }
+  }
+  const uint8_t deterministic = r.get<uint8_t>("deterministic");
+  if (deterministic > 1) detail::Raiser() & r.fail() << "deterministic flag is " << int{deterministic};
+  d.deterministic = deterministic == 1;
+  const uint32_t vocab = r.get<uint32_t>("vocab");
+  if (d.deterministic && vocab != 0) detail::Raiser() & r.fail() << "a deterministic draft carries q rows";
+  const std::vector<int64_t> contexts = sent_contexts(d.parents);
+  if (vocab > 0) {
+    // Before allocating (n + 1) x vocab. One row first, which bounds vocab
+    // by the buffer, so that the product cannot overflow.
+    const uint64_t row_bytes = uint64_t{vocab} * sizeof(float);
+    r.need(row_bytes, "q");
+    r.need(row_bytes * contexts.size(), "q");
+    d.q.assign((d.tokens.size() + 1) * vocab, 0.0f);
+    for (int64_t context : contexts) r.get_raw(d.q.data() + context * vocab, vocab, "q");
+  }
+  return d;
+}
+
+void put_verdict(Writer& w, const spec::Verdict& v) {
+  w.put_array(v.accepted, "accepted");
+  w.put(v.bonus);
+  w.put_array(v.tokens, "tokens");
+}
+
+spec::Verdict get_verdict(Reader& r) {
+  spec::Verdict v;
+  v.accepted = r.get_array<int32_t>("accepted");
+  v.bonus = r.get<int32_t>("bonus");
+  v.tokens = r.get_array<int32_t>("tokens");
+  return v;
+}
+
+struct Encoder {
+  Writer& w;
+  void operator()(const StartMessage& m) {
+    w.put(m.slot);
+    w.put_array(m.tokens, "tokens");
+    put_settings(w, m.settings);
+  }
+  void operator()(const DraftMessage& m) {
+    w.put(m.slot);
+    w.put(m.max_depth);
+  }
+  void operator()(const ProposalMessage& m) {
+    w.put(m.slot);
+    put_draft(w, m.draft);
+  }
+  void operator()(const VerdictMessage& m) {
+    w.put(m.slot);
+    put_verdict(w, m.verdict);
+  }
+  void operator()(const FinishMessage& m) { w.put(m.slot); }
+  void operator()(const ShutdownMessage&) {}
+  void operator()(const ErrorMessage& m) { w.put_array(std::vector<uint8_t>(m.text.begin(), m.text.end()), "text"); }
+  void operator()(const VerifyMessage& m) {
+    w.put_count(m.items.size(), "items");
+    for (const ProposalMessage& item : m.items) (*this)(item);
+  }
+};
+
+// Variant index -> wire type, in the order of the Message variant.
+constexpr Type kTypes[] = {Type::kStart,  Type::kDraft,    Type::kProposal, Type::kVerdict,
+                           Type::kFinish, Type::kShutdown, Type::kError,    Type::kVerify};
+constexpr const char* kNames[] = {"start",    "draft", "proposal", "verdict",
+                                  "finish",   "shutdown", "error", "verify"};
+static_assert(std::size(kTypes) == std::variant_size_v<Message>);
+// decode names a message kNames[type - 1]: types number the variant from 1.
+constexpr bool types_follow_variant_order() {
+  for (size_t i = 0; i < std::size(kTypes); ++i) {
+    if (static_cast<size_t>(kTypes[i]) != i + 1) return false;
+  }
+  return true;
+}
+static_assert(types_follow_variant_order());
+
+Message decode_body(Type type, Reader& r) {
+  switch (type) {
+    case Type::kStart: {
+      StartMessage m;
+      m.slot = r.get<uint64_t>("slot");
+      m.tokens = r.get_array<int32_t>("tokens");
+      m.settings = get_settings(r);
+      return m;
+    }
+    case Type::kDraft: {
+      DraftMessage m;
+      m.slot = r.get<uint64_t>("slot");
+      m.max_depth = r.get<int32_t>("max_depth");
+      return m;
+    }
+    case Type::kProposal: {
+      ProposalMessage m;
+      m.slot = r.get<uint64_t>("slot");
+      m.draft = get_draft(r);
+      return m;
+    }
+    case Type::kVerdict: {
+      VerdictMessage m;
+      m.slot = r.get<uint64_t>("slot");
+      m.verdict = get_verdict(r);
+      return m;
+    }
+    case Type::kFinish: return FinishMessage{r.get<uint64_t>("slot")};
+    case Type::kShutdown: return ShutdownMessage{};
+    case Type::kError: {
+      const std::vector<uint8_t> text = r.get_array<uint8_t>("text");
+      return ErrorMessage{std::string(text.begin(), text.end())};
+    }
+    case Type::kVerify: {
+      VerifyMessage m;
+      const uint32_t count = r.get<uint32_t>("items");
+      r.need(uint64_t{count} * sizeof(uint64_t), "items");  // each at least a slot
+      for (uint32_t i = 0; i < count; ++i) {
+        ProposalMessage item;
+        item.slot = r.get<uint64_t>("slot");
+        item.draft = get_draft(r);
+        m.items.push_back(std::move(item));
+      }
+      return m;
+    }
+  }
+  detail::Raiser() & r.fail() << "unknown message type " << int{static_cast<uint8_t>(type)};
+}
+
+}  // namespace
+
+const char* message_name(const Message& message) { return kNames[message.index()]; }
+
+std::vector<uint8_t> encode(const Message& message) {
+  Writer w;
+  w.put(kMagic[0]);
+  w.put(kMagic[1]);
+  w.put(kVersion);
+  w.put(static_cast<uint8_t>(kTypes[message.index()]));
+  std::visit(Encoder{w}, message);
+  return w.take();
+}
+
+Message decode(const std::vector<uint8_t>& bytes, int sender) {
+  Reader r(bytes, sender);
+  const uint8_t magic0 = r.get<uint8_t>("magic"), magic1 = r.get<uint8_t>("magic");
+  if (magic0 != kMagic[0] || magic1 != kMagic[1]) detail::Raiser() & r.fail() << "not a seed message (bad magic)";
+  const uint16_t version = r.get<uint16_t>("version");
+  if (version != kVersion) {
+    detail::Raiser() & r.fail() << "wire version " << version << ", this seed speaks version " << kVersion
+                                << "; run the same seed build on every rank";
+  }
+  const uint8_t type = r.get<uint8_t>("type");
+  if (type < static_cast<uint8_t>(Type::kStart) || type > static_cast<uint8_t>(Type::kVerify)) {
+    detail::Raiser() & r.fail() << "unknown message type " << int{type};
+  }
+  r.set_message(kNames[type - 1]);
+  Message message = decode_body(static_cast<Type>(type), r);
+  r.finish();
+  return message;
+}
+
+}  // namespace seed::parallel::wire

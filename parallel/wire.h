@@ -1,0 +1,90 @@
+// Wire: the binary messages ranks exchange under mpirun (DESIGN.md, "Ranks
+// under mpirun").
+//
+// The coordinator (rank 0) drives drafters and the target group with these;
+// they answer with proposals, verdicts or an error. One message per MPI
+// message, so no framing beyond the header:
+//
+//   magic "SD" (2 bytes) | version u16 | type u8 | body
+//
+// All integers and floats are little-endian, counts are u32 followed by
+// their elements. Bodies, by type:
+//   start      slot u64, tokens [i32], settings (temperature f32, top_k i32,
+//              top_p f32, seed u64, stream u64, k_config [i32])
+//   draft      slot u64, max_depth i32          (propose a draft now)
+//   proposal   slot u64, tokens [i32], parents [i32], deterministic u8,
+//              vocab u32, then q rows f32 [rows x vocab]
+//   verdict    slot u64, accepted [i32], bonus i32, tokens [i32]
+//   verify     count u32, then count x (slot u64, proposal body): one
+//              target forward over these drafts
+//   finish     slot u64                          (finished or cancelled)
+//   shutdown   (empty)
+//   error      text [u8]                         (a rank's fatal error)
+// Proposals carry q exactly (lossless verification needs the very
+// probabilities the draft was drawn from), but only the rows of contexts
+// that have children, in context order: a chain of k sends k rows, not k+1
+// (an empty draft sends its prefix row). Decoding restores the
+// (n + 1) x vocab matrix with zero unused rows.
+//
+// Decoding validates everything before returning: a truncated or oversized
+// buffer, bad magic, another version, an unknown type, a count past the
+// buffer or a parent that is not an earlier node throws seed::Error
+// (kCorruption) naming the sender rank and what is wrong.
+// Thread-safe: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "spec/drafter.h"
+#include "spec/verifier.h"
+
+namespace seed::parallel::wire {
+
+constexpr uint16_t kVersion = 1;
+
+struct StartMessage {
+  uint64_t slot = 0;
+  std::vector<int32_t> tokens;  // the slot's accepted tokens (the prompt)
+  spec::DraftSettings settings;
+};
+struct DraftMessage {
+  uint64_t slot = 0;
+  int32_t max_depth = 0;
+};
+struct ProposalMessage {
+  uint64_t slot = 0;
+  spec::DraftTree draft;
+};
+struct VerdictMessage {
+  uint64_t slot = 0;
+  spec::Verdict verdict;
+};
+struct VerifyMessage {
+  std::vector<ProposalMessage> items;  // each slot at most once
+};
+struct FinishMessage {
+  uint64_t slot = 0;
+};
+struct ShutdownMessage {};
+struct ErrorMessage {
+  std::string text;
+};
+
+using Message = std::variant<StartMessage, DraftMessage, ProposalMessage, VerdictMessage, FinishMessage,
+                             ShutdownMessage, ErrorMessage, VerifyMessage>;
+
+// "start", "draft", ... as in the table above.
+const char* message_name(const Message& message);
+
+// The bytes of `message`. Throws kInvalidArgument if a count exceeds u32 or
+// a proposal's q is neither empty (deterministic) nor (n + 1) x vocab.
+std::vector<uint8_t> encode(const Message& message);
+
+// The message in `bytes`, received from world rank `sender`. Throws
+// kCorruption naming `sender` if the bytes are not one valid message.
+Message decode(const std::vector<uint8_t>& bytes, int sender);
+
+}  // namespace seed::parallel::wire

@@ -1,0 +1,46 @@
+// main of the tests that ctest runs under mpirun. Every rank runs every
+// test (collectives need all of them); rank 0 prints gtest's report and the
+// other ranks print only their failures, tagged with the rank. mpirun exits
+// non-zero if any rank fails.
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "tests/parallel/mpi_world.h"
+
+namespace seed::parallel::testing {
+
+namespace {
+
+MpiSession* g_world = nullptr;  // set once in main, before any test
+
+class RankFailurePrinter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    std::cerr << "[rank " << rank_ << "] " << (result.file_name() ? result.file_name() : "?") << ":"
+              << result.line_number() << ": " << result.summary() << std::endl;
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+const MpiSession& mpi_world() { return *g_world; }
+
+}  // namespace seed::parallel::testing
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  seed::parallel::MpiSession world(&argc, &argv);
+  seed::parallel::testing::g_world = &world;
+  if (world.world_rank() != 0) {
+    ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new seed::parallel::testing::RankFailurePrinter(world.world_rank()));
+  }
+  return RUN_ALL_TESTS();
+}

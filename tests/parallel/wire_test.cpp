@@ -1,0 +1,204 @@
+// The rank-to-rank messages: every type survives a round trip, a proposal
+// carries exactly the q rows verification reads, and every damaged buffer
+// (each truncation, another version, a bad count) is rejected naming the
+// sender rank.
+#include "parallel/wire.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/throws_error.h"
+
+namespace seed::parallel::wire {
+namespace {
+
+using seed::testing::throws_error;
+
+constexpr int kSender = 3;
+constexpr int64_t kVocab = 5;
+
+// A tree of 4 nodes: 0 and 1 children of the prefix, 2 of node 0, 3 of node
+// 2. Contexts 0, 1 (after node 0) and 3 (after node 2) have children;
+// contexts 2 and 4 do not, so their rows do not travel.
+spec::DraftTree sample_tree() {
+  spec::DraftTree d;
+  d.tokens = {4, 1, 3, 0};
+  d.parents = {-1, -1, 0, 2};
+  for (int64_t i = 0; i < 5 * kVocab; ++i) d.q.push_back(0.01f * static_cast<float>(i + 1));
+  return d;
+}
+
+std::vector<Message> one_of_each() {
+  StartMessage start{7, {1, 5, 9, 2}, {}};
+  start.settings.sampling.temperature = 0.7f;
+  start.settings.sampling.top_k = 20;
+  start.settings.sampling.top_p = 0.9f;
+  start.settings.seed = 1234567890123ull;
+  start.settings.stream = 42;
+  start.settings.k_config = {2, 2, 1};
+  spec::Verdict verdict;
+  verdict.accepted = {0, 2};
+  verdict.bonus = 17;
+  verdict.tokens = {4, 3, 17};
+  spec::DraftTree chain;
+  chain.tokens = {2, 2};
+  chain.parents = {-1, 0};
+  chain.deterministic = true;
+  return {start,
+          DraftMessage{7, 4},
+          ProposalMessage{7, sample_tree()},
+          VerdictMessage{7, verdict},
+          FinishMessage{7},
+          ShutdownMessage{},
+          ErrorMessage{"rank 2: out of memory"},
+          VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}}};
+}
+
+TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
+  for (const Message& sent : one_of_each()) {
+    SCOPED_TRACE(message_name(sent));
+    const Message got = decode(encode(sent), kSender);
+    ASSERT_EQ(got.index(), sent.index());
+    if (auto* m = std::get_if<StartMessage>(&sent)) {
+      const auto& g = std::get<StartMessage>(got);
+      EXPECT_EQ(g.slot, m->slot);
+      EXPECT_EQ(g.tokens, m->tokens);
+      EXPECT_EQ(g.settings.sampling.temperature, m->settings.sampling.temperature);
+      EXPECT_EQ(g.settings.sampling.top_k, m->settings.sampling.top_k);
+      EXPECT_EQ(g.settings.sampling.top_p, m->settings.sampling.top_p);
+      EXPECT_EQ(g.settings.seed, m->settings.seed);
+      EXPECT_EQ(g.settings.stream, m->settings.stream);
+      EXPECT_EQ(g.settings.k_config, m->settings.k_config);
+    } else if (auto* m = std::get_if<DraftMessage>(&sent)) {
+      EXPECT_EQ(std::get<DraftMessage>(got).slot, m->slot);
+      EXPECT_EQ(std::get<DraftMessage>(got).max_depth, m->max_depth);
+    } else if (auto* m = std::get_if<VerdictMessage>(&sent)) {
+      const auto& g = std::get<VerdictMessage>(got);
+      EXPECT_EQ(g.slot, m->slot);
+      EXPECT_EQ(g.verdict.accepted, m->verdict.accepted);
+      EXPECT_EQ(g.verdict.bonus, m->verdict.bonus);
+      EXPECT_EQ(g.verdict.tokens, m->verdict.tokens);
+    } else if (auto* m = std::get_if<FinishMessage>(&sent)) {
+      EXPECT_EQ(std::get<FinishMessage>(got).slot, m->slot);
+    } else if (auto* m = std::get_if<ErrorMessage>(&sent)) {
+      EXPECT_EQ(std::get<ErrorMessage>(got).text, m->text);
+    } else if (auto* m = std::get_if<VerifyMessage>(&sent)) {
+      const auto& g = std::get<VerifyMessage>(got);
+      ASSERT_EQ(g.items.size(), m->items.size());
+      for (size_t i = 0; i < g.items.size(); ++i) {
+        EXPECT_EQ(g.items[i].slot, m->items[i].slot);
+        EXPECT_EQ(g.items[i].draft.tokens, m->items[i].draft.tokens);
+        EXPECT_EQ(g.items[i].draft.parents, m->items[i].draft.parents);
+        EXPECT_EQ(g.items[i].draft.deterministic, m->items[i].draft.deterministic);
+      }
+    }
+  }
+}
+
+TEST(Wire, ProposalCarriesExactlyTheRowsOfContextsWithChildren) {
+  const spec::DraftTree sent = sample_tree();
+  const std::vector<uint8_t> bytes = encode(ProposalMessage{7, sent});
+  // header 5, slot 8, tokens 4 + 16, parents 16, flag 1, vocab 4, 3 rows.
+  EXPECT_EQ(bytes.size(), 5u + 8 + 20 + 16 + 1 + 4 + 3 * kVocab * sizeof(float));
+  const auto got = std::get<ProposalMessage>(decode(bytes, kSender));
+  EXPECT_EQ(got.slot, 7u);
+  EXPECT_EQ(got.draft.tokens, sent.tokens);
+  EXPECT_EQ(got.draft.parents, sent.parents);
+  EXPECT_FALSE(got.draft.deterministic);
+  ASSERT_EQ(got.draft.q.size(), sent.q.size());
+  for (int64_t context = 0; context < 5; ++context) {
+    const bool has_children = context == 0 || context == 1 || context == 3;
+    for (int64_t v = 0; v < kVocab; ++v) {
+      const size_t i = context * kVocab + v;
+      EXPECT_EQ(got.draft.q[i], has_children ? sent.q[i] : 0.0f) << "context " << context << " token " << v;
+    }
+  }
+}
+
+TEST(Wire, DeterministicAndEmptyDraftsRoundTrip) {
+  spec::DraftTree deterministic;
+  deterministic.tokens = {3, 3};
+  deterministic.parents = {-1, 0};
+  deterministic.deterministic = true;
+  const auto got = std::get<ProposalMessage>(decode(encode(ProposalMessage{1, deterministic}), kSender)).draft;
+  EXPECT_TRUE(got.deterministic);
+  EXPECT_EQ(got.tokens, deterministic.tokens);
+  EXPECT_TRUE(got.q.empty());
+
+  spec::DraftTree empty;
+  empty.q = {0.25f, 0.25f, 0.5f};  // (0 + 1) x vocab 3: the prefix row
+  const auto got_empty = std::get<ProposalMessage>(decode(encode(ProposalMessage{2, empty}), kSender)).draft;
+  EXPECT_TRUE(got_empty.tokens.empty());
+  EXPECT_EQ(got_empty.q, empty.q);
+}
+
+TEST(Wire, EveryTruncationIsRejectedNamingTheSender) {
+  for (const Message& sent : one_of_each()) {
+    const std::vector<uint8_t> bytes = encode(sent);
+    for (size_t length = 0; length < bytes.size(); ++length) {
+      const std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + length);
+      EXPECT_TRUE(throws_error([&] { decode(cut, kSender); }, ErrorKind::kCorruption, {"from rank 3", "truncated"}))
+          << message_name(sent) << " cut to " << length << " of " << bytes.size() << " bytes";
+    }
+  }
+}
+
+TEST(Wire, TrailingBytesAreRejected) {
+  std::vector<uint8_t> bytes = encode(FinishMessage{9});
+  bytes.push_back(0);
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                           {"finish message from rank 3", "1 bytes follow"}));
+}
+
+TEST(Wire, AnotherVersionIsRejectedNamingBoth) {
+  std::vector<uint8_t> bytes = encode(ShutdownMessage{});
+  bytes[2] = kVersion + 1;  // the u16 version follows the 2-byte magic
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                           {"from rank 3", "wire version " + std::to_string(kVersion + 1),
+                            "speaks version " + std::to_string(kVersion)}));
+}
+
+TEST(Wire, BadMagicAndUnknownTypeAreRejected) {
+  std::vector<uint8_t> bytes = encode(ShutdownMessage{});
+  bytes[0] = 'X';
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption, {"from rank 3", "bad magic"}));
+  bytes = encode(ShutdownMessage{});
+  bytes[4] = 99;  // the type byte
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                           {"from rank 3", "unknown message type 99"}));
+}
+
+TEST(Wire, CountPastTheBufferIsRejectedBeforeAllocating) {
+  std::vector<uint8_t> bytes = encode(FinishMessage{0});
+  bytes[4] = 1;  // now a start message: slot, then a token count
+  const std::vector<uint8_t> huge_count = {0xff, 0xff, 0xff, 0xff};
+  bytes.insert(bytes.end(), huge_count.begin(), huge_count.end());
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                           {"start message from rank 3", "reading tokens", "17179869180 bytes needed"}));
+}
+
+TEST(Wire, ParentThatIsNotAnEarlierNodeIsRejected) {
+  spec::DraftTree d = sample_tree();
+  std::vector<uint8_t> bytes = encode(ProposalMessage{7, d});
+  // parents start after header 5, slot 8, token count 4 and 4 tokens.
+  const size_t parent2 = 5 + 8 + 4 + 16 + 2 * 4;
+  bytes[parent2] = 3;  // node 2's parent becomes node 3
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                           {"proposal message from rank 3", "node 2 has parent 3"}));
+}
+
+TEST(Wire, EncodingAMalformedProposalThrows) {
+  spec::DraftTree d = sample_tree();
+  d.q.pop_back();
+  EXPECT_TRUE(throws_error([&] { encode(ProposalMessage{7, d}); }, ErrorKind::kInvalidArgument,
+                           {"q has 24 values", "n = 4"}));
+  d = sample_tree();
+  d.parents[1] = 1;
+  EXPECT_TRUE(throws_error([&] { encode(ProposalMessage{7, d}); }, ErrorKind::kInvalidArgument,
+                           {"node 1 has parent 1"}));
+}
+
+}  // namespace
+}  // namespace seed::parallel::wire
