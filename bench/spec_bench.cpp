@@ -65,7 +65,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, const std::string& engine_name, 
   if (engine_name == "mcsd") eo.k_config = o.k_config;
   eo.drafters = n;  // one drafter per sequence, as in the paper
   eo.max_batch = std::max(n, 1);
-  std::unique_ptr<spec::Engine> engine = spec::make_engine(eo);
+  std::unique_ptr<spec::Engine> engine = o.make_engine ? o.make_engine(eo) : spec::make_engine(eo);
   // Warm-up: thread pools, the RoPE table, the KV-cache pools.
   const Workload warm = make_workload(o, n, temperature, 0);
   engine->generate(warm.thoughts);

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/engine_factory.h"
+
 namespace seed::bench {
 
 struct SpecBenchOptions {
@@ -29,6 +31,9 @@ struct SpecBenchOptions {
   int evaluation_tokens = 8;           // max_new_tokens of an evaluation
   std::vector<std::string> puzzles = {"4 9 10 13", "1 4 8 8", "2 5 7 11"};  // repeat r uses puzzle r
   uint64_t seed = 0;
+  // Builds each row's engine; empty: spec::make_engine. Under mpirun the
+  // launcher passes one that drafts on the draft ranks (launch/distributed.h).
+  std::function<std::unique_ptr<spec::Engine>(const spec::EngineOptions&)> make_engine;
 };
 
 struct SpecBenchRow {

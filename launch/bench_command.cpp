@@ -10,6 +10,7 @@
 #include "bench/gemm_bench.h"
 #include "bench/spec_bench.h"
 #include "launch/commands.h"
+#include "launch/distributed.h"
 #include "models/error.h"
 
 namespace seed::launch {
@@ -147,7 +148,7 @@ void run_bench_spec(const BenchSpecOptions& options) {
 
 }  // namespace
 
-void add_bench_command(CLI::App& app, const GlobalOptions&) {
+void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   CLI::App* bench = app.add_subcommand("bench", "Measure speed; prints tables (and --json)");
   bench->require_subcommand(1);
 
@@ -201,7 +202,16 @@ void add_bench_command(CLI::App& app, const GlobalOptions&) {
   spec->add_option("--puzzles", so.puzzles, "Game-of-24 puzzles, one per repeat")->capture_default_str();
   spec->add_option("--seed", so.seed, "Random seed of the requests")->capture_default_str();
   spec->add_option("--json", spec_options->json_path, "Also write the rows to this JSON file");
-  spec->callback([spec_options] { run_bench_spec(*spec_options); });
+  spec->callback([spec_options, &global] {
+    spec::EngineOptions models;
+    models.target = spec_options->bench.target;
+    models.draft = spec_options->bench.draft;
+    run_with_engines(global, models, [&](const EngineMaker& make_engine) {
+      BenchSpecOptions options = *spec_options;
+      options.bench.make_engine = make_engine;
+      run_bench_spec(options);
+    });
+  });
 }
 
 }  // namespace seed::launch

@@ -5,10 +5,22 @@
 
 #include <CLI/CLI.hpp>
 
-namespace seed::launch {
+namespace seed {
+
+namespace parallel {
+class MpiSession;
+}
+
+namespace launch {
 
 struct GlobalOptions {
   int threads = 0;  // intra-op threads; 0 = all hardware threads
+  // Under mpirun (launch/distributed.h): the session main created, the
+  // target group size (0: the target stays on rank 0), and how long rank 0
+  // waits for a draft rank's answer before declaring it lost.
+  const parallel::MpiSession* mpi = nullptr;
+  int tp = 0;
+  int rank_timeout_ms = 30000;
 };
 
 void add_generate_command(CLI::App& app, const GlobalOptions& global);
@@ -16,5 +28,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global);
 void add_train_command(CLI::App& app, const GlobalOptions& global);
 void add_corpus_command(CLI::App& app, const GlobalOptions& global);
 void add_eval_command(CLI::App& app, const GlobalOptions& global);
+void add_run_command(CLI::App& app, const GlobalOptions& global);
 
-}  // namespace seed::launch
+}  // namespace launch
+}  // namespace seed

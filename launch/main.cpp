@@ -5,10 +5,13 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <map>
+#include <memory>
 
 #include "launch/commands.h"
+#include "launch/distributed.h"
 #include "launch/runtime.h"
 #include "models/error.h"
+#include "parallel/mpi_session.h"
 
 int main(int argc, char** argv) {
   seed::launch::ensure_fast_blas(argv);
@@ -19,6 +22,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "seed 0.1.0");
   seed::launch::GlobalOptions global;
+  // Under mpirun every rank runs this main; the commands split the roles.
+  std::unique_ptr<seed::parallel::MpiSession> mpi;
+  if (seed::launch::launched_by_mpirun()) mpi = std::make_unique<seed::parallel::MpiSession>(&argc, &argv);
+  global.mpi = mpi.get();
   std::string log_level = "info";
   const std::map<std::string, spdlog::level::level_enum> levels = {
       {"trace", spdlog::level::trace}, {"debug", spdlog::level::debug}, {"info", spdlog::level::info},
@@ -33,11 +40,13 @@ int main(int argc, char** argv) {
     spdlog::set_level(levels.at(log_level));
     seed::launch::set_threads(global.threads);
   });
+  seed::launch::add_distributed_options(app, global);
   seed::launch::add_generate_command(app, global);
   seed::launch::add_bench_command(app, global);
   seed::launch::add_train_command(app, global);
   seed::launch::add_corpus_command(app, global);
   seed::launch::add_eval_command(app, global);
+  seed::launch::add_run_command(app, global);
 
   try {
     app.parse(argc, argv);

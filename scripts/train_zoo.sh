@@ -15,7 +15,7 @@ if [ "${1:-all}" = all ]; then
   mkdir -p build/zoo
   # Game of 24 (the 100 test puzzles never appear) and Blocksworld, from seed 7.
   $seed corpus --out build/zoo/corpus.jsonl --seed 7 \
-    --game24-propose 20000 --game24-value 9000 --game24-cot 8000 \
+    --game24-propose 20000 --game24-value 15000 --game24-cot 8000 \
     --blocksworld-next-action 600 --blocksworld-evaluate-action 600 --blocksworld-plan 400
   rm -rf build/zoo/tiny-target
   $seed train --config models/zoo/tiny-target.train.json

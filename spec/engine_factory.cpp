@@ -44,49 +44,77 @@ const std::vector<std::string>& engine_names() {
   return names;
 }
 
-std::unique_ptr<Engine> make_engine(const EngineOptions& o) {
+namespace {
+
+// The target, its tokenizer and RunSettings every engine starts from.
+struct TargetSide {
+  std::shared_ptr<models::CausalLM> model;
+  std::shared_ptr<const models::Tokenizer> tokenizer;
+  RunSettings settings;
+};
+
+TargetSide load_target(const EngineOptions& o) {
   const auto& names = engine_names();
   SEED_CHECK(std::find(names.begin(), names.end(), o.engine) != names.end(), kInvalidArgument)
       << "--engine: unknown engine '" << o.engine << "'; expected ar, ar-batch, sd, mcsd, seed or seed-batch";
   const bool speculative = o.engine != "ar" && o.engine != "ar-batch";
   SEED_CHECK(!speculative || !o.draft.empty(), kInvalidArgument)
       << "--draft: engine '" << o.engine << "' needs a draft model folder";
-
-  const models::LoadOptions load{o.device};
-  std::shared_ptr<models::CausalLM> target = models::CausalLM::load(o.target, load);
-  std::shared_ptr<const models::Tokenizer> tokenizer;
+  SEED_CHECK(o.max_batch >= 1, kInvalidArgument) << "--max-batch: " << o.max_batch << " < 1";
+  TargetSide t;
+  t.model = models::CausalLM::load(o.target, {o.device});
   if (std::filesystem::exists(std::filesystem::path(o.target) / "tokenizer.model")) {
-    tokenizer = models::load_tokenizer(o.target);
+    t.tokenizer = models::load_tokenizer(o.target);
   }
-  RunSettings settings;
-  settings.tokenizer = tokenizer.get();
-  settings.eos = tokenizer ? tokenizer->eos_id() : -1;
-  auto model_target = std::make_unique<ModelTarget>(target);
+  t.settings.tokenizer = t.tokenizer.get();
+  t.settings.eos = t.tokenizer ? t.tokenizer->eos_id() : -1;
+  if (speculative) t.settings.k_config = draft_shape(o);
+  return t;
+}
 
-  if (o.engine == "ar") {
-    return std::make_unique<Owning<SerialEngine>>(tokenizer, "ar", std::move(model_target), nullptr, settings);
-  }
+void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t target_vocab) {
+  SEED_CHECK(draft_vocab == target_vocab, kInvalidArgument)
+      << "--draft: " << o.draft << " has a vocabulary of " << draft_vocab << " tokens, the target " << o.target
+      << " has " << target_vocab << "; speculative decoding needs the same tokenizer";
+}
+
+std::unique_ptr<Engine> make_seed_engine(const EngineOptions& o, TargetSide t,
+                                         std::vector<std::unique_ptr<Drafter>> drafters) {
+  const int max_batch = o.engine == "seed" ? 1 : o.max_batch;
+  return std::make_unique<Owning<SeedEngine>>(t.tokenizer, o.engine, std::make_unique<ModelTarget>(t.model),
+                                              std::move(drafters), t.settings, max_batch, o.draft_threads);
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_engine(const EngineOptions& o) {
+  TargetSide t = load_target(o);
+  auto target = std::make_unique<ModelTarget>(t.model);
+  if (o.engine == "ar") return std::make_unique<Owning<SerialEngine>>(t.tokenizer, "ar", std::move(target), nullptr, t.settings);
   if (o.engine == "ar-batch") {
-    SEED_CHECK(o.max_batch >= 1, kInvalidArgument) << "--max-batch: " << o.max_batch << " < 1";
-    return std::make_unique<Owning<LockstepEngine>>(tokenizer, std::move(model_target), settings, o.max_batch);
+    return std::make_unique<Owning<LockstepEngine>>(t.tokenizer, std::move(target), t.settings, o.max_batch);
   }
-
-  std::unique_ptr<models::CausalLM> draft = models::CausalLM::load(o.draft, load);
-  SEED_CHECK(draft->config().vocab_size == target->config().vocab_size, kInvalidArgument)
-      << "--draft: " << o.draft << " has a vocabulary of " << draft->config().vocab_size << " tokens, the target "
-      << o.target << " has " << target->config().vocab_size << "; speculative decoding needs the same tokenizer";
-  settings.k_config = draft_shape(o);
+  std::unique_ptr<models::CausalLM> draft = models::CausalLM::load(o.draft, {o.device});
+  check_vocabularies(o, draft->config().vocab_size, t.model->config().vocab_size);
   if (o.engine == "sd" || o.engine == "mcsd") {
-    return std::make_unique<Owning<SerialEngine>>(tokenizer, o.engine, std::move(model_target),
-                                                  std::make_unique<DraftModelDrafter>(*draft), settings);
+    return std::make_unique<Owning<SerialEngine>>(t.tokenizer, o.engine, std::move(target),
+                                                  std::make_unique<DraftModelDrafter>(*draft), t.settings);
   }
   SEED_CHECK(o.drafters >= 1, kInvalidArgument) << "--drafters: " << o.drafters << " < 1";
-  SEED_CHECK(o.max_batch >= 1, kInvalidArgument) << "--max-batch: " << o.max_batch << " < 1";
   std::vector<std::unique_ptr<Drafter>> drafters;
   for (int i = 0; i < o.drafters; ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
-  const int max_batch = o.engine == "seed" ? 1 : o.max_batch;
-  return std::make_unique<Owning<SeedEngine>>(tokenizer, o.engine, std::move(model_target), std::move(drafters),
-                                              settings, max_batch, o.draft_threads);
+  return make_seed_engine(o, std::move(t), std::move(drafters));
+}
+
+std::unique_ptr<Engine> make_engine(const EngineOptions& o, std::vector<std::unique_ptr<Drafter>> drafters) {
+  SEED_CHECK(o.engine == "seed" || o.engine == "seed-batch", kInvalidArgument)
+      << "--engine: '" << o.engine << "' does not draft on drafter handles; use seed or seed-batch";
+  SEED_CHECK(!drafters.empty(), kInvalidArgument) << "engine '" << o.engine << "' needs at least one drafter";
+  TargetSide t = load_target(o);
+  const models::ModelConfig draft =
+      models::ModelConfig::from_file((std::filesystem::path(o.draft) / "config.json").string());
+  check_vocabularies(o, draft.vocab_size, t.model->config().vocab_size);
+  return make_seed_engine(o, std::move(t), std::move(drafters));
 }
 
 }  // namespace seed::spec

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/drafter.h"
 #include "spec/engine.h"
 
 namespace seed::spec {
@@ -34,5 +35,11 @@ const std::vector<std::string>& engine_names();
 // the models throws (naming the file at fault), kInvalidArgument if the two
 // models' vocabularies differ.
 std::unique_ptr<Engine> make_engine(const EngineOptions& options);
+
+// As above, but `seed` and `seed-batch` draft with the given drafters (say,
+// proxies for draft ranks under mpirun) instead of draft-model threads;
+// only the draft's config.json is read (its vocabulary must match).
+// REQUIRES options.engine is seed or seed-batch, drafters non-empty.
+std::unique_ptr<Engine> make_engine(const EngineOptions& options, std::vector<std::unique_ptr<Drafter>> drafters);
 
 }  // namespace seed::spec

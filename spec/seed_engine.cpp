@@ -177,15 +177,17 @@ std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requ
     schedule_.clear();
   }
   const int shape_depth = static_cast<int>(settings_.k_config.size());
-  // Sticky round-robin over the live drafters.
+  // Sticky round-robin over the live drafters, continued across calls so
+  // that small batches (a search's single thought) do not all land on one.
   owner_.assign(seqs.size(), -1);
   {
     std::vector<int> live;
+    std::lock_guard<std::mutex> lock(mutex_);
     for (size_t w = 0; w < workers_.size(); ++w) {
-      std::lock_guard<std::mutex> lock(mutex_);
       if (!workers_[w]->dead) live.push_back(static_cast<int>(w));
     }
-    for (size_t i = 0; i < seqs.size() && !live.empty(); ++i) owner_[i] = live[i % live.size()];
+    for (size_t i = 0; i < seqs.size() && !live.empty(); ++i) owner_[i] = live[(next_worker_ + i) % live.size()];
+    next_worker_ += seqs.size();
   }
   size_t active = 0;
   double target_s = 0;

@@ -83,6 +83,7 @@ class SeedEngine : public Engine {
   std::deque<Proposal> queue_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<int> owner_;  // per slot of the current call: its worker, -1 none (touched by the caller only)
+  size_t next_worker_ = 0;  // where the next call's round-robin starts
   size_t busy_workers_ = 0;
   std::condition_variable idle_;
   bool stopping_ = false;

@@ -1,0 +1,39 @@
+// How a command gets its engines on one rank or many (DESIGN.md, "Ranks
+// under mpirun"). Under mpirun with P > 1 ranks, rank 0 prints the rank
+// layout and runs the command with engines whose SEED drafters live on the
+// draft ranks; every other rank serves drafts until rank 0 is done and
+// never runs the command itself. Without mpirun (or with -np 1) the command
+// runs as usual with spec::make_engine, every role in one process, with the
+// same outputs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+
+#include "launch/commands.h"
+#include "spec/engine.h"
+#include "spec/engine_factory.h"
+
+namespace seed::launch {
+
+using EngineMaker = std::function<std::unique_ptr<spec::Engine>(const spec::EngineOptions&)>;
+
+// True when Open MPI's mpirun (or another PMIx launcher) started this process.
+bool launched_by_mpirun();
+
+// --tp and --rank-timeout on the app, accepted after any subcommand too.
+void add_distributed_options(CLI::App& app, GlobalOptions& global);
+
+// Rank 0 (or the only process): runs `work` with an engine maker; then, if
+// draft ranks were lost on the way, logs them and ends the job with exit
+// status kLostRanksExit (a hung rank would keep mpirun waiting), after
+// `work` has written its results. Other ranks: serve with `models`' draft
+// model until rank 0 is done; a fatal error there is logged and aborts the
+// job. Throws kInvalidArgument for a layout that does not fit -np.
+void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models,
+                      const std::function<void(const EngineMaker&)>& work);
+
+constexpr int kLostRanksExit = 3;
+
+}  // namespace seed::launch

@@ -1,0 +1,120 @@
+#include "launch/run_results.h"
+
+#include <filesystem>
+
+#include "models/error.h"
+
+namespace seed::launch {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Reads results.jsonl, keeping the complete lines and cutting off a torn
+// last one (an interrupted write); returns the kept byte length.
+size_t read_records(const std::string& path, std::map<size_t, json>* done) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  size_t kept = 0, offset = 0;
+  while (std::getline(in, line)) {
+    const bool complete = !in.eof();  // ended in '\n'
+    offset += line.size() + (complete ? 1 : 0);
+    if (!complete) break;
+    json record;
+    try {
+      record = json::parse(line);
+    } catch (const json::parse_error&) {
+      break;  // a torn line can only be the last; stop here
+    }
+    SEED_CHECK(record.is_object() && record.contains("index"), kCorruption)
+        << path << ": a line without \"index\" at byte " << kept;
+    const size_t index = record.at("index").get<size_t>();
+    (*done)[index] = std::move(record);
+    kept = offset;
+  }
+  return kept;
+}
+
+}  // namespace
+
+RunResults::RunResults(const std::string& dir, const json& settings, bool resume) : dir_(dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  SEED_CHECK(!ec, kIo) << "--out: cannot create " << dir << ": " << ec.message();
+  const std::string results = results_path();
+  const std::string run_json = (fs::path(dir) / "run.json").string();
+  const bool has_results = fs::exists(results) && fs::file_size(results) > 0;
+  if (has_results) {
+    SEED_CHECK(resume, kInvalidArgument)
+        << results << " already holds results; pass --resume to continue that run, or another --out";
+    std::ifstream in(run_json);
+    SEED_CHECK(in.good(), kNotFound) << run_json << ": missing, so the run cannot be resumed safely";
+    json previous;
+    try {
+      previous = json::parse(in);
+    } catch (const json::parse_error& e) {
+      SEED_FAIL(kCorruption) << run_json << ": not valid JSON: " << e.what();
+    }
+    for (const auto& [key, value] : settings.items()) {
+      SEED_CHECK(previous.contains(key) && previous[key] == value, kInvalidArgument)
+          << "--resume: setting '" << key << "' is " << value.dump() << " but the run in " << dir << " used "
+          << (previous.contains(key) ? previous[key].dump() : std::string("none"));
+    }
+    const size_t kept = read_records(results, &done_);
+    fs::resize_file(results, kept, ec);
+    SEED_CHECK(!ec, kIo) << results << ": cannot drop the interrupted last line: " << ec.message();
+  }
+  std::ofstream(run_json) << settings.dump(2) << "\n";
+  out_.open(results, std::ios::app);
+  SEED_CHECK(out_.good(), kIo) << "cannot write " << results;
+}
+
+void RunResults::append(const json& record) {
+  out_ << record.dump() << "\n";
+  out_.flush();
+  SEED_CHECK(out_.good(), kIo) << "cannot write " << results_path();
+  done_[record.at("index").get<size_t>()] = record;
+}
+
+json RunResults::summary(const json& settings) const {
+  int64_t correct = 0, tokens = 0, forwards = 0, drafted = 0, accepted = 0, requests = 0, failed = 0;
+  double wall = 0;
+  for (const auto& [index, r] : done_) {
+    correct += r.at("correct").get<bool>() ? 1 : 0;
+    tokens += r.at("tokens").get<int64_t>();
+    forwards += r.at("target_forwards").get<int64_t>();
+    drafted += r.at("drafted_tokens").get<int64_t>();
+    accepted += r.at("accepted_tokens").get<int64_t>();
+    requests += r.at("requests").get<int64_t>();
+    failed += r.at("failed_requests").get<int64_t>();
+    wall += r.at("wall_s").get<double>();
+  }
+  const int64_t problems = static_cast<int64_t>(done_.size());
+  json s = {{"task", settings.at("task")},
+            {"search", settings.at("search")},
+            {"engine", settings.at("engine")},
+            {"problems", problems},
+            {"correct", correct},
+            {"accuracy", problems ? double(correct) / double(problems) : 0.0},
+            {"tokens", tokens},
+            {"tokens_per_problem", problems ? double(tokens) / double(problems) : 0.0},
+            {"target_forwards", forwards},
+            {"tokens_per_target_forward", forwards ? double(tokens) / double(forwards) : 0.0},
+            {"alpha", drafted ? double(accepted) / double(drafted) : 0.0},
+            {"requests", requests},
+            {"failed_requests", failed},
+            {"wall_s", wall},
+            {"tokens_per_s", wall > 0 ? double(tokens) / wall : 0.0}};
+  return s;
+}
+
+void RunResults::write_summary(const json& summary) const {
+  std::ofstream out(summary_path());
+  out << summary.dump(2) << "\n";
+  SEED_CHECK(out.good(), kIo) << "cannot write " << summary_path();
+}
+
+std::string RunResults::results_path() const { return (fs::path(dir_) / "results.jsonl").string(); }
+std::string RunResults::summary_path() const { return (fs::path(dir_) / "summary.json").string(); }
+
+}  // namespace seed::launch

@@ -1,0 +1,46 @@
+// The output folder of `seed run`: results.jsonl (one line per problem,
+// appended and flushed as each finishes), run.json (the settings, so that a
+// resumed run can refuse to mix settings) and summary.json.
+//
+// Resuming reads the finished lines back; a last line cut off by an
+// interruption is dropped (and recomputed), never half-kept. Not
+// thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace seed::launch {
+
+class RunResults {
+ public:
+  // Creates `dir` if needed. Without `resume`, a non-empty results.jsonl is
+  // an error (kInvalidArgument: pass --resume or another --out). With it,
+  // `settings` must equal run.json's (kInvalidArgument naming the first
+  // differing key). Writes run.json.
+  RunResults(const std::string& dir, const nlohmann::json& settings, bool resume);
+
+  // Finished problems by index (the lines of results.jsonl).
+  const std::map<size_t, nlohmann::json>& done() const { return done_; }
+
+  // Appends one problem's line (it must hold "index") and flushes. Throws
+  // kIo if the write fails.
+  void append(const nlohmann::json& record);
+
+  // Totals over every finished problem: the summary.json object.
+  nlohmann::json summary(const nlohmann::json& settings) const;
+  void write_summary(const nlohmann::json& summary) const;
+
+  std::string results_path() const;
+  std::string summary_path() const;
+
+ private:
+  std::string dir_;
+  std::map<size_t, nlohmann::json> done_;
+  std::ofstream out_;
+};
+
+}  // namespace seed::launch

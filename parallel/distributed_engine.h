@@ -1,0 +1,66 @@
+// The engines of a run under mpirun (DESIGN.md, "Ranks under mpirun"):
+// rank 0 builds them with a Coordinator, every other rank serves in
+// serve_worker_rank() until the Coordinator goes.
+//
+// seed and seed-batch get one RemoteDrafter per draft rank, so each draft
+// rank hosts the draft caches of the sequences the SEED engine assigns to
+// its drafter (sticky for the request; the engine balances by slot). The
+// other engines (ar, ar-batch, sd, mcsd) have at most one drafter and run
+// on the coordinator as make_engine builds them. The target stays on the
+// coordinator (RankLayout: tp = 0); --tp > 0 is refused until a remote
+// target proxy drives the target group.
+// Outputs equal the single-process engine's, token for token: drafts and
+// verdicts are keyed by each request's stream and positions, never by rank.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "parallel/draft_worker.h"
+#include "parallel/mpi_event_loop.h"
+#include "parallel/mpi_session.h"
+#include "parallel/rank_layout.h"
+#include "spec/engine.h"
+#include "spec/engine_factory.h"
+
+namespace seed::parallel {
+
+class Coordinator {
+ public:
+  // `session` must outlive this object; its world rank must be 0 and every
+  // other rank must be in serve_worker_rank() with the same layout. Throws
+  // kInvalidArgument for a layout this phase cannot drive (tp > 0).
+  Coordinator(const MpiSession& session, const RankLayout& layout, std::chrono::milliseconds rank_timeout);
+  // Sends shutdown to every draft rank (a lost one too: it may only have
+  // been slow); their loops return. Waits at most the rank timeout.
+  ~Coordinator();
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  // As spec::make_engine (same errors), with remote drafters for seed and
+  // seed-batch (options.drafters is ignored: one per draft rank). Throws
+  // kInvalidArgument for those engines if the layout has no draft rank.
+  // The engine borrows this Coordinator and must be destroyed before it.
+  std::unique_ptr<spec::Engine> make_engine(const spec::EngineOptions& options);
+
+  const RankLayout& layout() const { return layout_; }
+  // Draft ranks that died or stopped answering so far, for the fault report.
+  std::vector<int> lost_ranks() const;
+  // Coordinator-side messages and bytes, over every engine so far.
+  MessageCounts counts() const { return loop_.counts(); }
+
+ private:
+  RankLayout layout_;
+  std::chrono::milliseconds rank_timeout_;
+  MpiEventLoop loop_;
+};
+
+// What every rank but 0 runs: a draft rank loads `models.draft` and serves
+// draft requests until the Coordinator's shutdown; returns its statistics.
+// `fault` is for tests. Throws kInvalidArgument as the Coordinator does
+// for an unsupported layout, and what loading the draft model throws.
+DraftWorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout,
+                                   const spec::EngineOptions& models, const DraftWorkerFault& fault = {});
+
+}  // namespace seed::parallel

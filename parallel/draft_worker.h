@@ -1,0 +1,47 @@
+// The serve loop of a draft rank (DESIGN.md, "Ranks under mpirun";
+// remote_drafter.h is the coordinator's end).
+//
+// A draft rank hosts one Drafter and the draft state (KV caches) of every
+// sequence the coordinator assigns it, for whichever engine asks: start,
+// verdict and finish messages update a slot, a draft message is answered
+// with a proposal. A drafter call that throws for a slot is answered with
+// an error message at that slot's next draft request (the coordinator's
+// RemoteDrafter throws it there), and the slot is forgotten; the loop goes
+// on. While idle the rank sleeps between MPI_Improbe tests (IdleBackoff),
+// never spinning a core.
+// Not thread-safe: the rank's main thread runs it.
+#pragma once
+
+#include <cstdint>
+
+#include "spec/drafter.h"
+
+namespace seed::parallel {
+
+// Injected faults, to test how the coordinator survives a lost draft rank.
+struct DraftWorkerFault {
+  enum class Kind {
+    kNone,
+    kStopAnswering,  // after `after_proposals` proposals, drop every message but shutdown
+    kKill,           // after `after_proposals` proposals, SIGKILL this process
+  };
+  Kind kind = Kind::kNone;
+  int64_t after_proposals = 0;
+};
+
+struct DraftWorkerStats {
+  int64_t messages = 0;   // received, shutdown included
+  int64_t proposals = 0;  // answered draft requests
+  double busy_s = 0;      // time in drafter calls
+  double wall_s = 0;      // time in the loop
+  double cpu_s = 0;       // CPU time of the process (all its threads) in the loop
+};
+
+// Serves world rank `coordinator`'s draft messages to this rank, `rank`,
+// until a shutdown message. Throws kCorruption (naming the coordinator) for
+// a message that is not one, and kInternal if MPI fails: the caller
+// reports it and aborts the job.
+DraftWorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinator,
+                                      const DraftWorkerFault& fault = {});
+
+}  // namespace seed::parallel

@@ -1,0 +1,46 @@
+// RankLayout: which world rank plays which role under mpirun (DESIGN.md,
+// "Ranks under mpirun").
+//
+//   rank 0              coordinator: search, scheduler, the engine's event loop
+//   ranks 1..T          target group (T = --tp), tensor parallel
+//   ranks T+1..P-1      draft workers, one drafter each
+//
+// T = 0 (no --tp) keeps the target on the coordinator: every other rank is
+// a draft worker. (This phase drives remote drafters only; a target group
+// on ranks 1..T needs a remote target proxy on rank 0, issue 6.) P = 1, or
+// no mpirun, runs every role in rank 0's process.
+// A value type: copy freely.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace seed::parallel {
+
+enum class RankRole { kCoordinator, kTarget, kDraft };
+const char* rank_role_name(RankRole role);  // "coordinator", "target", "draft"
+
+struct RankLayout {
+  int world_size = 1;
+  int tp = 0;  // target group size; 0: the target runs on the coordinator
+
+  // Validates: world_size >= 1, tp >= 0, world_size >= 1 + tp. Throws
+  // kInvalidArgument naming --tp and -np with the fix.
+  static RankLayout make(int world_size, int tp);
+
+  bool distributed() const { return world_size > 1; }
+  RankRole role(int rank) const;
+  std::vector<int> target_ranks() const;  // 1..T (empty: on the coordinator)
+  std::vector<int> draft_ranks() const;   // T+1..P-1
+  // One line per role, printed by rank 0 at start.
+  std::string summary() const;
+};
+
+// Tags of the coordinator's messages to draft rank `rank` and of its
+// replies on MPI_COMM_WORLD: distinct per draft rank, and above any tag
+// the rest of seed uses.
+constexpr int kDraftTagBase = 1000;
+constexpr int draft_request_tag(int rank) { return kDraftTagBase + 2 * rank; }
+constexpr int draft_reply_tag(int rank) { return kDraftTagBase + 2 * rank + 1; }
+
+}  // namespace seed::parallel

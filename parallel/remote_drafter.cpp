@@ -1,0 +1,55 @@
+#include "parallel/remote_drafter.h"
+
+#include "models/error.h"
+#include "parallel/rank_layout.h"
+#include "parallel/wire.h"
+
+namespace seed::parallel {
+
+RemoteDrafter::RemoteDrafter(MpiEventLoop& loop, int rank, std::chrono::milliseconds timeout)
+    : loop_(loop), rank_(rank), timeout_(timeout) {}
+
+void RemoteDrafter::check_available() const {
+  SEED_CHECK(loop_.available(rank_), kUnavailable) << "draft rank " << rank_ << " is unavailable (it died or "
+                                                   << "stopped answering); its sequences must move elsewhere";
+}
+
+void RemoteDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) {
+  check_available();
+  loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::StartMessage{slot, tokens, settings}), timeout_);
+}
+
+spec::DraftTree RemoteDrafter::propose(uint64_t slot, int max_depth) {
+  check_available();
+  std::vector<uint8_t> reply;
+  try {
+    reply = loop_.call(rank_, draft_request_tag(rank_), wire::encode(wire::DraftMessage{slot, max_depth}),
+                       draft_reply_tag(rank_), timeout_);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kUnavailable) throw;
+    SEED_FAIL(kUnavailable) << "draft rank " << rank_ << ": " << e.what() << " (" << timeout_.count()
+                            << " ms); slot " << slot;
+  }
+  wire::Message message = wire::decode(reply, rank_);
+  if (auto* error = std::get_if<wire::ErrorMessage>(&message)) {
+    SEED_FAIL(kInternal) << "draft rank " << rank_ << ": " << error->text;
+  }
+  auto* proposal = std::get_if<wire::ProposalMessage>(&message);
+  SEED_CHECK(proposal, kCorruption) << "draft rank " << rank_ << " answered a draft request with a "
+                                    << wire::message_name(message) << " message";
+  SEED_CHECK(proposal->slot == slot, kCorruption)
+      << "draft rank " << rank_ << " answered for slot " << proposal->slot << ", expected slot " << slot;
+  return std::move(proposal->draft);
+}
+
+void RemoteDrafter::advance(uint64_t slot, const spec::Verdict& verdict) {
+  check_available();
+  loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::VerdictMessage{slot, verdict}), timeout_);
+}
+
+void RemoteDrafter::finish(uint64_t slot) {
+  if (!loop_.available(rank_)) return;  // its state died with it
+  loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::FinishMessage{slot}), timeout_);
+}
+
+}  // namespace seed::parallel

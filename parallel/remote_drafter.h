@@ -1,0 +1,47 @@
+// RemoteDrafter: a Drafter on the coordinator whose sequences live on one
+// draft rank (DESIGN.md, "Ranks under mpirun"; draft_worker.h is the other
+// end).
+//
+// start, advance and finish become start, verdict and finish messages sent
+// without waiting; propose sends a draft message and blocks its caller (on
+// a future, not a spinning core) until the rank answers with a proposal or
+// an error message. All MPI goes through the coordinator's MpiEventLoop, so
+// the SEED engine's drafter threads may each drive their own RemoteDrafter.
+//
+// Failures: a rank that does not answer within `timeout`, or died, makes
+// start/propose/advance throw seed::Error kUnavailable naming the rank
+// (the engine then moves its sequences elsewhere); finish on such a rank
+// does nothing. An error message from the rank (its drafter threw for that
+// slot) is thrown as kInternal with the rank's text.
+// Not thread-safe (the Drafter contract): one caller at a time.
+#pragma once
+
+#include <chrono>
+
+#include "parallel/mpi_event_loop.h"
+#include "spec/drafter.h"
+
+namespace seed::parallel {
+
+class RemoteDrafter final : public spec::Drafter {
+ public:
+  // `loop` is borrowed and must outlive this object; `rank` runs
+  // serve_draft_requests (draft_worker.h).
+  RemoteDrafter(MpiEventLoop& loop, int rank, std::chrono::milliseconds timeout);
+
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) override;
+  spec::DraftTree propose(uint64_t slot, int max_depth) override;
+  void advance(uint64_t slot, const spec::Verdict& verdict) override;
+  void finish(uint64_t slot) override;
+
+  int rank() const { return rank_; }
+
+ private:
+  void check_available() const;
+
+  MpiEventLoop& loop_;
+  int rank_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace seed::parallel

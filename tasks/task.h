@@ -1,0 +1,205 @@
+// Task: a task folder (task.json + data + optional few-shot examples) loaded
+// and validated, and everything the search layer asks of it: prompts filled
+// for a state, thoughts split from completions, values parsed, whether a
+// state is final, and the checker's verdict on an answer.
+//
+// task.json (tasks/README.md documents every field):
+//
+//   name, description
+//   data        where problems come from (DataSpec, tasks/task_data.h);
+//               relative paths are relative to the task folder
+//   examples    optional file of few-shot text, available as {examples}
+//   state       fields derived from a state's thoughts: {"current":
+//               {"initial": "{input}", "pattern": "\\(left: ([^)]*)\\)"}} is
+//               the first group of the latest thought that matches, else the
+//               initial template filled with the problem's data fields
+//   generate    thought generation: mode "propose" (one completion, one
+//               thought per non-empty line) or "sample" (one thought per
+//               completion), one or more stages (each a prompt whose
+//               completion fills a named part of the thought), and the
+//               thought's text from its parts
+//   evaluate    state evaluation: mode "value" (labels -> numbers, or a
+//               number by regex; summed over samples) or "vote" (the
+//               candidates listed as {choices}; the completion names the
+//               best; votes counted over samples)
+//   answer      optional prompt that writes the final answer from the best
+//               leaf (Algorithm 2, line 8); without it the answer is the
+//               leaf's steps
+//   cot         the chain-of-thought prompt (baselines cot, best-of-n,
+//               self-consistency)
+//   final       a thought matching "pattern" ends its path; "goal": true also
+//               ends it when the checker's environment says the goal holds
+//   search      defaults of the search parameters (SearchParams)
+//   checker     the name of a registered checker and its options (checkers.h)
+//
+// Template fields: the problem's data fields; {steps} (every thought of the
+// state, each followed by "\n"), {prior_steps} (all but the last), {thought}
+// (the last; "" at the root), {depth}, the state fields, the parts of the
+// last thought (by stage output name), {examples}; vote prompts add
+// {choices}. Loading rejects a template that names anything else.
+//
+// A loaded Task is immutable and thread-safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/sampling.h"
+#include "tasks/checkers.h"
+#include "tasks/task_data.h"
+
+namespace seed::tasks {
+
+// One prompt and how to run it.
+struct PromptSpec {
+  std::string prompt;  // a template (prompt_template.h)
+  std::vector<std::string> stop;
+  int64_t max_new_tokens = 128;
+  SamplingParams sampling;
+  std::string output = "thought";  // generation stages: the part its completion fills
+};
+
+enum class GenerateMode { kPropose, kSample };
+enum class EvaluateMode { kValue, kVote };
+
+struct GenerateSpec {
+  GenerateMode mode = GenerateMode::kSample;
+  std::vector<PromptSpec> stages;      // propose: exactly one
+  std::string thought = "{thought}";   // the thought's text, from its parts
+};
+
+struct ValueSpec {
+  // The first label (case-insensitive, as a whole word) found in the
+  // completion gives the value, e.g. sure/likely/impossible -> 20/1/0.001.
+  std::vector<std::pair<std::string, double>> labels;
+  // Or: a regex whose first group is a number in [min, max].
+  std::string number;
+  double min = 0;
+  double max = 10;
+  double unparsed = 0;  // the value of a completion that parses as neither
+};
+
+struct EvaluateSpec {
+  EvaluateMode mode = EvaluateMode::kValue;
+  PromptSpec prompt;
+  int samples = 1;      // value: summed over samples; vote: votes cast
+  ValueSpec value;
+  std::string vote_pattern = "best choice is\\s*(\\d+)";  // group 1: the 1-based choice
+  std::string choice = "Choice {index}:\n{thought}\n";    // one entry of {choices}
+};
+
+struct StateFieldSpec {
+  std::string name;
+  std::string initial;  // a template over the data fields
+  std::string pattern;  // regex; group 1 of the latest matching thought
+};
+
+// Search parameters: task folders set defaults, `seed run` flags override.
+struct SearchParams {
+  int depth = 3;           // T: thought steps below the root (bfs, dvts, mcts)
+  int n = 5;               // thoughts kept per expanded state
+  int b = 5;               // bfs: states kept per level
+  int samples = 8;         // best-of-n, self-consistency: chains sampled
+  int beams = 16;          // dvts: N beams ...
+  int beam_width = 4;      // ... in N / beam_width subtrees of this width
+  int simulations = 32;    // mcts: leaf selections in all
+  int parallel = 4;        // mcts: selections per round (virtual loss)
+  double c_puct = 1.0;     // mcts: exploration constant
+  std::string selection = "puct";  // mcts: uct | puct
+  int rollout_depth = 0;   // mcts: greedy rollout steps below a new leaf
+
+  // Throws kInvalidArgument naming the parameter (prefixed by `where`).
+  void validate(const std::string& where) const;
+};
+
+struct TaskSpec {
+  std::string name;
+  std::string description;
+  DataSpec data;
+  std::string examples;  // few-shot text ({examples}); "" if none
+  std::vector<StateFieldSpec> state_fields;
+  GenerateSpec generate;
+  EvaluateSpec evaluate;
+  std::optional<PromptSpec> answer;
+  std::optional<PromptSpec> cot;
+  std::string final_pattern;  // "" = none
+  bool final_at_goal = false;
+  SearchParams search;
+  CheckerConfig checker;
+};
+
+struct Thought {
+  std::string text;
+  std::map<std::string, std::string> parts;  // stage output -> its completion
+};
+
+// A reasoning state: the thoughts from the root.
+struct State {
+  std::vector<Thought> thoughts;
+};
+
+struct TaskLoadOptions {
+  std::string data_path;  // replaces data.path ("" = task.json's)
+};
+
+class Task {
+ public:
+  // Loads `folder`/task.json and its data. Throws seed::Error naming the file
+  // and the field: kNotFound (no task.json, no data or examples file),
+  // kCorruption (invalid JSON), kInvalidArgument (unknown field, wrong type,
+  // a template naming an unknown field, a bad regex, an unknown checker, a
+  // data row lacking a field a template or the checker needs).
+  static Task load(const std::string& folder, const TaskLoadOptions& options = {});
+
+  const TaskSpec& spec() const { return spec_; }
+  const std::string& folder() const { return folder_; }
+  const std::vector<Problem>& problems() const { return problems_; }
+  const Checker& checker() const { return *checker_; }
+
+  // --- thought generation
+  // Stage `stage`'s prompt; `partial` holds the parts of earlier stages.
+  std::string generation_prompt(size_t stage, const Problem& problem, const State& state,
+                                const Thought& partial) const;
+  // Propose mode: the thoughts of one completion (non-empty trimmed lines).
+  std::vector<Thought> split_proposals(std::string_view completion) const;
+  // Sample mode: `partial` with stage `stage`'s completion (trimmed) added;
+  // after the last stage its text is set from the parts.
+  Thought add_stage(Thought partial, size_t stage, std::string_view completion) const;
+
+  // --- state evaluation
+  std::string evaluation_prompt(const Problem& problem, const State& state) const;
+  std::optional<double> parse_value(std::string_view completion) const;
+  double max_value() const;  // the largest value one sample can give
+  std::string vote_prompt(const Problem& problem, const State& parent,
+                          const std::vector<const Thought*>& candidates) const;
+  // The 1-based choice converted to 0-based; nullopt if none in [0, count).
+  std::optional<size_t> parse_vote(std::string_view completion, size_t count) const;
+
+  // --- ends and answers
+  bool is_final(const Problem& problem, const State& state) const;
+  std::string steps_text(const State& state) const;  // {steps}
+  std::string answer_prompt(const Problem& problem, const State& state) const;  // requires spec().answer
+  std::string cot_prompt(const Problem& problem) const;                         // requires spec().cot
+  // A chain of thought as a state (one thought per non-empty line), so the
+  // evaluator can score it.
+  State state_from_text(std::string_view text) const;
+
+ private:
+  Task() = default;
+  std::optional<std::string> lookup(const std::string& name, const Problem& problem, const State& state,
+                                    const Thought* parts) const;
+  std::string fill(const std::string& tmpl, const std::string& where, const Problem& problem,
+                   const State& state, const Thought* parts) const;
+
+  std::string folder_;
+  std::string source_;  // folder/task.json, for messages
+  TaskSpec spec_;
+  std::vector<Problem> problems_;
+  std::shared_ptr<const Checker> checker_;
+};
+
+}  // namespace seed::tasks

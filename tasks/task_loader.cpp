@@ -1,0 +1,375 @@
+// Task::load: task.json -> TaskSpec, validated field by field, then the data
+// and the checks that tie them together (every template field exists, every
+// data row has the fields the templates and the checker read).
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "models/error.h"
+#include "models/json_fields.h"
+#include "tasks/prompt_template.h"
+#include "tasks/task.h"
+
+namespace seed::tasks {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using models::JsonFields;
+
+std::vector<std::string> read_strings(JsonFields& fields, const char* key) {
+  std::vector<std::string> out;
+  const json* value = fields.find(key);
+  if (value == nullptr) return out;
+  SEED_CHECK(value->is_array(), kInvalidArgument) << fields.where(key) << " must be an array of strings";
+  for (const json& item : *value) {
+    SEED_CHECK(item.is_string(), kInvalidArgument) << fields.where(key) << " must be an array of strings";
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+// A nested object's fields; `prefix` is the dotted path ("generate.").
+JsonFields nested(JsonFields& parent, const char* key, const json& value, const std::string& source,
+                  const std::string& prefix) {
+  SEED_CHECK(value.is_object(), kInvalidArgument) << parent.where(key) << " must be a JSON object";
+  return JsonFields(value, source, prefix);
+}
+
+PromptSpec read_prompt(const json& object, const std::string& source, const std::string& prefix) {
+  JsonFields fields(object, source, prefix);
+  PromptSpec prompt;
+  fields.required("prompt", &prompt.prompt);
+  prompt.stop = read_strings(fields, "stop");
+  fields.optional("max_new_tokens", &prompt.max_new_tokens);
+  SEED_CHECK(prompt.max_new_tokens >= 1, kInvalidArgument) << fields.where("max_new_tokens") << " must be >= 1";
+  double temperature = prompt.sampling.temperature, top_p = prompt.sampling.top_p;
+  fields.optional("temperature", &temperature);
+  fields.optional("top_k", &prompt.sampling.top_k);
+  fields.optional("top_p", &top_p);
+  prompt.sampling.temperature = static_cast<float>(temperature);
+  prompt.sampling.top_p = static_cast<float>(top_p);
+  try {
+    prompt.sampling.validate();
+  } catch (const Error& e) {
+    SEED_FAIL(kInvalidArgument) << source << ": in '" << prefix << "': " << e.what();
+  }
+  fields.optional("output", &prompt.output);
+  fields.reject_unknown("(known: prompt, stop, max_new_tokens, temperature, top_k, top_p, output)");
+  return prompt;
+}
+
+void check_regex(const std::string& pattern, const std::string& where, bool needs_group) {
+  try {
+    const std::regex re(pattern);
+    SEED_CHECK(!needs_group || re.mark_count() >= 1, kInvalidArgument)
+        << where << ": the pattern needs a capture group '(...)'";
+  } catch (const std::regex_error& e) {
+    SEED_FAIL(kInvalidArgument) << where << ": invalid regex '" << pattern << "': " << e.what();
+  }
+}
+
+DataSpec read_data(JsonFields& top, const std::string& source, const fs::path& folder,
+                   const TaskLoadOptions& options) {
+  const json* value = top.find("data");
+  SEED_CHECK(value != nullptr, kInvalidArgument) << source << ": required field 'data' is missing";
+  JsonFields fields = nested(top, "data", *value, source, "data.");
+  DataSpec data;
+  fields.required("source", &data.source);
+  const bool game24 = data.source == "game24-csv";
+  if (game24) {
+    data.begin = 900;  // the Tree-of-Thoughts test split
+    data.end = 1000;
+  }
+  fields.optional("path", &data.path);
+  if (!options.data_path.empty()) {
+    data.path = options.data_path;  // relative to the working directory
+  } else if (!data.path.empty() && fs::path(data.path).is_relative()) {
+    data.path = (folder / data.path).lexically_normal().string();
+  }
+  fields.optional("field", &data.field);
+  fields.optional("begin", &data.begin);
+  fields.optional("end", &data.end);
+  fields.optional("seed", &data.seed);
+  fields.optional("count", &data.count);
+  fields.optional("blocks_min", &data.blocks_min);
+  fields.optional("blocks_max", &data.blocks_max);
+  fields.reject_unknown("(known: source, path, field, begin, end, seed, count, blocks_min, blocks_max)");
+  return data;
+}
+
+SearchParams read_search(JsonFields& top, const std::string& source) {
+  SearchParams params;
+  const json* value = top.find("search");
+  if (value == nullptr) return params;
+  JsonFields fields = nested(top, "search", *value, source, "search.");
+  fields.optional("depth", &params.depth);
+  fields.optional("n", &params.n);
+  fields.optional("b", &params.b);
+  fields.optional("samples", &params.samples);
+  fields.optional("beams", &params.beams);
+  fields.optional("beam_width", &params.beam_width);
+  fields.optional("simulations", &params.simulations);
+  fields.optional("parallel", &params.parallel);
+  fields.optional("c_puct", &params.c_puct);
+  fields.optional("selection", &params.selection);
+  fields.optional("rollout_depth", &params.rollout_depth);
+  fields.reject_unknown(
+      "(known: depth, n, b, samples, beams, beam_width, simulations, parallel, c_puct, selection, rollout_depth)");
+  params.validate(source + ": field 'search.");
+  return params;
+}
+
+GenerateSpec read_generate(JsonFields& top, const std::string& source) {
+  const json* value = top.find("generate");
+  SEED_CHECK(value != nullptr, kInvalidArgument) << source << ": required field 'generate' is missing";
+  JsonFields fields = nested(top, "generate", *value, source, "generate.");
+  GenerateSpec generate;
+  std::string mode;
+  fields.required("mode", &mode);
+  SEED_CHECK(mode == "propose" || mode == "sample", kInvalidArgument)
+      << fields.where("mode") << " must be \"propose\" or \"sample\", not \"" << mode << "\"";
+  generate.mode = mode == "propose" ? GenerateMode::kPropose : GenerateMode::kSample;
+  const json* stages = fields.find("stages");
+  if (stages != nullptr) {
+    SEED_CHECK(stages->is_array() && !stages->empty(), kInvalidArgument)
+        << fields.where("stages") << " must be a non-empty array of prompts";
+    for (size_t i = 0; i < stages->size(); ++i) {
+      generate.stages.push_back(read_prompt((*stages)[i], source, "generate.stages[" + std::to_string(i) + "]."));
+    }
+    SEED_CHECK(fields.find("prompt") == nullptr, kInvalidArgument)
+        << source << ": field 'generate' takes 'prompt' or 'stages', not both";
+  } else {
+    // A single stage written inline: the generate object is the prompt.
+    json inline_prompt = *value;
+    inline_prompt.erase("mode");
+    inline_prompt.erase("thought");
+    generate.stages.push_back(read_prompt(inline_prompt, source, "generate."));
+    for (const char* key : {"prompt", "stop", "max_new_tokens", "temperature", "top_k", "top_p", "output"}) {
+      fields.find(key);
+    }
+  }
+  fields.optional("thought", &generate.thought);
+  fields.reject_unknown("(known: mode, prompt, stop, max_new_tokens, temperature, top_k, top_p, output, "
+                        "stages, thought)");
+  SEED_CHECK(generate.mode == GenerateMode::kSample || generate.stages.size() == 1, kInvalidArgument)
+      << source << ": field 'generate.stages': propose mode takes exactly one stage";
+  std::set<std::string> outputs;
+  for (size_t i = 0; i < generate.stages.size(); ++i) {
+    SEED_CHECK(outputs.insert(generate.stages[i].output).second, kInvalidArgument)
+        << source << ": field 'generate.stages[" << i << "].output': '" << generate.stages[i].output
+        << "' is used by an earlier stage";
+  }
+  return generate;
+}
+
+ValueSpec read_value(JsonFields& parent, const std::string& source) {
+  ValueSpec value;
+  const json* labels = parent.find("labels");
+  if (labels != nullptr) {
+    SEED_CHECK(labels->is_object() && !labels->empty(), kInvalidArgument)
+        << parent.where("labels") << " must be an object of label -> number";
+    for (const auto& [label, number] : labels->items()) {
+      SEED_CHECK(number.is_number() && !label.empty(), kInvalidArgument)
+          << parent.where("labels") << ": label '" << label << "' must map to a number";
+      value.labels.emplace_back(label, number.get<double>());
+    }
+  }
+  parent.optional("number", &value.number);
+  parent.optional("min", &value.min);
+  parent.optional("max", &value.max);
+  parent.optional("unparsed", &value.unparsed);
+  return value;
+}
+
+EvaluateSpec read_evaluate(JsonFields& top, const std::string& source) {
+  const json* value = top.find("evaluate");
+  SEED_CHECK(value != nullptr, kInvalidArgument) << source << ": required field 'evaluate' is missing";
+  JsonFields fields = nested(top, "evaluate", *value, source, "evaluate.");
+  EvaluateSpec evaluate;
+  std::string mode;
+  fields.required("mode", &mode);
+  SEED_CHECK(mode == "value" || mode == "vote", kInvalidArgument)
+      << fields.where("mode") << " must be \"value\" or \"vote\", not \"" << mode << "\"";
+  evaluate.mode = mode == "value" ? EvaluateMode::kValue : EvaluateMode::kVote;
+  fields.optional("samples", &evaluate.samples);
+  SEED_CHECK(evaluate.samples >= 1, kInvalidArgument) << fields.where("samples") << " must be >= 1";
+  evaluate.value = read_value(fields, source);
+  fields.optional("vote_pattern", &evaluate.vote_pattern);
+  fields.optional("choice", &evaluate.choice);
+  json prompt = *value;
+  for (const char* key : {"mode", "samples", "labels", "number", "min", "max", "unparsed", "vote_pattern", "choice"}) {
+    prompt.erase(key);
+  }
+  evaluate.prompt = read_prompt(prompt, source, "evaluate.");
+  for (const char* key : {"prompt", "stop", "max_new_tokens", "temperature", "top_k", "top_p"}) fields.find(key);
+  fields.reject_unknown("(known: mode, prompt, stop, max_new_tokens, temperature, top_k, top_p, samples, labels, "
+                        "number, min, max, unparsed, vote_pattern, choice)");
+  if (evaluate.mode == EvaluateMode::kValue) {
+    SEED_CHECK(evaluate.value.labels.empty() != evaluate.value.number.empty(), kInvalidArgument)
+        << source << ": field 'evaluate': value mode needs exactly one of 'labels' and 'number'";
+    if (!evaluate.value.number.empty()) {
+      check_regex(evaluate.value.number, fields.where("number"), true);
+      SEED_CHECK(evaluate.value.min < evaluate.value.max, kInvalidArgument)
+          << fields.where("min") << " must be below 'max'";
+    }
+  } else {
+    check_regex(evaluate.vote_pattern, fields.where("vote_pattern"), true);
+  }
+  return evaluate;
+}
+
+std::vector<StateFieldSpec> read_state(JsonFields& top, const std::string& source) {
+  std::vector<StateFieldSpec> out;
+  const json* value = top.find("state");
+  if (value == nullptr) return out;
+  SEED_CHECK(value->is_object(), kInvalidArgument) << top.where("state") << " must be a JSON object";
+  for (const auto& [name, spec] : value->items()) {
+    JsonFields fields(spec, source, "state." + name + ".");
+    StateFieldSpec field;
+    field.name = name;
+    fields.required("initial", &field.initial);
+    fields.required("pattern", &field.pattern);
+    fields.reject_unknown("(known: initial, pattern)");
+    check_regex(field.pattern, fields.where("pattern"), true);
+    out.push_back(std::move(field));
+  }
+  return out;
+}
+
+std::string join(const std::set<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// Every field `tmpl` names must be in `allowed`.
+void check_template(const std::string& tmpl, const std::string& source, const std::string& field,
+                    const std::set<std::string>& allowed) {
+  const std::string where = source + ": field '" + field + "'";
+  for (const std::string& name : template_fields(tmpl, where)) {
+    SEED_CHECK(allowed.count(name) != 0, kInvalidArgument)
+        << where << " names {" << name << "}, which is not a field here (known: " << join(allowed) << ")";
+  }
+}
+
+}  // namespace
+
+Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
+  Task task;
+  task.folder_ = folder;
+  task.source_ = (fs::path(folder) / "task.json").string();
+  const std::string& source = task.source_;
+  const json root = models::read_json_file(source);
+  JsonFields top(root, source);
+  TaskSpec& spec = task.spec_;
+  top.required("name", &spec.name);
+  top.optional("description", &spec.description);
+  spec.data = read_data(top, source, fs::path(folder), options);
+  std::string examples_file;
+  top.optional("examples", &examples_file);
+  spec.state_fields = read_state(top, source);
+  spec.generate = read_generate(top, source);
+  spec.evaluate = read_evaluate(top, source);
+  if (const json* answer = top.find("answer")) spec.answer = read_prompt(*answer, source, "answer.");
+  if (const json* cot = top.find("cot")) spec.cot = read_prompt(*cot, source, "cot.");
+  if (const json* final = top.find("final")) {
+    JsonFields fields = nested(top, "final", *final, source, "final.");
+    fields.optional("pattern", &spec.final_pattern);
+    fields.optional("goal", &spec.final_at_goal);
+    fields.reject_unknown("(known: pattern, goal)");
+    if (!spec.final_pattern.empty()) check_regex(spec.final_pattern, fields.where("pattern"), false);
+  }
+  spec.search = read_search(top, source);
+  const json* checker = top.find("checker");
+  SEED_CHECK(checker != nullptr, kInvalidArgument) << source << ": required field 'checker' is missing";
+  {
+    JsonFields fields = nested(top, "checker", *checker, source, "checker.");
+    fields.required("name", &spec.checker.name);
+    fields.optional("field", &spec.checker.field);
+    fields.optional("pattern", &spec.checker.pattern);
+    fields.reject_unknown("(known: name, field, pattern)");
+  }
+  top.reject_unknown("(known: name, description, data, examples, state, generate, evaluate, answer, cot, final, "
+                     "search, checker)");
+  try {
+    task.checker_ = make_checker(spec.checker);
+  } catch (const Error& e) {
+    SEED_FAIL(kInvalidArgument) << source << ": field 'checker': " << e.what();
+  }
+
+  if (!examples_file.empty()) {
+    const fs::path path = fs::path(folder) / examples_file;
+    std::ifstream in(path);
+    SEED_CHECK(in.good(), kNotFound) << source << ": field 'examples': " << path.string() << ": no such file";
+    std::ostringstream text;
+    text << in.rdbuf();
+    spec.examples = text.str();
+  }
+
+  task.problems_ = load_problems(spec.data, source);
+
+  // The data fields every template may use: those of every row.
+  std::set<std::string> data_fields;
+  for (const auto& [name, value] : task.problems_.front().fields) data_fields.insert(name);
+  for (const Problem& problem : task.problems_) {
+    for (auto it = data_fields.begin(); it != data_fields.end();) {
+      it = problem.fields.count(*it) ? std::next(it) : data_fields.erase(it);
+    }
+  }
+  const std::string required = task.checker_->required_field();
+  SEED_CHECK(required.empty() || data_fields.count(required), kInvalidArgument)
+      << source << ": field 'checker': the checker reads data field '" << required << "', which "
+      << spec.data.path << " does not give every problem (fields: " << join(data_fields) << ")";
+
+  std::set<std::string> base = data_fields;
+  base.insert("examples");
+  for (const StateFieldSpec& field : spec.state_fields) {
+    check_template(field.initial, source, "state." + field.name + ".initial", base);
+  }
+  std::set<std::string> state = base;
+  for (const char* name : {"steps", "prior_steps", "thought", "depth"}) state.insert(name);
+  for (const StateFieldSpec& field : spec.state_fields) state.insert(field.name);
+
+  std::set<std::string> parts;
+  std::set<std::string> with_parts = state;
+  for (size_t i = 0; i < spec.generate.stages.size(); ++i) {
+    const std::string key = spec.generate.stages.size() == 1 && !root["generate"].contains("stages")
+                                ? "generate.prompt"
+                                : "generate.stages[" + std::to_string(i) + "].prompt";
+    check_template(spec.generate.stages[i].prompt, source, key, with_parts);
+    parts.insert(spec.generate.stages[i].output);
+    with_parts.insert(spec.generate.stages[i].output);
+  }
+  check_template(spec.generate.thought, source, "generate.thought", parts);
+  std::set<std::string> evaluate = with_parts;
+  if (spec.evaluate.mode == EvaluateMode::kVote) {
+    evaluate = state;
+    evaluate.insert("choices");
+    check_template(spec.evaluate.choice, source, "evaluate.choice", {"index", "thought"});
+  }
+  check_template(spec.evaluate.prompt.prompt, source, "evaluate.prompt", evaluate);
+  if (spec.answer) check_template(spec.answer->prompt, source, "answer.prompt", with_parts);
+  if (spec.cot) check_template(spec.cot->prompt, source, "cot.prompt", base);
+  return task;
+}
+
+void SearchParams::validate(const std::string& where) const {
+  const std::pair<const char*, int> positive[] = {{"depth", depth},     {"n", n},
+                                                  {"b", b},             {"samples", samples},
+                                                  {"beams", beams},     {"beam_width", beam_width},
+                                                  {"simulations", simulations}, {"parallel", parallel}};
+  for (const auto& [name, value] : positive) {
+    SEED_CHECK(value >= 1, kInvalidArgument) << where << name << "' must be >= 1, not " << value;
+  }
+  SEED_CHECK(beams % beam_width == 0, kInvalidArgument)
+      << where << "beams' (" << beams << ") must be a multiple of 'beam_width' (" << beam_width << ")";
+  SEED_CHECK(c_puct >= 0, kInvalidArgument) << where << "c_puct' must be >= 0";
+  SEED_CHECK(selection == "uct" || selection == "puct", kInvalidArgument)
+      << where << "selection' must be \"uct\" or \"puct\", not \"" << selection << "\"";
+  SEED_CHECK(rollout_depth >= 0, kInvalidArgument) << where << "rollout_depth' must be >= 0";
+}
+
+}  // namespace seed::tasks

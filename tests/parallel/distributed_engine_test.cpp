@@ -1,0 +1,173 @@
+// The SEED engine with its drafters on draft ranks (run by ctest under
+// mpirun -np 3 and -np 4: rank 0 coordinates, the others draft):
+//   - greedy and sampled, seed and seed-batch produce exactly the tokens of
+//     the single-process seed engine with the same seeds;
+//   - a draft rank that stops answering mid-run is noticed within the rank
+//     timeout, reported by rank, and the run still completes every request
+//     with the single-process tokens;
+//   - an idle draft rank sleeps: its CPU time is a small part of its wait.
+// Every rank writes the same tiny random models to its own temp folder.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "models/causal_lm.h"
+#include "parallel/distributed_engine.h"
+#include "spec/engine_factory.h"
+#include "tests/models/tiny_models.h"
+#include "tests/parallel/mpi_world.h"
+
+namespace seed::parallel {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::mpi_world;
+using namespace std::chrono_literals;
+
+constexpr int64_t kMaxNew = 16;
+constexpr auto kRankTimeout = 30000ms;
+constexpr auto kFaultTimeout = 2000ms;  // a test fault should be noticed quickly
+
+class DistributedEngineTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    torch::NoGradGuard no_grad;
+    dir_ = new fs::path(fs::temp_directory_path() /
+                        ("seed_distributed_test_" + std::to_string(::getpid())));
+    models_ = new spec::EngineOptions;
+    models_->target = (*dir_ / "target").string();
+    models_->draft = (*dir_ / "draft").string();
+    models_->draft_length = 3;
+    // A draft that agrees with the target often but not always.
+    const models::ModelConfig config = models::testing::tiny_config("llama");
+    models::CausalLM::random(config, 11)->save(models_->target, torch::kFloat32);
+    auto draft = models::CausalLM::random(config, 11);
+    torch::manual_seed(5);
+    for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * 0.6 * p.std());
+    draft->save(models_->draft, torch::kFloat32);
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete models_;
+  }
+
+  static RankLayout layout() { return RankLayout::make(mpi_world().world_size(), 0); }
+  static bool coordinator() { return mpi_world().world_rank() == 0; }
+
+  static spec::EngineOptions options(const std::string& engine) {
+    spec::EngineOptions o = *models_;
+    o.engine = engine;
+    o.drafters = static_cast<int>(layout().draft_ranks().size());
+    return o;
+  }
+
+  static std::vector<spec::GenRequest> requests(float temperature) {
+    std::vector<spec::GenRequest> out;
+    for (int i = 0; i < 6; ++i) {
+      spec::GenRequest r;
+      for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
+      r.max_new_tokens = kMaxNew;
+      r.sampling.temperature = temperature;
+      r.seed = 42;
+      r.stream = static_cast<uint64_t>(i);
+      out.push_back(r);
+    }
+    return out;
+  }
+
+  static std::vector<std::vector<int32_t>> tokens_of(const std::vector<spec::Completion>& completions) {
+    std::vector<std::vector<int32_t>> out;
+    for (const spec::Completion& c : completions) {
+      EXPECT_NE(c.finish, spec::FinishReason::kError) << c.error;
+      out.push_back(c.tokens);
+    }
+    return out;
+  }
+
+  static fs::path* dir_;
+  static spec::EngineOptions* models_;
+};
+
+fs::path* DistributedEngineTest::dir_ = nullptr;
+spec::EngineOptions* DistributedEngineTest::models_ = nullptr;
+
+TEST_F(DistributedEngineTest, ProducesTheSingleProcessTokens) {
+  ASSERT_GE(mpi_world().world_size(), 2) << "run under mpirun -np 3 or more";
+  if (!coordinator()) {
+    const DraftWorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
+    EXPECT_GT(stats.proposals, 0) << "every draft rank should have drafted";
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+  for (float temperature : {0.0f, 1.0f}) {
+    const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(requests(temperature)));
+    for (const std::string& name : {std::string("seed"), std::string("seed-batch")}) {
+      SCOPED_TRACE(name + " at temperature " + std::to_string(temperature));
+      const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(options(name));
+      EXPECT_EQ(tokens_of(engine->generate(requests(temperature))), expected);
+      EXPECT_GT(engine->stats().accepted_tokens, 0);
+    }
+  }
+  EXPECT_TRUE(coordinator.lost_ranks().empty());
+  const MessageCounts counts = coordinator.counts();
+  EXPECT_GT(counts.received, 0);
+  EXPECT_GT(counts.sent, counts.received) << "start, verdict and finish need no reply";
+}
+
+TEST_F(DistributedEngineTest, ADraftRankThatStopsAnsweringIsReportedAndTheRunCompletes) {
+  constexpr int kLostRank = 1;
+  if (!coordinator()) {
+    DraftWorkerFault fault;
+    if (mpi_world().world_rank() == kLostRank) fault = {DraftWorkerFault::Kind::kStopAnswering, 3};
+    serve_worker_rank(mpi_world(), layout(), *models_, fault);
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kFaultTimeout);
+  for (float temperature : {0.0f, 1.0f}) {
+    SCOPED_TRACE("temperature " + std::to_string(temperature));
+    const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(requests(temperature)));
+    EXPECT_EQ(tokens_of(coordinator.make_engine(options("seed"))->generate(requests(temperature))), expected);
+  }
+  EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
+}
+
+// Needs mpirun to survive a dead rank (--mca orte_enable_recovery 1 --mca
+// orte_abort_on_non_zero_status 0), so ctest runs it alone, by name.
+TEST_F(DistributedEngineTest, DISABLED_ADraftRankThatDiesIsReportedAndTheRunCompletes) {
+  constexpr int kLostRank = 1;
+  if (!coordinator()) {
+    DraftWorkerFault fault;
+    if (mpi_world().world_rank() == kLostRank) fault = {DraftWorkerFault::Kind::kKill, 3};
+    serve_worker_rank(mpi_world(), layout(), *models_, fault);
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kFaultTimeout);
+  for (float temperature : {0.0f, 1.0f}) {
+    SCOPED_TRACE("temperature " + std::to_string(temperature));
+    const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(requests(temperature)));
+    EXPECT_EQ(tokens_of(coordinator.make_engine(options("seed"))->generate(requests(temperature))), expected);
+  }
+  EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
+}
+
+TEST_F(DistributedEngineTest, AnIdleDraftRankDoesNotSpin) {
+  constexpr auto kIdle = 1500ms;
+  if (!coordinator()) {
+    const DraftWorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
+    EXPECT_EQ(stats.proposals, 0);
+    // A spinning rank burns a whole core (cpu_s ~ wall_s); a sleeping one
+    // wakes ~100 times a second.
+    EXPECT_LT(stats.cpu_s, 0.1 * stats.wall_s) << "rank " << mpi_world().world_rank() << ": " << stats.cpu_s
+                                               << " s of CPU in " << stats.wall_s << " s idle";
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+  std::this_thread::sleep_for(kIdle);
+}
+
+}  // namespace
+}  // namespace seed::parallel

@@ -1,0 +1,67 @@
+// The chain-of-thought baselines on the scripted engine: cot, best-of-n,
+// self-consistency.
+#include <gtest/gtest.h>
+
+#include "search/search.h"
+#include "tests/search/scripted_engine.h"
+#include "tests/search/task_fixture.h"
+
+namespace seed::search {
+namespace {
+
+using Prompts = std::vector<std::string>;
+
+SearchResult run(const std::string& algorithm, int samples, testing::ScriptedEngine& engine,
+                 const std::string& answer) {
+  testing::TempTaskFolder folder(testing::toy_task_json(),
+                                 nlohmann::json{{"input", "x"}, {"answer", answer}}.dump() + "\n");
+  const tasks::Task task = tasks::Task::load(folder.path());
+  SearchConfig config;
+  config.algorithm = algorithm;
+  config.params.samples = samples;
+  return make_search(config)->solve(task, task.problems()[0], engine);
+}
+
+TEST(ChainSearches, CotSamplesOneChainAndAnswersWithIt) {
+  testing::ScriptedEngine engine(std::map<std::string, std::vector<std::string>>{{"cot x", {"p\nq"}}});
+  const SearchResult result = run("cot", 5, engine, "p\nq");
+  ASSERT_EQ(engine.batches().size(), 1u);
+  EXPECT_EQ(engine.prompts(0), Prompts({"cot x"}));
+  EXPECT_EQ(result.answer, "p\nq");
+  EXPECT_EQ(result.tree.size(), 2);
+}
+
+TEST(ChainSearches, BestOfNScoresEveryChainInOneBatchAndTakesTheBest) {
+  testing::ScriptedEngine engine({
+      {"cot x", {"p\nq", "r", "s\nt"}},
+      {"val\np\nq\n", {"v=2"}}, {"val\nr\n", {"v=7"}}, {"val\ns\nt\n", {"v=7"}},
+  });
+  const SearchResult result = run("best-of-n", 3, engine, "r");
+  ASSERT_EQ(engine.batches().size(), 2u);
+  EXPECT_EQ(engine.prompts(0), Prompts({"cot x", "cot x", "cot x"}));
+  EXPECT_EQ(engine.prompts(1), Prompts({"val\np\nq\n", "val\nr\n", "val\ns\nt\n"}));
+  EXPECT_EQ(result.answer, "r");  // ties with s/t: the earlier chain
+}
+
+TEST(ChainSearches, SelfConsistencyTakesTheMajorityAndBreaksTiesByFirstReached) {
+  testing::ScriptedEngine engine(std::map<std::string, std::vector<std::string>>{{"cot x", {"x", "y", "y", "x", " "}}});
+  const SearchResult result = run("self-consistency", 5, engine, "y");
+  ASSERT_EQ(engine.batches().size(), 1u);
+  EXPECT_EQ(result.answer, "y");  // y reaches 2 votes first; x's second vote only ties
+  EXPECT_EQ(result.tree.node(1).value, 2.0);
+  EXPECT_FALSE(result.tree.node(5).value.has_value());  // no answer, no vote
+}
+
+TEST(ChainSearches, UnknownAlgorithmListsTheKnownOnes) {
+  SearchConfig config;
+  config.algorithm = "beam";
+  try {
+    make_search(config);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bfs, dvts, mcts"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace seed::search

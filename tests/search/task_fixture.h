@@ -1,0 +1,59 @@
+// A task folder written to a temporary directory, for tests of the task
+// loader and of the search algorithms.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace seed::testing {
+
+class TempTaskFolder {
+ public:
+  // Writes `task_json` as task.json and `data` as data.jsonl.
+  TempTaskFolder(const nlohmann::json& task_json, const std::string& data) {
+    static int counter = 0;
+    dir_ = std::filesystem::temp_directory_path() /
+           ("seed_task_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::create_directories(dir_);
+    write("task.json", task_json.dump(2));
+    write("data.jsonl", data);
+  }
+  ~TempTaskFolder() { std::filesystem::remove_all(dir_); }
+  TempTaskFolder(const TempTaskFolder&) = delete;
+  TempTaskFolder& operator=(const TempTaskFolder&) = delete;
+
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+  }
+  std::string path() const { return dir_.string(); }
+  std::string task_json() const { return (dir_ / "task.json").string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// A toy task: a state's steps are letters, one per line. Generation proposes
+// lines ("gen\n<steps>" -> "a\nb\n"), evaluation reads "v=<0..10>" from
+// "val\n<steps>", and the answer prompt is "ans\n<steps>". The checker is
+// exact against field "answer".
+inline nlohmann::json toy_task_json(const std::string& mode = "propose") {
+  return {
+      {"name", "toy"},
+      {"data", {{"source", "jsonl"}, {"path", "data.jsonl"}}},
+      {"generate", {{"mode", mode}, {"prompt", "gen\n{steps}"}, {"temperature", 0}}},
+      {"evaluate",
+       {{"mode", "value"}, {"prompt", "val\n{steps}"}, {"number", "v=(\\d+)"}, {"min", 0}, {"max", 10},
+        {"temperature", 0}}},
+      {"answer", {{"prompt", "ans\n{steps}"}, {"temperature", 0}}},
+      {"cot", {{"prompt", "cot {input}"}, {"temperature", 0.7}}},
+      {"final", {{"pattern", "!$"}}},
+      {"checker", {{"name", "exact"}, {"field", "answer"}}},
+  };
+}
+
+}  // namespace seed::testing

@@ -1,0 +1,149 @@
+// Task folders: loading, validation errors naming the file and the field,
+// prompts, thoughts and values.
+#include <gtest/gtest.h>
+
+#include "tasks/task.h"
+#include "tests/search/task_fixture.h"
+#include "tests/throws_error.h"
+
+namespace seed::tasks {
+namespace {
+
+using seed::testing::TempTaskFolder;
+using seed::testing::throws_error;
+using nlohmann::json;
+
+const char* kData = R"({"input": "x", "answer": "a"})" "\n";
+
+void expect_load_error(const json& task_json, ErrorKind kind, const std::vector<std::string>& needles,
+                       const std::string& data = kData) {
+  TempTaskFolder folder(task_json, data);
+  std::vector<std::string> all = needles;
+  all.push_back(folder.task_json());
+  EXPECT_TRUE(throws_error([&] { Task::load(folder.path()); }, kind, all));
+}
+
+TEST(TaskLoad, UnknownFieldsAreErrorsNamingTheFileAndField) {
+  json j = seed::testing::toy_task_json();
+  j["serach"] = {{"depth", 2}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'serach'"});
+  j = seed::testing::toy_task_json();
+  j["generate"]["promt"] = "x";
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'generate.promt'"});
+  j = seed::testing::toy_task_json();
+  j["search"] = {{"width", 3}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'search.width'"});
+}
+
+TEST(TaskLoad, ATemplateNamingAMissingFieldIsAnError) {
+  json j = seed::testing::toy_task_json();
+  j["evaluate"]["prompt"] = "val {questoin}\n{steps}";
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'evaluate.prompt'", "{questoin}", "input"});
+  j = seed::testing::toy_task_json();
+  j["cot"]["prompt"] = "{steps}";  // no state in a chain-of-thought prompt
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'cot.prompt'", "{steps}"});
+  j = seed::testing::toy_task_json();
+  j["generate"]["prompt"] = "gen {input";
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'generate.prompt'", "unclosed"});
+}
+
+TEST(TaskLoad, AMissingDataFileNamesTheFieldAndThePath) {
+  json j = seed::testing::toy_task_json();
+  j["data"]["path"] = "nowhere.jsonl";
+  expect_load_error(j, ErrorKind::kNotFound, {"'data.path'", "nowhere.jsonl"});
+}
+
+TEST(TaskLoad, DataRowsMustHoldTheFieldsTheCheckerReads) {
+  expect_load_error(seed::testing::toy_task_json(), ErrorKind::kInvalidArgument, {"'checker'", "answer"},
+                    R"({"input": "x", "answer": "a"})" "\n" R"({"input": "y"})" "\n");
+  expect_load_error(seed::testing::toy_task_json(), ErrorKind::kInvalidArgument, {":2", "JSON"},
+                    R"({"input": "x", "answer": "a"})" "\n{oops\n");
+}
+
+TEST(TaskLoad, WrongTypesBadRegexesAndUnknownNamesAreErrors) {
+  json j = seed::testing::toy_task_json();
+  j["search"] = {{"depth", "three"}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'search.depth'", "integer"});
+  j = seed::testing::toy_task_json();
+  j["state"] = {{"current", {{"initial", "{input}"}, {"pattern", "left: .*"}}}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'state.current.pattern'", "capture group"});
+  j = seed::testing::toy_task_json();
+  j["checker"]["name"] = "bleu";
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'checker'", "bleu"});
+  j = seed::testing::toy_task_json();
+  j["generate"]["mode"] = "beam";
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'generate.mode'", "beam"});
+  j = seed::testing::toy_task_json();
+  j["evaluate"]["labels"] = {{"good", 1}};  // as well as "number"
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'evaluate'", "exactly one"});
+}
+
+TEST(TaskLoad, NoTaskJsonIsNotFoundAndInvalidJsonIsCorruption) {
+  EXPECT_TRUE(throws_error([] { Task::load("/nonexistent/task"); }, ErrorKind::kNotFound, {"task.json"}));
+  TempTaskFolder folder(json::object(), kData);
+  folder.write("task.json", "{\"name\": ");
+  EXPECT_TRUE(throws_error([&] { Task::load(folder.path()); }, ErrorKind::kCorruption, {folder.task_json()}));
+}
+
+TEST(Task, FillsStateFieldsFromTheLatestMatchingThought) {
+  json j = seed::testing::toy_task_json();
+  j["state"] = {{"current", {{"initial", "[{input}]"}, {"pattern", "\\(left: ([^)]*)\\)"}}}};
+  j["generate"]["prompt"] = "now {current} after {depth}:\n{steps}";
+  TempTaskFolder folder(j, kData);
+  const Task task = Task::load(folder.path());
+  const Problem& p = task.problems()[0];
+  EXPECT_EQ(task.generation_prompt(0, p, State{}, {}), "now [x] after 0:\n");
+  const State s = task.state_from_text("1 + 2 = 3 (left: 3 4)\nAnswer: 3 * 4\n");
+  EXPECT_EQ(task.generation_prompt(0, p, s, {}), "now 3 4 after 2:\n1 + 2 = 3 (left: 3 4)\nAnswer: 3 * 4\n");
+}
+
+TEST(Task, ParsesLabelValuesByTheEarliestWholeWord) {
+  json j = seed::testing::toy_task_json();
+  j["evaluate"].erase("number");
+  j["evaluate"]["labels"] = {{"sure", 20}, {"likely", 1}, {"impossible", 0.001}};
+  TempTaskFolder folder(j, kData);
+  const Task task = Task::load(folder.path());
+  EXPECT_EQ(task.parse_value("sure\n"), 20);
+  EXPECT_EQ(task.parse_value("Impossible, not likely"), 0.001);
+  EXPECT_EQ(task.parse_value("unlikely"), std::nullopt);
+  EXPECT_EQ(task.max_value(), 20);
+}
+
+TEST(Task, ParsesNumbersWithinTheirRange) {
+  TempTaskFolder folder(seed::testing::toy_task_json(), kData);
+  const Task task = Task::load(folder.path());
+  EXPECT_EQ(task.parse_value("v=7 because"), 7);
+  EXPECT_EQ(task.parse_value("v=11"), std::nullopt);
+  EXPECT_EQ(task.parse_value("seven"), std::nullopt);
+}
+
+TEST(Task, MultiStageThoughtsFillPartsAndTheThoughtFormat) {
+  json j = seed::testing::toy_task_json("sample");
+  j["generate"] = {{"mode", "sample"},
+                   {"stages", json::array({{{"prompt", "Q for {input}:"}, {"output", "sub_question"}},
+                                           {{"prompt", "A to {sub_question}:"}, {"output", "sub_answer"}}})},
+                   {"thought", "{sub_question} -> {sub_answer}"}};
+  j["evaluate"]["prompt"] = "val {sub_question}|{sub_answer}";
+  TempTaskFolder folder(j, kData);
+  const Task task = Task::load(folder.path());
+  const Problem& p = task.problems()[0];
+  Thought t = task.add_stage({}, 0, " what? ");
+  EXPECT_EQ(task.generation_prompt(1, p, State{}, t), "A to what?:");
+  t = task.add_stage(t, 1, "this\n");
+  EXPECT_EQ(t.text, "what? -> this");
+  EXPECT_EQ(task.evaluation_prompt(p, State{{t}}), "val what?|this");
+}
+
+TEST(Task, VotePromptsListTheCandidates) {
+  json j = seed::testing::toy_task_json();
+  j["evaluate"] = {{"mode", "vote"}, {"prompt", "Which? {input}\n{choices}"}, {"samples", 3}};
+  TempTaskFolder folder(j, kData);
+  const Task task = Task::load(folder.path());
+  const Thought a{"alpha", {}}, b{"beta", {}};
+  EXPECT_EQ(task.vote_prompt(task.problems()[0], State{}, {&a, &b}), "Which? x\nChoice 1:\nalpha\nChoice 2:\nbeta\n");
+  EXPECT_EQ(task.parse_vote("The best choice is 2", 2), 1u);
+  EXPECT_EQ(task.parse_vote("The best choice is 3", 2), std::nullopt);
+}
+
+}  // namespace
+}  // namespace seed::tasks
