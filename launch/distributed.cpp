@@ -38,8 +38,10 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
   if (rank != 0) {
     try {
       const parallel::DraftWorkerStats s = parallel::serve_worker_rank(*global.mpi, layout, models);
-      spdlog::info("draft rank {}: {} proposals, busy {:.2f} of {:.1f} s, CPU {:.2f} s", rank, s.proposals,
-                   s.wall_s > 0 ? s.busy_s / s.wall_s : 0.0, s.wall_s, s.cpu_s);
+      if (layout.role(rank) == parallel::RankRole::kDraft) {
+        spdlog::info("draft rank {}: {} proposals, busy {:.2f} of {:.1f} s, CPU {:.2f} s", rank, s.proposals,
+                     s.wall_s > 0 ? s.busy_s / s.wall_s : 0.0, s.wall_s, s.cpu_s);
+      }
     } catch (const Error& e) {
       spdlog::error("rank {}: {}: {}", rank, error_kind_name(e.kind()), e.what());
       parallel::MpiSession::abort_job(1);
@@ -50,10 +52,18 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
   std::vector<int> lost;
   {
     parallel::Coordinator coordinator(*global.mpi, layout, std::chrono::milliseconds(global.rank_timeout_ms));
-    work([&](const spec::EngineOptions& o) { return coordinator.make_engine(o); });
+    try {
+      work([&](const spec::EngineOptions& o) { return coordinator.make_engine(o); });
+    } catch (const Error& e) {
+      if (!coordinator.target_lost()) throw;
+      // No target is left, and a hung group rank would keep mpirun waiting.
+      spdlog::error("the target group (ranks 1..{}) was lost: {}; results written so far are kept; ending the job",
+                    layout.tp, e.what());
+      parallel::MpiSession::abort_job(kLostRanksExit);
+    }
     lost = coordinator.lost_ranks();
     const parallel::MessageCounts c = coordinator.counts();
-    spdlog::info("rank 0 exchanged {} messages ({} bytes) with the draft ranks", c.sent + c.received,
+    spdlog::info("rank 0 exchanged {} messages ({} bytes) with the worker ranks", c.sent + c.received,
                  c.sent_bytes + c.received_bytes);
   }
   if (lost.empty()) return;

@@ -1,7 +1,8 @@
 // How a command gets its engines on one rank or many (DESIGN.md, "Ranks
 // under mpirun"). Under mpirun with P > 1 ranks, rank 0 prints the rank
 // layout and runs the command with engines whose SEED drafters live on the
-// draft ranks; every other rank serves drafts until rank 0 is done and
+// draft ranks and, with --tp, whose target lives on ranks 1..T; every other
+// rank serves drafts or its target shard until rank 0 is done and
 // never runs the command itself. Without mpirun (or with -np 1) the command
 // runs as usual with spec::make_engine, every role in one process, with the
 // same outputs.
@@ -28,9 +29,12 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global);
 // Rank 0 (or the only process): runs `work` with an engine maker; then, if
 // draft ranks were lost on the way, logs them and ends the job with exit
 // status kLostRanksExit (a hung rank would keep mpirun waiting), after
-// `work` has written its results. Other ranks: serve with `models`' draft
-// model until rank 0 is done; a fatal error there is logged and aborts the
-// job. Throws kInvalidArgument for a layout that does not fit -np.
+// `work` has written its results. If the target group (--tp) is lost,
+// `work` ends with that error (what it wrote so far is kept), which is
+// logged, and the job ends with kLostRanksExit. Other ranks: serve with
+// `models`' draft model or their shard of the target until rank 0 is
+// done; a fatal error there is logged and aborts the job. Throws
+// kInvalidArgument for a layout that does not fit -np.
 void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models,
                       const std::function<void(const EngineMaker&)>& work);
 

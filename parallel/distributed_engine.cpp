@@ -1,19 +1,42 @@
 #include "parallel/distributed_engine.h"
 
+#include <filesystem>
+
 #include "models/causal_lm.h"
 #include "models/error.h"
+#include "parallel/mpi_communicator.h"
 #include "parallel/remote_drafter.h"
+#include "parallel/remote_target.h"
+#include "parallel/target_worker.h"
+#include "parallel/tp_target.h"
 #include "parallel/wire.h"
 #include "spec/draft_model_drafter.h"
+#include "spec/model_target.h"
 
 namespace seed::parallel {
 
 namespace {
 
-void check_supported(const RankLayout& layout) {
-  SEED_CHECK(layout.tp == 0, kInvalidArgument)
-      << "--tp " << layout.tp << ": a target group on ranks 1.." << layout.tp << " is not driven by the engines "
-      << "yet (issue 6); leave --tp out to keep the target on rank 0 and make every other rank a draft worker";
+// The target group's communicator (world ranks 1..T), made collectively
+// over the world: every rank calls this once, the coordinator and draft
+// ranks too (they get null).
+std::unique_ptr<Communicator> make_target_group(const RankLayout& layout) {
+  return layout.tp > 0 ? make_mpi_communicator(kTargetLeaderRank, layout.tp) : nullptr;
+}
+
+// A target rank's part of the group until the coordinator's shutdown.
+void serve_target_rank(Communicator& group, const spec::EngineOptions& models) {
+  SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
+  models::LoadOptions options;
+  options.device = models.device;
+  options.tp_group = &group;
+  auto local = std::make_unique<spec::ModelTarget>(models::CausalLM::load(models.target, options));
+  if (group.rank() != 0) {
+    serve_tp_target(*local, group, kTargetLeaderRank);
+    return;
+  }
+  TpLeaderTarget leader(std::move(local), &group);  // its destructor ends the peers' loops
+  serve_target_requests(leader, /*coordinator=*/0);
 }
 
 }  // namespace
@@ -21,14 +44,19 @@ void check_supported(const RankLayout& layout) {
 Coordinator::Coordinator(const MpiSession& session, const RankLayout& layout, std::chrono::milliseconds rank_timeout)
     : layout_(layout), rank_timeout_(rank_timeout), loop_(session) {
   SEED_CHECK(session.world_rank() == 0, kInternal) << "the coordinator runs on rank 0, not " << session.world_rank();
-  check_supported(layout_);
+  make_target_group(layout_);
 }
 
 Coordinator::~Coordinator() {
   for (int rank : layout_.draft_ranks()) {
     loop_.send_last(rank, draft_request_tag(rank), wire::encode(wire::ShutdownMessage{}), rank_timeout_);
   }
+  if (layout_.tp > 0) {
+    loop_.send_last(kTargetLeaderRank, kTargetRequestTag, wire::encode(wire::ShutdownMessage{}), rank_timeout_);
+  }
 }
+
+bool Coordinator::target_lost() const { return layout_.tp > 0 && !loop_.available(kTargetLeaderRank); }
 
 std::vector<int> Coordinator::lost_ranks() const {
   std::vector<int> lost;
@@ -39,8 +67,21 @@ std::vector<int> Coordinator::lost_ranks() const {
 }
 
 std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions& o) {
-  if (o.engine != "seed" && o.engine != "seed-batch") return spec::make_engine(o);
+  const bool seed = o.engine == "seed" || o.engine == "seed-batch";
   const std::vector<int> ranks = layout_.draft_ranks();
+  if (layout_.tp > 0) {
+    // The group's model answers room() and friends from its config, here.
+    const models::ModelConfig config =
+        models::ModelConfig::from_file((std::filesystem::path(o.target) / "config.json").string());
+    auto target = std::make_unique<RemoteTarget>(loop_, kTargetLeaderRank, config.vocab_size,
+                                                 config.max_position_embeddings, rank_timeout_);
+    std::vector<std::unique_ptr<spec::Drafter>> drafters;
+    for (int rank : seed ? ranks : std::vector<int>{}) {
+      drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_));
+    }
+    return spec::make_engine(o, std::move(target), std::move(drafters));
+  }
+  if (!seed) return spec::make_engine(o);
   SEED_CHECK(!ranks.empty(), kInvalidArgument)
       << "engine '" << o.engine << "' under mpirun drafts on draft ranks, but " << layout_.world_size
       << " rank(s) with --tp " << layout_.tp << " leave none; raise -np to at least " << layout_.tp + 2;
@@ -51,9 +92,13 @@ std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions
 
 DraftWorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout,
                                    const spec::EngineOptions& models, const DraftWorkerFault& fault) {
-  check_supported(layout);
   const int rank = session.world_rank();
-  SEED_CHECK(layout.role(rank) == RankRole::kDraft, kInternal) << "rank " << rank << " is not a draft rank";
+  SEED_CHECK(layout.role(rank) != RankRole::kCoordinator, kInternal) << "rank " << rank << " is the coordinator";
+  const std::unique_ptr<Communicator> group = make_target_group(layout);
+  if (group) {
+    serve_target_rank(*group, models);
+    return {};
+  }
   SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
   std::unique_ptr<models::CausalLM> model = models::CausalLM::load(models.draft, {models.device});
   spec::DraftModelDrafter drafter(*model);

@@ -5,10 +5,12 @@
 // seed and seed-batch get one RemoteDrafter per draft rank, so each draft
 // rank hosts the draft caches of the sequences the SEED engine assigns to
 // its drafter (sticky for the request; the engine balances by slot). The
-// other engines (ar, ar-batch, sd, mcsd) have at most one drafter and run
-// on the coordinator as make_engine builds them. The target stays on the
-// coordinator (RankLayout: tp = 0); --tp > 0 is refused until a remote
-// target proxy drives the target group.
+// other engines (ar, ar-batch, sd, mcsd) have at most one drafter, which
+// runs on the coordinator. With --tp 0 the target runs on the coordinator
+// too; with --tp T > 0 it is split over ranks 1..T and every engine
+// verifies on a RemoteTarget talking to rank 1 (seed and seed-batch draft
+// on local drafter threads if no draft rank is left). Engines built by one
+// Coordinator share the worker ranks' slots: use one at a time.
 // Outputs equal the single-process engine's, token for token: drafts and
 // verdicts are keyed by each request's stream and positions, never by rank.
 #pragma once
@@ -29,24 +31,29 @@ namespace seed::parallel {
 class Coordinator {
  public:
   // `session` must outlive this object; its world rank must be 0 and every
-  // other rank must be in serve_worker_rank() with the same layout. Throws
-  // kInvalidArgument for a layout this phase cannot drive (tp > 0).
+  // other rank must be in serve_worker_rank() with the same layout (with
+  // tp > 0 this makes the target group's communicator, collectively).
   Coordinator(const MpiSession& session, const RankLayout& layout, std::chrono::milliseconds rank_timeout);
-  // Sends shutdown to every draft rank (a lost one too: it may only have
-  // been slow); their loops return. Waits at most the rank timeout.
+  // Sends shutdown to every draft rank and the target group's leader (a
+  // lost one too: it may only have been slow); their loops return. Waits
+  // at most the rank timeout.
   ~Coordinator();
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
 
   // As spec::make_engine (same errors), with remote drafters for seed and
-  // seed-batch (options.drafters is ignored: one per draft rank). Throws
-  // kInvalidArgument for those engines if the layout has no draft rank.
+  // seed-batch (options.drafters is ignored: one per draft rank) and, with
+  // tp > 0, the remote target. Throws kInvalidArgument for seed and
+  // seed-batch if the layout has no draft rank and tp = 0. With tp > 0 the
+  // engine throws kUnavailable naming rank 1 if the group is lost.
   // The engine borrows this Coordinator and must be destroyed before it.
   std::unique_ptr<spec::Engine> make_engine(const spec::EngineOptions& options);
 
   const RankLayout& layout() const { return layout_; }
   // Draft ranks that died or stopped answering so far, for the fault report.
   std::vector<int> lost_ranks() const;
+  // Whether the target group's leader died or stopped answering (tp > 0).
+  bool target_lost() const;
   // Coordinator-side messages and bytes, over every engine so far.
   MessageCounts counts() const { return loop_.counts(); }
 
@@ -56,10 +63,12 @@ class Coordinator {
   MpiEventLoop loop_;
 };
 
-// What every rank but 0 runs: a draft rank loads `models.draft` and serves
-// draft requests until the Coordinator's shutdown; returns its statistics.
-// `fault` is for tests. Throws kInvalidArgument as the Coordinator does
-// for an unsupported layout, and what loading the draft model throws.
+// What every rank but 0 runs until the Coordinator's shutdown: a draft rank
+// loads `models.draft` and serves draft requests, returning its statistics;
+// a target rank loads its shard of `models.target` and serves the target
+// group (rank 1 answers the coordinator, the others replay its calls),
+// returning empty statistics. `fault` is for draft ranks in tests. Throws
+// what loading the model throws.
 DraftWorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout,
                                    const spec::EngineOptions& models, const DraftWorkerFault& fault = {});
 

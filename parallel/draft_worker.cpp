@@ -1,17 +1,13 @@
 #include "parallel/draft_worker.h"
 
-#include <mpi.h>
-
 #include <chrono>
 #include <csignal>
 #include <ctime>
 #include <map>
 #include <string>
-#include <thread>
 
 #include "models/error.h"
-#include "parallel/idle_backoff.h"
-#include "parallel/mpi_session.h"
+#include "parallel/blocking_messages.h"
 #include "parallel/rank_layout.h"
 #include "parallel/wire.h"
 
@@ -29,39 +25,6 @@ double process_cpu_s() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-// The next message from `source` on `tag`, waiting without spinning.
-std::vector<uint8_t> receive(int source, int tag) {
-  IdleBackoff backoff;
-  while (true) {
-    int found = 0;
-    MPI_Message message;
-    MPI_Status status;
-    check_mpi(MPI_Improbe(source, tag, MPI_COMM_WORLD, &found, &message, &status), "MPI_Improbe");
-    if (found) {
-      int size = 0;
-      MPI_Get_count(&status, MPI_BYTE, &size);
-      std::vector<uint8_t> bytes(static_cast<size_t>(size));
-      check_mpi(MPI_Mrecv(bytes.data(), size, MPI_BYTE, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
-      return bytes;
-    }
-    std::this_thread::sleep_for(backoff.next());
-  }
-}
-
-// Sends `bytes` and waits for MPI to take them, without spinning.
-void send(int dest, int tag, const std::vector<uint8_t>& bytes) {
-  MPI_Request request;
-  check_mpi(MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD, &request),
-            "MPI_Isend");
-  IdleBackoff backoff;
-  while (true) {
-    int done = 0;
-    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done) return;
-    std::this_thread::sleep_for(backoff.next());
-  }
-}
-
 }  // namespace
 
 DraftWorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinator,
@@ -72,7 +35,7 @@ DraftWorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coor
   std::map<uint64_t, std::string> failed;  // slot -> why its drafter call threw
   bool answering = true;
   while (true) {
-    const wire::Message message = wire::decode(receive(coordinator, draft_request_tag(rank)), coordinator);
+    const wire::Message message = wire::decode(receive_message(coordinator, draft_request_tag(rank)), coordinator);
     stats.messages += 1;
     if (std::holds_alternative<wire::ShutdownMessage>(message)) break;
     if (!answering) continue;
@@ -91,7 +54,7 @@ DraftWorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coor
           drafter.finish(m->slot);
         }
       }
-      send(coordinator, draft_reply_tag(rank), wire::encode(reply));
+      send_message(coordinator, draft_reply_tag(rank), wire::encode(reply));
       stats.proposals += 1;
       if (fault.kind != DraftWorkerFault::Kind::kNone && stats.proposals >= fault.after_proposals) {
         if (fault.kind == DraftWorkerFault::Kind::kKill) std::raise(SIGKILL);

@@ -6,9 +6,9 @@
 //   ranks T+1..P-1      draft workers, one drafter each
 //
 // T = 0 (no --tp) keeps the target on the coordinator: every other rank is
-// a draft worker. (This phase drives remote drafters only; a target group
-// on ranks 1..T needs a remote target proxy on rank 0, issue 6.) P = 1, or
-// no mpirun, runs every role in rank 0's process.
+// a draft worker. With T > 0 rank 0 drives the group through its leader,
+// rank 1 (remote_target.h). P = 1, or no mpirun, runs every role in rank
+// 0's process.
 // A value type: copy freely.
 #pragma once
 
@@ -42,5 +42,10 @@ struct RankLayout {
 constexpr int kDraftTagBase = 1000;
 constexpr int draft_request_tag(int rank) { return kDraftTagBase + 2 * rank; }
 constexpr int draft_reply_tag(int rank) { return kDraftTagBase + 2 * rank + 1; }
+// Tags of the coordinator's messages to the target group's leader and of
+// its replies: below every draft rank's (rank 1 is never a draft rank).
+constexpr int kTargetRequestTag = kDraftTagBase - 2;
+constexpr int kTargetReplyTag = kDraftTagBase - 1;
+constexpr int kTargetLeaderRank = 1;
 
 }  // namespace seed::parallel

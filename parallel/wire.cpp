@@ -15,7 +15,7 @@ namespace {
 
 constexpr uint8_t kMagic[2] = {'S', 'D'};
 
-enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify };
+enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify, kVerdicts };
 
 class Writer {
  public:
@@ -226,13 +226,17 @@ struct Encoder {
     w.put_count(m.items.size(), "items");
     for (const ProposalMessage& item : m.items) (*this)(item);
   }
+  void operator()(const VerdictsMessage& m) {
+    w.put_count(m.items.size(), "items");
+    for (const VerdictMessage& item : m.items) (*this)(item);
+  }
 };
 
 // Variant index -> wire type, in the order of the Message variant.
-constexpr Type kTypes[] = {Type::kStart,  Type::kDraft,    Type::kProposal, Type::kVerdict,
-                           Type::kFinish, Type::kShutdown, Type::kError,    Type::kVerify};
-constexpr const char* kNames[] = {"start",    "draft", "proposal", "verdict",
-                                  "finish",   "shutdown", "error", "verify"};
+constexpr Type kTypes[] = {Type::kStart,    Type::kDraft, Type::kProposal, Type::kVerdict, Type::kFinish,
+                           Type::kShutdown, Type::kError, Type::kVerify,   Type::kVerdicts};
+constexpr const char* kNames[] = {"start",    "draft", "proposal", "verdict", "finish",
+                                  "shutdown", "error", "verify",   "verdicts"};
 static_assert(std::size(kTypes) == std::variant_size_v<Message>);
 // decode names a message kNames[type - 1]: types number the variant from 1.
 constexpr bool types_follow_variant_order() {
@@ -288,6 +292,18 @@ Message decode_body(Type type, Reader& r) {
       }
       return m;
     }
+    case Type::kVerdicts: {
+      VerdictsMessage m;
+      const uint32_t count = r.get<uint32_t>("items");
+      r.need(uint64_t{count} * sizeof(uint64_t), "items");  // each at least a slot
+      for (uint32_t i = 0; i < count; ++i) {
+        VerdictMessage item;
+        item.slot = r.get<uint64_t>("slot");
+        item.verdict = get_verdict(r);
+        m.items.push_back(std::move(item));
+      }
+      return m;
+    }
   }
   detail::Raiser() & r.fail() << "unknown message type " << int{static_cast<uint8_t>(type)};
 }
@@ -316,7 +332,7 @@ Message decode(const std::vector<uint8_t>& bytes, int sender) {
                                 << "; run the same seed build on every rank";
   }
   const uint8_t type = r.get<uint8_t>("type");
-  if (type < static_cast<uint8_t>(Type::kStart) || type > static_cast<uint8_t>(Type::kVerify)) {
+  if (type < static_cast<uint8_t>(Type::kStart) || type > static_cast<uint8_t>(Type::kVerdicts)) {
     detail::Raiser() & r.fail() << "unknown message type " << int{type};
   }
   r.set_message(kNames[type - 1]);

@@ -17,6 +17,8 @@
 //   verdict    slot u64, accepted [i32], bonus i32, tokens [i32]
 //   verify     count u32, then count x (slot u64, proposal body): one
 //              target forward over these drafts
+//   verdicts   count u32, then count x (slot u64, verdict body): a verify
+//              message's answer, in its item order
 //   finish     slot u64                          (finished or cancelled)
 //   shutdown   (empty)
 //   error      text [u8]                         (a rank's fatal error)
@@ -43,7 +45,7 @@
 
 namespace seed::parallel::wire {
 
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;  // 2: verdicts
 
 struct StartMessage {
   uint64_t slot = 0;
@@ -65,6 +67,9 @@ struct VerdictMessage {
 struct VerifyMessage {
   std::vector<ProposalMessage> items;  // each slot at most once
 };
+struct VerdictsMessage {
+  std::vector<VerdictMessage> items;
+};
 struct FinishMessage {
   uint64_t slot = 0;
 };
@@ -74,7 +79,7 @@ struct ErrorMessage {
 };
 
 using Message = std::variant<StartMessage, DraftMessage, ProposalMessage, VerdictMessage, FinishMessage,
-                             ShutdownMessage, ErrorMessage, VerifyMessage>;
+                             ShutdownMessage, ErrorMessage, VerifyMessage, VerdictsMessage>;
 
 // "start", "draft", ... as in the table above.
 const char* message_name(const Message& message);

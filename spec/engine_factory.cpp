@@ -46,14 +46,14 @@ const std::vector<std::string>& engine_names() {
 
 namespace {
 
-// The target, its tokenizer and RunSettings every engine starts from.
+// The tokenizer and RunSettings every engine starts from, after the checks
+// that need no model.
 struct TargetSide {
-  std::shared_ptr<models::CausalLM> model;
   std::shared_ptr<const models::Tokenizer> tokenizer;
   RunSettings settings;
 };
 
-TargetSide load_target(const EngineOptions& o) {
+TargetSide target_side(const EngineOptions& o) {
   const auto& names = engine_names();
   SEED_CHECK(std::find(names.begin(), names.end(), o.engine) != names.end(), kInvalidArgument)
       << "--engine: unknown engine '" << o.engine << "'; expected ar, ar-batch, sd, mcsd, seed or seed-batch";
@@ -62,7 +62,6 @@ TargetSide load_target(const EngineOptions& o) {
       << "--draft: engine '" << o.engine << "' needs a draft model folder";
   SEED_CHECK(o.max_batch >= 1, kInvalidArgument) << "--max-batch: " << o.max_batch << " < 1";
   TargetSide t;
-  t.model = models::CausalLM::load(o.target, {o.device});
   if (std::filesystem::exists(std::filesystem::path(o.target) / "tokenizer.model")) {
     t.tokenizer = models::load_tokenizer(o.target);
   }
@@ -72,49 +71,71 @@ TargetSide load_target(const EngineOptions& o) {
   return t;
 }
 
+std::unique_ptr<Target> load_target(const EngineOptions& o) {
+  return std::make_unique<ModelTarget>(models::CausalLM::load(o.target, {o.device}));
+}
+
 void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t target_vocab) {
   SEED_CHECK(draft_vocab == target_vocab, kInvalidArgument)
       << "--draft: " << o.draft << " has a vocabulary of " << draft_vocab << " tokens, the target " << o.target
       << " has " << target_vocab << "; speculative decoding needs the same tokenizer";
 }
 
-std::unique_ptr<Engine> make_seed_engine(const EngineOptions& o, TargetSide t,
-                                         std::vector<std::unique_ptr<Drafter>> drafters) {
+// REQUIRES target_side(o) passed. Empty `drafters`: draft-model drafters here.
+std::unique_ptr<Engine> build(const EngineOptions& o, TargetSide t, std::unique_ptr<Target> target,
+                              std::vector<std::unique_ptr<Drafter>> drafters) {
+  if (o.engine == "ar") return std::make_unique<Owning<SerialEngine>>(t.tokenizer, "ar", std::move(target), nullptr, t.settings);
+  if (o.engine == "ar-batch") {
+    return std::make_unique<Owning<LockstepEngine>>(t.tokenizer, std::move(target), t.settings, o.max_batch);
+  }
+  std::unique_ptr<models::CausalLM> draft;
+  if (drafters.empty()) {
+    draft = models::CausalLM::load(o.draft, {o.device});
+    check_vocabularies(o, draft->config().vocab_size, target->vocab_size());
+  } else {
+    // Only the vocabulary: the drafters hold (or are proxies for) the model.
+    const models::ModelConfig config =
+        models::ModelConfig::from_file((std::filesystem::path(o.draft) / "config.json").string());
+    check_vocabularies(o, config.vocab_size, target->vocab_size());
+  }
+  if (o.engine == "sd" || o.engine == "mcsd") {
+    return std::make_unique<Owning<SerialEngine>>(t.tokenizer, o.engine, std::move(target),
+                                                  std::make_unique<DraftModelDrafter>(*draft), t.settings);
+  }
+  if (drafters.empty()) {
+    SEED_CHECK(o.drafters >= 1, kInvalidArgument) << "--drafters: " << o.drafters << " < 1";
+    for (int i = 0; i < o.drafters; ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
+  }
   const int max_batch = o.engine == "seed" ? 1 : o.max_batch;
-  return std::make_unique<Owning<SeedEngine>>(t.tokenizer, o.engine, std::make_unique<ModelTarget>(t.model),
-                                              std::move(drafters), t.settings, max_batch, o.draft_threads);
+  return std::make_unique<Owning<SeedEngine>>(t.tokenizer, o.engine, std::move(target), std::move(drafters),
+                                              t.settings, max_batch, o.draft_threads);
+}
+
+void check_drafter_handles(const EngineOptions& o, const std::vector<std::unique_ptr<Drafter>>& drafters) {
+  SEED_CHECK(o.engine == "seed" || o.engine == "seed-batch", kInvalidArgument)
+      << "--engine: '" << o.engine << "' does not draft on drafter handles; use seed or seed-batch";
+  SEED_CHECK(!drafters.empty(), kInvalidArgument) << "engine '" << o.engine << "' needs at least one drafter";
 }
 
 }  // namespace
 
 std::unique_ptr<Engine> make_engine(const EngineOptions& o) {
-  TargetSide t = load_target(o);
-  auto target = std::make_unique<ModelTarget>(t.model);
-  if (o.engine == "ar") return std::make_unique<Owning<SerialEngine>>(t.tokenizer, "ar", std::move(target), nullptr, t.settings);
-  if (o.engine == "ar-batch") {
-    return std::make_unique<Owning<LockstepEngine>>(t.tokenizer, std::move(target), t.settings, o.max_batch);
-  }
-  std::unique_ptr<models::CausalLM> draft = models::CausalLM::load(o.draft, {o.device});
-  check_vocabularies(o, draft->config().vocab_size, t.model->config().vocab_size);
-  if (o.engine == "sd" || o.engine == "mcsd") {
-    return std::make_unique<Owning<SerialEngine>>(t.tokenizer, o.engine, std::move(target),
-                                                  std::make_unique<DraftModelDrafter>(*draft), t.settings);
-  }
-  SEED_CHECK(o.drafters >= 1, kInvalidArgument) << "--drafters: " << o.drafters << " < 1";
-  std::vector<std::unique_ptr<Drafter>> drafters;
-  for (int i = 0; i < o.drafters; ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
-  return make_seed_engine(o, std::move(t), std::move(drafters));
+  TargetSide t = target_side(o);
+  return build(o, std::move(t), load_target(o), {});
 }
 
 std::unique_ptr<Engine> make_engine(const EngineOptions& o, std::vector<std::unique_ptr<Drafter>> drafters) {
-  SEED_CHECK(o.engine == "seed" || o.engine == "seed-batch", kInvalidArgument)
-      << "--engine: '" << o.engine << "' does not draft on drafter handles; use seed or seed-batch";
-  SEED_CHECK(!drafters.empty(), kInvalidArgument) << "engine '" << o.engine << "' needs at least one drafter";
-  TargetSide t = load_target(o);
-  const models::ModelConfig draft =
-      models::ModelConfig::from_file((std::filesystem::path(o.draft) / "config.json").string());
-  check_vocabularies(o, draft.vocab_size, t.model->config().vocab_size);
-  return make_seed_engine(o, std::move(t), std::move(drafters));
+  check_drafter_handles(o, drafters);
+  TargetSide t = target_side(o);
+  return build(o, std::move(t), load_target(o), std::move(drafters));
+}
+
+std::unique_ptr<Engine> make_engine(const EngineOptions& o, std::unique_ptr<Target> target,
+                                    std::vector<std::unique_ptr<Drafter>> drafters) {
+  SEED_CHECK(target != nullptr, kInvalidArgument) << "engine '" << o.engine << "' needs a target";
+  if (!drafters.empty()) check_drafter_handles(o, drafters);
+  TargetSide t = target_side(o);
+  return build(o, std::move(t), std::move(target), std::move(drafters));
 }
 
 }  // namespace seed::spec

@@ -8,6 +8,7 @@
 
 #include "spec/drafter.h"
 #include "spec/engine.h"
+#include "spec/target.h"
 
 namespace seed::spec {
 
@@ -41,5 +42,12 @@ std::unique_ptr<Engine> make_engine(const EngineOptions& options);
 // only the draft's config.json is read (its vocabulary must match).
 // REQUIRES options.engine is seed or seed-batch, drafters non-empty.
 std::unique_ptr<Engine> make_engine(const EngineOptions& options, std::vector<std::unique_ptr<Drafter>> drafters);
+
+// As above, but every engine verifies on `target` (say, a proxy for a
+// tensor-parallel target group under mpirun): the target model is not
+// loaded here, only its tokenizer. Empty `drafters`: drafters over the
+// draft model, as the first overload builds them; otherwise as the second.
+std::unique_ptr<Engine> make_engine(const EngineOptions& options, std::unique_ptr<Target> target,
+                                    std::vector<std::unique_ptr<Drafter>> drafters);
 
 }  // namespace seed::spec

@@ -53,7 +53,8 @@ std::vector<Message> one_of_each() {
           FinishMessage{7},
           ShutdownMessage{},
           ErrorMessage{"rank 2: out of memory"},
-          VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}}};
+          VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}},
+          VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}}}}}};
 }
 
 TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
@@ -92,6 +93,15 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
         EXPECT_EQ(g.items[i].draft.tokens, m->items[i].draft.tokens);
         EXPECT_EQ(g.items[i].draft.parents, m->items[i].draft.parents);
         EXPECT_EQ(g.items[i].draft.deterministic, m->items[i].draft.deterministic);
+      }
+    } else if (auto* m = std::get_if<VerdictsMessage>(&sent)) {
+      const auto& g = std::get<VerdictsMessage>(got);
+      ASSERT_EQ(g.items.size(), m->items.size());
+      for (size_t i = 0; i < g.items.size(); ++i) {
+        EXPECT_EQ(g.items[i].slot, m->items[i].slot);
+        EXPECT_EQ(g.items[i].verdict.accepted, m->items[i].verdict.accepted);
+        EXPECT_EQ(g.items[i].verdict.bonus, m->items[i].verdict.bonus);
+        EXPECT_EQ(g.items[i].verdict.tokens, m->items[i].verdict.tokens);
       }
     }
   }

@@ -1,0 +1,68 @@
+#include "parallel/target_worker.h"
+
+#include <map>
+#include <string>
+
+#include "models/error.h"
+#include "parallel/blocking_messages.h"
+#include "parallel/rank_layout.h"
+#include "parallel/wire.h"
+
+namespace seed::parallel {
+
+namespace {
+
+// The verdicts of `request`, or the error that stops it.
+wire::Message verify(spec::Target& target, const wire::VerifyMessage& request,
+                     std::map<uint64_t, std::string>& failed) {
+  std::vector<spec::VerifyItem> items;
+  for (const wire::ProposalMessage& item : request.items) {
+    const auto it = failed.find(item.slot);
+    if (it != failed.end()) {
+      wire::ErrorMessage error{it->second};
+      failed.erase(it);
+      return error;
+    }
+    items.push_back({item.slot, &item.draft});
+  }
+  try {
+    std::vector<spec::Verdict> verdicts = target.verify(items);
+    wire::VerdictsMessage reply;
+    for (size_t i = 0; i < items.size(); ++i) reply.items.push_back({items[i].slot, std::move(verdicts[i])});
+    return reply;
+  } catch (const std::exception& e) {
+    return wire::ErrorMessage{e.what()};
+  }
+}
+
+}  // namespace
+
+TargetWorkerStats serve_target_requests(spec::Target& target, int coordinator) {
+  TargetWorkerStats stats;
+  std::map<uint64_t, std::string> failed;  // slot -> why its start threw
+  while (true) {
+    const wire::Message message = wire::decode(receive_message(coordinator, kTargetRequestTag), coordinator);
+    stats.messages += 1;
+    if (std::holds_alternative<wire::ShutdownMessage>(message)) return stats;
+    if (const auto* request = std::get_if<wire::VerifyMessage>(&message)) {
+      send_message(coordinator, kTargetReplyTag, wire::encode(verify(target, *request, failed)));
+      stats.verifies += 1;
+    } else if (const auto* start = std::get_if<wire::StartMessage>(&message)) {
+      failed.erase(start->slot);
+      try {
+        target.start(start->slot, start->tokens, {start->settings.sampling, start->settings.seed,
+                                                  start->settings.stream});
+      } catch (const std::exception& e) {
+        failed[start->slot] = e.what();
+      }
+    } else if (const auto* finish = std::get_if<wire::FinishMessage>(&message)) {
+      failed.erase(finish->slot);
+      target.finish(finish->slot);
+    } else {
+      SEED_FAIL(kCorruption) << "target group leader: the coordinator (rank " << coordinator << ") sent a "
+                             << wire::message_name(message) << " message, which a target does not take";
+    }
+  }
+}
+
+}  // namespace seed::parallel

@@ -1,0 +1,117 @@
+// Every engine with its target split over a tensor-parallel group (run by
+// ctest under mpirun -np 4 --tp 2: rank 0 coordinates, ranks 1-2 are the
+// target group, rank 3 drafts; under -np 3 no draft rank is left and seed
+// drafts on local threads):
+//   - greedy, every engine produces exactly the single-process tokens;
+//   - sampled (temperature 1), seed and sd too: the group's logits equal
+//     the whole model's to ~1e-6 on these tiny models, so the verifier's
+//     draws agree (a draw this close to a boundary would be a rare flake).
+// Every rank writes the same tiny random models to its own temp folder.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "models/causal_lm.h"
+#include "parallel/distributed_engine.h"
+#include "spec/engine_factory.h"
+#include "tests/models/tiny_models.h"
+#include "tests/parallel/mpi_world.h"
+
+namespace seed::parallel {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::mpi_world;
+using namespace std::chrono_literals;
+
+constexpr int kTp = 2;
+constexpr auto kRankTimeout = 30000ms;
+
+class DistributedTpTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    torch::NoGradGuard no_grad;
+    dir_ = new fs::path(fs::temp_directory_path() / ("seed_distributed_tp_test_" + std::to_string(::getpid())));
+    models_ = new spec::EngineOptions;
+    models_->target = (*dir_ / "target").string();
+    models_->draft = (*dir_ / "draft").string();
+    models_->draft_length = 3;
+    const models::ModelConfig config = models::testing::tiny_config("llama");
+    models::CausalLM::random(config, 11)->save(models_->target, torch::kFloat32);
+    auto draft = models::CausalLM::random(config, 11);  // agrees with the target often, not always
+    torch::manual_seed(5);
+    for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * 0.6 * p.std());
+    draft->save(models_->draft, torch::kFloat32);
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete models_;
+  }
+
+  static RankLayout layout() { return RankLayout::make(mpi_world().world_size(), kTp); }
+
+  static spec::EngineOptions options(const std::string& engine) {
+    spec::EngineOptions o = *models_;
+    o.engine = engine;
+    o.drafters = 2;  // local drafter threads when no draft rank is left
+    return o;
+  }
+
+  static std::vector<spec::GenRequest> requests(float temperature) {
+    std::vector<spec::GenRequest> out;
+    for (int i = 0; i < 4; ++i) {
+      spec::GenRequest r;
+      for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
+      r.max_new_tokens = 12;
+      r.sampling.temperature = temperature;
+      r.seed = 42;
+      r.stream = static_cast<uint64_t>(i);
+      out.push_back(r);
+    }
+    return out;
+  }
+
+  static std::vector<std::vector<int32_t>> tokens_of(const std::vector<spec::Completion>& completions) {
+    std::vector<std::vector<int32_t>> out;
+    for (const spec::Completion& c : completions) {
+      EXPECT_NE(c.finish, spec::FinishReason::kError) << c.error;
+      out.push_back(c.tokens);
+    }
+    return out;
+  }
+
+  static fs::path* dir_;
+  static spec::EngineOptions* models_;
+};
+
+fs::path* DistributedTpTest::dir_ = nullptr;
+spec::EngineOptions* DistributedTpTest::models_ = nullptr;
+
+TEST_F(DistributedTpTest, EveryEngineProducesTheSingleProcessTokens) {
+  ASSERT_GE(mpi_world().world_size(), 1 + kTp) << "run under mpirun -np 3 or more";
+  if (mpi_world().world_rank() != 0) {
+    const DraftWorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
+    if (layout().role(mpi_world().world_rank()) == RankRole::kDraft) EXPECT_GT(stats.proposals, 0);
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+  const std::vector<std::pair<float, std::vector<std::string>>> cases = {
+      {0.0f, {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"}}, {1.0f, {"sd", "seed", "seed-batch"}}};
+  for (const auto& [temperature, engines] : cases) {
+    for (const std::string& name : engines) {
+      SCOPED_TRACE(name + " at temperature " + std::to_string(temperature));
+      const auto expected = tokens_of(spec::make_engine(options(name))->generate(requests(temperature)));
+      const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(options(name));
+      EXPECT_EQ(tokens_of(engine->generate(requests(temperature))), expected);
+    }
+  }
+  EXPECT_FALSE(coordinator.target_lost());
+  EXPECT_TRUE(coordinator.lost_ranks().empty());
+  EXPECT_GT(coordinator.counts().received, 0) << "the leader answers every verify";
+}
+
+}  // namespace
+}  // namespace seed::parallel
