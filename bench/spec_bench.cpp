@@ -52,6 +52,22 @@ Workload make_workload(const SpecBenchOptions& o, int n, float temperature, int 
   return w;
 }
 
+// The ranks' figures between two samples: busy fractions of the ranks in
+// both, messages and bytes per token.
+void add_rank_figures(const RanksSample& before, const RanksSample& after, int64_t tokens, SpecBenchRow& row) {
+  for (const RankTime& a : after.ranks) {
+    for (const RankTime& b : before.ranks) {
+      if (b.rank != a.rank) continue;
+      const double wall = a.wall_s - b.wall_s;
+      row.rank_busy.push_back({a.rank, a.role, wall > 0 ? (a.busy_s - b.busy_s) / wall : 0.0});
+    }
+  }
+  if (tokens > 0) {
+    row.messages_per_token = static_cast<double>(after.messages - before.messages) / static_cast<double>(tokens);
+    row.bytes_per_token = static_cast<double>(after.bytes - before.bytes) / static_cast<double>(tokens);
+  }
+}
+
 double tokens_per_s(const spec::RequestStats& kind, double wall_s) {
   return wall_s > 0 ? static_cast<double>(kind.generated_tokens) / wall_s : 0.0;
 }
@@ -76,6 +92,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, const std::string& engine_name, 
   row.temperature = temperature;
   std::vector<double> all, thought, evaluation;
   spec::EngineStats total;
+  const RanksSample ranks_before = o.sample_ranks ? o.sample_ranks() : RanksSample{};
   for (int r = 0; r < o.repeats; ++r) {
     const Workload w = make_workload(o, n, temperature, r);
     engine->reset_stats();
@@ -110,6 +127,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, const std::string& engine_name, 
   }
   row.target_busy = total.target_busy();
   row.tokens = total.generated_tokens;
+  if (o.sample_ranks) add_rank_figures(ranks_before, o.sample_ranks(), row.tokens, row);
   return row;
 }
 
@@ -118,7 +136,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, const std::string& engine_name, 
 nlohmann::json SpecBenchResult::to_json() const {
   nlohmann::json rows_json = nlohmann::json::array();
   for (const SpecBenchRow& r : rows) {
-    rows_json.push_back({{"engine", r.engine},
+    nlohmann::json row = {{"engine", r.engine},
                          {"n", r.n},
                          {"temperature", r.temperature},
                          {"tokens_per_s", r.tokens_per_s},
@@ -129,7 +147,15 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"tau", r.tau},
                          {"tau_max", r.tau_max},
                          {"target_busy", r.target_busy},
-                         {"tokens", r.tokens}});
+                         {"tokens", r.tokens}};
+    if (!r.rank_busy.empty()) {
+      nlohmann::json ranks = nlohmann::json::array();
+      for (const RankBusy& b : r.rank_busy) ranks.push_back({{"rank", b.rank}, {"role", b.role}, {"busy", b.busy}});
+      row["ranks"] = ranks;
+      row["messages_per_token"] = r.messages_per_token;
+      row["bytes_per_token"] = r.bytes_per_token;
+    }
+    rows_json.push_back(row);
   }
   return {{"rows", rows_json}, {"verify_cost", verify_cost}, {"draft_cost", draft_cost}};
 }

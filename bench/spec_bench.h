@@ -18,6 +18,19 @@
 
 namespace seed::bench {
 
+// Under mpirun: what the launcher samples of the ranks between rows.
+struct RankTime {
+  int rank = 0;
+  std::string role;   // "coordinator", "target" or "draft"
+  double busy_s = 0;  // working so far (rank 0: CPU time of its process)
+  double wall_s = 0;  // since the rank started serving
+};
+struct RanksSample {
+  std::vector<RankTime> ranks;  // the ranks still answering
+  int64_t messages = 0;         // rank 0 exchanged with the other ranks so far
+  int64_t bytes = 0;
+};
+
 struct SpecBenchOptions {
   std::string target = "models/zoo/tiny-target";
   std::string draft = "models/zoo/tiny-draft";
@@ -37,6 +50,16 @@ struct SpecBenchOptions {
   // Builds each row's engine; empty: spec::make_engine. Under mpirun the
   // launcher passes one that drafts on the draft ranks (launch/distributed.h).
   std::function<std::unique_ptr<spec::Engine>(const spec::EngineOptions&)> make_engine;
+  // Under mpirun the launcher's sample of the ranks; rows report the
+  // differences over their repeats. Empty: single process, no rank figures.
+  std::function<RanksSample()> sample_ranks;
+};
+
+// A rank's busy fraction over a row's repeats.
+struct RankBusy {
+  int rank = 0;
+  std::string role;
+  double busy = 0;  // rank 0: CPU seconds per second (above 1 with threads)
 };
 
 struct SpecBenchRow {
@@ -52,6 +75,11 @@ struct SpecBenchRow {
   double tau_max = 0;  // (1 - alpha^(k+1)) / (1 - alpha), chains only (0 otherwise)
   double target_busy = 0;
   int64_t tokens = 0;  // generated over all repeats
+  // Under mpirun (sample_ranks set): each rank's busy fraction, and rank
+  // 0's messages and bytes per generated token.
+  std::vector<RankBusy> rank_busy;
+  double messages_per_token = 0;
+  double bytes_per_token = 0;
 };
 
 struct SpecBenchResult {

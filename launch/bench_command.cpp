@@ -119,6 +119,37 @@ void print_spec_bar(const bench::SpecBenchResult& result) {
   std::cout << "\n";
 }
 
+// Under mpirun: each row's busy fraction per rank and rank 0's message
+// volume per generated token, as a second table under the first.
+void print_rank_table(const bench::SpecBenchResult& result) {
+  if (result.rows.empty() || result.rows.front().rank_busy.empty()) return;
+  std::cout << "ranks: busy = time in target or drafter calls / wall (rank 0: its CPU time / wall); messages and "
+               "bytes rank 0 exchanged per generated token\n"
+            << fmt::format("{:<11} {:>2} {:>5} {:>9} {:>10}", "engine", "n", "T", "msgs/tok", "bytes/tok");
+  for (const bench::RankBusy& b : result.rows.front().rank_busy) {
+    std::cout << fmt::format(" {:>13}", fmt::format("{} {}", b.rank, b.role));
+  }
+  std::cout << "\n";
+  for (const bench::SpecBenchRow& r : result.rows) {
+    std::cout << fmt::format("{:<11} {:>2} {:>5.1f} {:>9.2f} {:>10.0f}", r.engine, r.n, r.temperature,
+                             r.messages_per_token, r.bytes_per_token);
+    for (const bench::RankBusy& b : r.rank_busy) std::cout << fmt::format(" {:>13.3f}", b.busy);
+    std::cout << "\n";
+  }
+}
+
+// What rank 0's Coordinator knows of the ranks now, for the rank table.
+bench::RanksSample sample_ranks(parallel::Coordinator& coordinator) {
+  bench::RanksSample sample;
+  for (const parallel::RankUsage& u : coordinator.usage()) {
+    sample.ranks.push_back({u.rank, parallel::rank_role_name(coordinator.layout().role(u.rank)), u.busy_s, u.wall_s});
+  }
+  const parallel::MessageCounts c = coordinator.counts();
+  sample.messages = c.sent + c.received;
+  sample.bytes = c.sent_bytes + c.received_bytes;
+  return sample;
+}
+
 void run_bench_spec(const BenchSpecOptions& options) {
   const bench::SpecBenchOptions& o = options.bench;
   std::cout << fmt::format("target {}, draft {}; target {} intra-op thread(s), each drafter 1; k = {}, mcsd tree "
@@ -135,6 +166,7 @@ void run_bench_spec(const BenchSpecOptions& options) {
     }
     print_spec_row(row);
   });
+  print_rank_table(result);
   std::cout << fmt::format("limits: verifying k+1 = {} tokens costs {:.2f} target decode steps; a draft decode "
                            "step costs {:.3f} of the target's\n",
                            o.draft_length + 1, result.verify_cost, result.draft_cost);
@@ -186,7 +218,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   auto spec_options = std::make_shared<BenchSpecOptions>();
   bench::SpecBenchOptions& so = spec_options->bench;
   CLI::App* spec = bench->add_subcommand(
-      "spec", "Engines side by side on a ToT-shaped workload: tokens/s, speedup vs ar, alpha, tau, target busy");
+      "spec", "Engines side by side on a ToT-shaped workload: tokens/s, speedup vs ar, alpha, tau, target busy; "
+              "under mpirun also each rank's busy fraction and messages and bytes per token");
   spec->add_option("--target", so.target, "Target model folder")->check(CLI::ExistingDirectory)->capture_default_str();
   spec->add_option("--draft", so.draft, "Draft model folder")->check(CLI::ExistingDirectory)->capture_default_str();
   spec->add_option("--engines", so.engines, "Engines, in table order (ar first for speedups)")->capture_default_str();
@@ -206,9 +239,10 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
     spec::EngineOptions models;
     models.target = spec_options->bench.target;
     models.draft = spec_options->bench.draft;
-    run_with_engines(global, models, [&](const EngineMaker& make_engine) {
+    run_with_engines(global, models, [&](const EngineMaker& make_engine, parallel::Coordinator* coordinator) {
       BenchSpecOptions options = *spec_options;
       options.bench.make_engine = make_engine;
+      if (coordinator) options.bench.sample_ranks = [coordinator] { return sample_ranks(*coordinator); };
       run_bench_spec(options);
     });
   });

@@ -20,8 +20,9 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--rank-timeout", global.rank_timeout_ms,
-                 "Under mpirun: milliseconds rank 0 waits for a draft rank's answer before it moves that rank's "
-                 "sequences elsewhere and reports the rank lost")
+                 "Under mpirun: milliseconds rank 0 waits for a worker rank's answer before it counts the rank "
+                 "lost: a lost draft rank's sequences move elsewhere, a lost target group ends the run. A verify "
+                 "that prefills a prompt (a sequence's first) may take 10 times as long")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.fallthrough();  // `seed run ... --tp 2`, as well as `seed --tp 2 run ...`
@@ -29,19 +30,24 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global) {
 
 void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models,
                       const std::function<void(const EngineMaker&)>& work) {
+  run_with_engines(global, models, [&](const EngineMaker& make_engine, parallel::Coordinator*) { work(make_engine); });
+}
+
+void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models, const RankWork& work) {
   if (!global.mpi || global.mpi->world_size() == 1) {
-    work([](const spec::EngineOptions& o) { return spec::make_engine(o); });
+    work([](const spec::EngineOptions& o) { return spec::make_engine(o); }, nullptr);
     return;
   }
   const parallel::RankLayout layout = parallel::RankLayout::make(global.mpi->world_size(), global.tp);
   const int rank = global.mpi->world_rank();
   if (rank != 0) {
     try {
-      const parallel::DraftWorkerStats s = parallel::serve_worker_rank(*global.mpi, layout, models);
-      if (layout.role(rank) == parallel::RankRole::kDraft) {
-        spdlog::info("draft rank {}: {} proposals, busy {:.2f} of {:.1f} s, CPU {:.2f} s", rank, s.proposals,
-                     s.wall_s > 0 ? s.busy_s / s.wall_s : 0.0, s.wall_s, s.cpu_s);
-      }
+      const parallel::WorkerStats s = parallel::serve_worker_rank(*global.mpi, layout, models);
+      const parallel::RankUsage& u = s.usage;
+      spdlog::info("{} rank {}: {} {}, busy {:.2f} of {:.1f} s, CPU {:.2f} s",
+                   parallel::rank_role_name(layout.role(rank)), rank, s.requests,
+                   layout.role(rank) == parallel::RankRole::kDraft ? "proposals" : "verifies",
+                   u.wall_s > 0 ? u.busy_s / u.wall_s : 0.0, u.wall_s, u.cpu_s);
     } catch (const Error& e) {
       spdlog::error("rank {}: {}: {}", rank, error_kind_name(e.kind()), e.what());
       parallel::MpiSession::abort_job(1);
@@ -53,11 +59,12 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
   {
     parallel::Coordinator coordinator(*global.mpi, layout, std::chrono::milliseconds(global.rank_timeout_ms));
     try {
-      work([&](const spec::EngineOptions& o) { return coordinator.make_engine(o); });
+      work([&](const spec::EngineOptions& o) { return coordinator.make_engine(o); }, &coordinator);
     } catch (const Error& e) {
       if (!coordinator.target_lost()) throw;
       // No target is left, and a hung group rank would keep mpirun waiting.
-      spdlog::error("the target group (ranks 1..{}) was lost: {}; results written so far are kept; ending the job",
+      spdlog::error("the target group (ranks 1..{}) was lost: {}; results written so far are kept (seed run: "
+                    "finish with --resume); ending the job",
                     layout.tp, e.what());
       parallel::MpiSession::abort_job(kLostRanksExit);
     }

@@ -13,12 +13,16 @@
 #include <memory>
 
 #include "launch/commands.h"
+#include "parallel/distributed_engine.h"
 #include "spec/engine.h"
 #include "spec/engine_factory.h"
 
 namespace seed::launch {
 
 using EngineMaker = std::function<std::unique_ptr<spec::Engine>(const spec::EngineOptions&)>;
+// Rank 0's Coordinator under mpirun with P > 1 ranks, for per-rank figures
+// (`seed bench`); null when every role runs in this process.
+using RankWork = std::function<void(const EngineMaker&, parallel::Coordinator*)>;
 
 // True when Open MPI's mpirun (or another PMIx launcher) started this process.
 bool launched_by_mpirun();
@@ -37,6 +41,8 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global);
 // kInvalidArgument for a layout that does not fit -np.
 void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models,
                       const std::function<void(const EngineMaker&)>& work);
+// As above, and `work` also gets the Coordinator (null single-process).
+void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models, const RankWork& work);
 
 constexpr int kLostRanksExit = 3;
 

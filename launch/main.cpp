@@ -14,7 +14,7 @@
 #include "parallel/mpi_session.h"
 
 int main(int argc, char** argv) {
-  seed::launch::ensure_fast_blas(argv);
+  seed::launch::ensure_fast_runtime(argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("seed"));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
 

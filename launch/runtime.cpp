@@ -1,6 +1,7 @@
 #include "launch/runtime.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -12,23 +13,38 @@
 
 namespace seed::launch {
 
-void ensure_fast_blas(char** argv) {
-  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;  // the user's choice stands
+namespace {
+
+// The OpenBLAS core type to ask for, or nullptr when OpenBLAS's own choice
+// is fine (or it is not OpenBLAS).
+const char* better_blas_core() {
   using CoreName = char* (*)();
   auto core_name = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
-  if (core_name == nullptr) return;  // not OpenBLAS
+  if (core_name == nullptr) return nullptr;
   static const std::set<std::string> kGenericCores = {"Prescott", "Core2", "Penryn", "Dunnington",
                                                       "Nehalem", "Atom", "Unknown"};
-  if (kGenericCores.count(core_name()) == 0) return;
+  if (kGenericCores.count(core_name()) == 0) return nullptr;
   __builtin_cpu_init();
-  const char* better = __builtin_cpu_supports("avx512f") ? "SkylakeX"
-                       : __builtin_cpu_supports("avx2") ? "Haswell"
-                                                        : nullptr;
-  if (better == nullptr) return;
-  setenv("OPENBLAS_CORETYPE", better, 1);
+  return __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
+}
+
+// hugetlb=1: malloc asks for transparent huge pages (madvise); the mmap and
+// trim thresholds keep freed buffers up to 32 MiB (glibc's maximum) in the
+// heap instead of returning them to the kernel.
+constexpr const char* kMallocTunables =
+    "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824";
+
+}  // namespace
+
+void ensure_fast_runtime(char** argv) {
+  bool changed = false;
+  const char* core = std::getenv("OPENBLAS_CORETYPE") == nullptr ? better_blas_core() : nullptr;
+  if (core != nullptr) changed |= setenv("OPENBLAS_CORETYPE", core, 1) == 0;
+  if (std::getenv("GLIBC_TUNABLES") == nullptr) changed |= setenv("GLIBC_TUNABLES", kMallocTunables, 1) == 0;
+  if (!changed) return;
   execv("/proc/self/exe", argv);
-  spdlog::warn("OpenBLAS chose generic '{}' kernels on a CPU with {}; set OPENBLAS_CORETYPE={} for speed",
-               core_name(), better, better);
+  spdlog::warn("could not re-execute with {}{}: set them yourself for speed",
+               core != nullptr ? fmt::format("OPENBLAS_CORETYPE={} ", core) : "", kMallocTunables);
 }
 
 void set_threads(int threads) {

@@ -1,16 +1,24 @@
 // Process-wide runtime set-up done once by main, before any model exists:
-// thread counts and the BLAS kernel choice. The library never does this.
+// thread counts, the BLAS kernel choice and the allocator's settings. The
+// library never does this.
 #pragma once
 
 namespace seed::launch {
 
-// OpenBLAS picks its kernels by CPUID and falls back to generic SSE3
-// ("Prescott") on CPUs it does not recognise, which virtual machines often
-// report; that makes small GEMMs 5-7x slower (docs/benchmarks.md). OpenBLAS
-// reads OPENBLAS_CORETYPE only when it loads, so if it chose a generic core
-// on a CPU with AVX2/AVX-512, re-executes this process with the right core
-// type. Returns normally if nothing needs fixing (or a user set it).
-void ensure_fast_blas(char** argv);
+// Two settings that are read only when the process starts, so when either is
+// missing this re-executes the process with it (a variable the user set
+// stands):
+// - OPENBLAS_CORETYPE: OpenBLAS picks its kernels by CPUID and falls back to
+//   generic SSE3 ("Prescott") on CPUs it does not recognise, which virtual
+//   machines often report; small GEMMs then run 5-7x slower. Set when OpenBLAS
+//   chose a generic core on a CPU with AVX2/AVX-512.
+// - GLIBC_TUNABLES: glibc hands every freed buffer above the mmap threshold
+//   back to the kernel, so each training step (activations of tens of MB)
+//   faults its memory in again 4 KiB at a time; a third of the CPU went to
+//   page faults. Transparent huge pages for malloc'd memory and a high trim
+//   threshold made `seed train` 1.8x faster (docs/benchmarks.md).
+// Returns normally when nothing needs fixing.
+void ensure_fast_runtime(char** argv);
 
 // Intra-op threads for libtorch/OpenMP/BLAS; 0 = all hardware threads.
 void set_threads(int threads);

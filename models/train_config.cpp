@@ -164,6 +164,12 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
     check_model_dir(c.distill.teacher, d.where("teacher"));
   }
 
+  f.optional("init", &c.init);
+  if (!c.init.empty()) {
+    c.init = resolve(c.init, base_dir);
+    check_model_dir(c.init, f.where("init"));
+  }
+
   f.optional("batch_size", &c.batch_size);
   f.optional("seq_len", &c.seq_len);
   f.optional("steps", &c.steps);
@@ -218,6 +224,7 @@ json TrainConfig::to_json() const {
   }
   j["tokenizer"] = tokenizer.from_dir.empty() ? json{{"train", {{"vocab_size", tokenizer.train_vocab_size}}}}
                                               : json{{"from", tokenizer.from_dir}};
+  if (!init.empty()) j["init"] = init;
   if (distill.enabled()) {
     j["distill"] = {{"teacher", distill.teacher}, {"alpha", distill.alpha}, {"temperature", distill.temperature}};
   }

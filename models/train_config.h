@@ -76,6 +76,10 @@ struct TrainConfig {
   std::string eval_file;        // JSONL like `corpus`; empty = use eval_fraction
   TokenizerSource tokenizer;    // required
   DistillConfig distill;        // optional
+  // "init": DIR: start from this trained HF model folder's weights instead of
+  // a random initialisation (continued training, fine-tuning). Its shape must
+  // equal `model` and its tokenizer.model the tokenizer's. Empty = random.
+  std::string init;
 
   // --- Optimisation ----------------------------------------------------------
   int64_t batch_size = 8;   // rows per step

@@ -60,31 +60,55 @@ void check_device(const TrainConfig& config) {
       << torch::cuda::device_count() << " CUDA devices; use \"cpu\"";
 }
 
-// A teacher must score the student's token ids: same vocabulary, same
-// tokenizer file, and a context covering seq_len.
+// A model folder whose logits score the trained model's token ids (a
+// teacher, or the weights training starts from) must share its tokenizer.
+void check_same_tokenizer(const std::string& dir, const std::string& field, const Tokenizer& tokenizer,
+                          const std::string& tokenizer_path, int64_t vocab_size) {
+  SEED_CHECK(vocab_size == tokenizer.vocab_size(), kInvalidArgument)
+      << field << ": " << dir << " has vocab_size " << vocab_size << " but the trained model's tokenizer has "
+      << tokenizer.vocab_size() << " tokens; set \"tokenizer\": {\"from\": \"" << dir << "\"}";
+  const std::string other = dir + "/" + kTokenizerFile;
+  std::error_code ec;
+  SEED_CHECK(fs::is_regular_file(other, ec), kInvalidArgument)
+      << field << ": " << dir << " has no " << kTokenizerFile
+      << ", so seed cannot check that it shares the trained model's tokenizer";
+  SEED_CHECK(read_bytes(other) == read_bytes(tokenizer_path), kInvalidArgument)
+      << field << ": " << other << " differs from the trained model's tokenizer; set "
+      << "\"tokenizer\": {\"from\": \"" << dir << "\"}";
+}
+
 std::unique_ptr<CausalLM> load_teacher(const TrainConfig& config, const Tokenizer& tokenizer,
                                        const std::string& tokenizer_path) {
   const std::string& dir = config.distill.teacher;
   const std::string field = config.source + ": field 'distill.teacher'";
   const ModelConfig teacher = ModelConfig::from_file(dir + "/config.json");
-  SEED_CHECK(teacher.vocab_size == tokenizer.vocab_size(), kInvalidArgument)
-      << field << ": the teacher " << dir << " has vocab_size " << teacher.vocab_size
-      << " but the student's tokenizer has " << tokenizer.vocab_size()
-      << " tokens; a student must share its teacher's tokenizer: set \"tokenizer\": {\"from\": \"" << dir << "\"}";
-  const std::string teacher_tokenizer = dir + "/" + kTokenizerFile;
-  std::error_code ec;
-  SEED_CHECK(fs::is_regular_file(teacher_tokenizer, ec), kInvalidArgument)
-      << field << ": the teacher " << dir << " has no " << kTokenizerFile
-      << ", so seed cannot check that the student shares its tokenizer";
-  SEED_CHECK(read_bytes(teacher_tokenizer) == read_bytes(tokenizer_path), kInvalidArgument)
-      << field << ": the teacher's " << teacher_tokenizer << " differs from the student's tokenizer; set "
-      << "\"tokenizer\": {\"from\": \"" << dir << "\"}";
+  check_same_tokenizer(dir, field, tokenizer, tokenizer_path, teacher.vocab_size);
   SEED_CHECK(teacher.max_position_embeddings >= config.seq_len, kInvalidArgument)
       << field << ": the teacher's context (" << teacher.max_position_embeddings << ") is shorter than seq_len ("
       << config.seq_len << ")";
   auto model = CausalLM::load(dir, {config.device});
   for (const at::Tensor& p : model->weights().parameters()) p.requires_grad_(false);
   return model;
+}
+
+// The weights training starts from: `config.init`'s model, which must have
+// the configured shape and tokenizer, or a random initialisation.
+std::unique_ptr<CausalLM> initial_model(const TrainConfig& config, const ModelConfig& shape,
+                                        const Tokenizer& tokenizer, const std::string& tokenizer_path) {
+  if (config.init.empty()) return CausalLM::random(shape, config.seed, {config.device});
+  const std::string field = config.source + ": field 'init'";
+  const ModelConfig init = ModelConfig::from_file(config.init + "/config.json");
+  check_same_tokenizer(config.init, field, tokenizer, tokenizer_path, init.vocab_size);
+  const auto describe = [](const ModelConfig& c) {
+    return "hidden " + std::to_string(c.hidden_size) + ", intermediate " + std::to_string(c.intermediate_size) +
+           ", " + std::to_string(c.num_hidden_layers) + " layers, " + std::to_string(c.num_attention_heads) +
+           " heads (" + std::to_string(c.num_key_value_heads) + " KV), tied " +
+           (c.tie_word_embeddings ? "yes" : "no");
+  };
+  SEED_CHECK(describe(init) == describe(shape), kInvalidArgument)
+      << field << ": " << config.init << " has shape " << describe(init) << " but field 'model' asks for "
+      << describe(shape);
+  return CausalLM::load(config.init, {config.device});
 }
 
 // A batch of rows [B, row_length] as model inputs [B, T], next-token
@@ -319,7 +343,7 @@ TrainResult train(const TrainConfig& config, const TrainControl& control) {
   shape.vocab_size = tokenizer->vocab_size();
   shape.bos_token_id = tokenizer->bos_id();
   shape.eos_token_ids = {tokenizer->eos_id()};
-  std::unique_ptr<CausalLM> model = checkpoint.empty() ? CausalLM::random(shape, config.seed, {config.device})
+  std::unique_ptr<CausalLM> model = checkpoint.empty() ? initial_model(config, shape, *tokenizer, tokenizer_path)
                                                        : CausalLM::load(checkpoint, {config.device});
   const std::vector<at::Tensor> params = model->weights().parameters();
   for (const at::Tensor& p : params) p.requires_grad_(true);

@@ -42,6 +42,12 @@ class Communicator {
   // Every rank's `tensor` becomes `root`'s, in place. REQUIRES a contiguous
   // tensor of the same shape and dtype on every rank.
   virtual void broadcast(at::Tensor& tensor, int root) = 0;
+  // As broadcast, for one that ranks may wait on for long (a target group
+  // peer waiting for its leader's next call): a waiting rank sleeps between
+  // tests (IdleBackoff) instead of spinning a core. Every rank of the group
+  // must use this one, not broadcast, for the same collective: MPI does not
+  // match a non-blocking broadcast with a blocking one. Default: broadcast.
+  virtual void broadcast_idle(at::Tensor& tensor, int root) { broadcast(tensor, root); }
   // Returns once every rank of the group has called it.
   virtual void barrier() = 0;
 };

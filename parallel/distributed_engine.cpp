@@ -25,18 +25,33 @@ std::unique_ptr<Communicator> make_target_group(const RankLayout& layout) {
 }
 
 // A target rank's part of the group until the coordinator's shutdown.
-void serve_target_rank(Communicator& group, const spec::EngineOptions& models) {
+WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineOptions& models) {
   SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
   models::LoadOptions options;
   options.device = models.device;
   options.tp_group = &group;
   auto local = std::make_unique<spec::ModelTarget>(models::CausalLM::load(models.target, options));
-  if (group.rank() != 0) {
-    serve_tp_target(*local, group, kTargetLeaderRank);
-    return;
-  }
+  if (group.rank() != 0) return serve_tp_target(*local, group, kTargetLeaderRank);
   TpLeaderTarget leader(std::move(local), &group);  // its destructor ends the peers' loops
-  serve_target_requests(leader, /*coordinator=*/0);
+  return serve_target_requests(leader, rank, /*coordinator=*/0);
+}
+
+// Worker rank `rank`'s usage, asked on its tags: one rank's, or the target
+// group's.
+std::vector<RankUsage> ask_usage(MpiEventLoop& loop, int rank, int tag, int reply_tag,
+                                 std::chrono::milliseconds timeout) {
+  std::vector<uint8_t> reply;
+  try {
+    reply = loop.call(rank, tag, wire::encode(wire::UsageRequestMessage{}), reply_tag, timeout, /*counted=*/false);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kUnavailable) throw;
+    return {};  // lost on the way: reported with the lost ranks
+  }
+  wire::Message message = wire::decode(reply, rank);
+  auto* usage = std::get_if<wire::UsageMessage>(&message);
+  SEED_CHECK(usage, kCorruption) << "rank " << rank << " answered a usage request with a "
+                                 << wire::message_name(message) << " message";
+  return std::move(usage->ranks);
 }
 
 }  // namespace
@@ -66,6 +81,24 @@ std::vector<int> Coordinator::lost_ranks() const {
   return lost;
 }
 
+std::vector<RankUsage> Coordinator::usage() {
+  RankUsage own = meter_.now();
+  own.busy_s = own.cpu_s;
+  std::vector<RankUsage> out = {own};
+  if (layout_.tp > 0 && loop_.available(kTargetLeaderRank)) {
+    for (const RankUsage& u : ask_usage(loop_, kTargetLeaderRank, kTargetRequestTag, kTargetReplyTag, rank_timeout_)) {
+      out.push_back(u);
+    }
+  }
+  for (int rank : layout_.draft_ranks()) {
+    if (!loop_.available(rank)) continue;
+    for (const RankUsage& u : ask_usage(loop_, rank, draft_request_tag(rank), draft_reply_tag(rank), rank_timeout_)) {
+      out.push_back(u);
+    }
+  }
+  return out;
+}
+
 std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions& o) {
   const bool seed = o.engine == "seed" || o.engine == "seed-batch";
   const std::vector<int> ranks = layout_.draft_ranks();
@@ -90,15 +123,12 @@ std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions
   return spec::make_engine(o, std::move(drafters));
 }
 
-DraftWorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout,
-                                   const spec::EngineOptions& models, const DraftWorkerFault& fault) {
+WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout, const spec::EngineOptions& models,
+                              const DraftWorkerFault& fault) {
   const int rank = session.world_rank();
   SEED_CHECK(layout.role(rank) != RankRole::kCoordinator, kInternal) << "rank " << rank << " is the coordinator";
   const std::unique_ptr<Communicator> group = make_target_group(layout);
-  if (group) {
-    serve_target_rank(*group, models);
-    return {};
-  }
+  if (group) return serve_target_rank(*group, rank, models);
   SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
   std::unique_ptr<models::CausalLM> model = models::CausalLM::load(models.draft, {models.device});
   spec::DraftModelDrafter drafter(*model);

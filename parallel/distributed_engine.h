@@ -23,6 +23,7 @@
 #include "parallel/mpi_event_loop.h"
 #include "parallel/mpi_session.h"
 #include "parallel/rank_layout.h"
+#include "parallel/rank_usage.h"
 #include "spec/engine.h"
 #include "spec/engine_factory.h"
 
@@ -54,22 +55,29 @@ class Coordinator {
   std::vector<int> lost_ranks() const;
   // Whether the target group's leader died or stopped answering (tp > 0).
   bool target_lost() const;
-  // Coordinator-side messages and bytes, over every engine so far.
+  // Coordinator-side messages and bytes, over every engine so far (usage
+  // requests left out).
   MessageCounts counts() const { return loop_.counts(); }
+  // Every rank's usage since it started serving, in rank order: rank 0's
+  // (its process CPU time as busy) and, by asking them, each target group
+  // and draft rank's; ranks lost so far are left out. Call between engine
+  // runs, not while an engine generates. Throws kCorruption naming a rank
+  // that answers with something else.
+  std::vector<RankUsage> usage();
 
  private:
   RankLayout layout_;
   std::chrono::milliseconds rank_timeout_;
   MpiEventLoop loop_;
+  UsageMeter meter_{0};
 };
 
 // What every rank but 0 runs until the Coordinator's shutdown: a draft rank
-// loads `models.draft` and serves draft requests, returning its statistics;
-// a target rank loads its shard of `models.target` and serves the target
-// group (rank 1 answers the coordinator, the others replay its calls),
-// returning empty statistics. `fault` is for draft ranks in tests. Throws
-// what loading the model throws.
-DraftWorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout,
+// loads `models.draft` and serves draft requests; a target rank loads its
+// shard of `models.target` and serves the target group (rank 1 answers the
+// coordinator, the others replay its calls). Returns the rank's statistics.
+// `fault` is for draft ranks in tests. Throws what loading the model throws.
+WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout,
                                    const spec::EngineOptions& models, const DraftWorkerFault& fault = {});
 
 }  // namespace seed::parallel

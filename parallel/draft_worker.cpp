@@ -1,8 +1,6 @@
 #include "parallel/draft_worker.h"
 
-#include <chrono>
 #include <csignal>
-#include <ctime>
 #include <map>
 #include <string>
 
@@ -13,25 +11,9 @@
 
 namespace seed::parallel {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-double process_cpu_s() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-}  // namespace
-
-DraftWorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinator,
-                                      const DraftWorkerFault& fault) {
-  const Clock::time_point start = Clock::now();
-  const double cpu_start = process_cpu_s();
-  DraftWorkerStats stats;
+WorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinator, const DraftWorkerFault& fault) {
+  UsageMeter meter(rank);
+  WorkerStats stats;
   std::map<uint64_t, std::string> failed;  // slot -> why its drafter call threw
   bool answering = true;
   while (true) {
@@ -39,7 +21,11 @@ DraftWorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coor
     stats.messages += 1;
     if (std::holds_alternative<wire::ShutdownMessage>(message)) break;
     if (!answering) continue;
-    const Clock::time_point t0 = Clock::now();
+    if (std::holds_alternative<wire::UsageRequestMessage>(message)) {
+      send_message(coordinator, draft_reply_tag(rank), wire::encode(wire::UsageMessage{{meter.now()}}));
+      continue;
+    }
+    const UsageMeter::Clock::time_point t0 = UsageMeter::Clock::now();
     if (const auto* m = std::get_if<wire::DraftMessage>(&message)) {
       wire::Message reply = wire::ErrorMessage{};
       const auto it = failed.find(m->slot);
@@ -55,8 +41,8 @@ DraftWorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coor
         }
       }
       send_message(coordinator, draft_reply_tag(rank), wire::encode(reply));
-      stats.proposals += 1;
-      if (fault.kind != DraftWorkerFault::Kind::kNone && stats.proposals >= fault.after_proposals) {
+      stats.requests += 1;
+      if (fault.kind != DraftWorkerFault::Kind::kNone && stats.requests >= fault.after_proposals) {
         if (fault.kind == DraftWorkerFault::Kind::kKill) std::raise(SIGKILL);
         answering = false;
       }
@@ -90,10 +76,9 @@ DraftWorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coor
         drafter.finish(slot);
       }
     }
-    stats.busy_s += seconds_since(t0);
+    meter.add_busy(t0);
   }
-  stats.wall_s = seconds_since(start);
-  stats.cpu_s = process_cpu_s() - cpu_start;
+  stats.usage = meter.now();
   return stats;
 }
 

@@ -4,7 +4,8 @@
 // A draft rank hosts one Drafter and the draft state (KV caches) of every
 // sequence the coordinator assigns it, for whichever engine asks: start,
 // verdict and finish messages update a slot, a draft message is answered
-// with a proposal. A drafter call that throws for a slot is answered with
+// with a proposal, a usage request with this rank's usage (rank_usage.h).
+// A drafter call that throws for a slot is answered with
 // an error message at that slot's next draft request (the coordinator's
 // RemoteDrafter throws it there), and the slot is forgotten; the loop goes
 // on. While idle the rank sleeps between MPI_Improbe tests (IdleBackoff),
@@ -14,6 +15,7 @@
 
 #include <cstdint>
 
+#include "parallel/rank_usage.h"
 #include "spec/drafter.h"
 
 namespace seed::parallel {
@@ -29,19 +31,12 @@ struct DraftWorkerFault {
   int64_t after_proposals = 0;
 };
 
-struct DraftWorkerStats {
-  int64_t messages = 0;   // received, shutdown included
-  int64_t proposals = 0;  // answered draft requests
-  double busy_s = 0;      // time in drafter calls
-  double wall_s = 0;      // time in the loop
-  double cpu_s = 0;       // CPU time of the process (all its threads) in the loop
-};
-
 // Serves world rank `coordinator`'s draft messages to this rank, `rank`,
-// until a shutdown message. Throws kCorruption (naming the coordinator) for
+// until a shutdown message, and returns its statistics (requests: answered
+// draft requests; busy: time in drafter calls). Throws kCorruption (naming the coordinator) for
 // a message that is not one, and kInternal if MPI fails: the caller
 // reports it and aborts the job.
-DraftWorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinator,
+WorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinator,
                                       const DraftWorkerFault& fault = {});
 
 }  // namespace seed::parallel

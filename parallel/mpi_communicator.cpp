@@ -4,9 +4,11 @@
 #include <mpi.h>
 
 #include <climits>
+#include <thread>
 
 #include "models/error.h"
 #include "parallel/collective_layout.h"
+#include "parallel/idle_backoff.h"
 #include "parallel/mpi_session.h"
 
 namespace seed::parallel {
@@ -74,6 +76,21 @@ class MpiCommunicator final : public Communicator {
     const int count = checked_count(tensor, "broadcast");
     detail::check_root(root, size_, kBackend);
     check_mpi(MPI_Bcast(tensor.data_ptr(), count, mpi_type(tensor.scalar_type()), root, comm_), "MPI_Bcast");
+  }
+
+  void broadcast_idle(at::Tensor& tensor, int root) override {
+    const int count = checked_count(tensor, "broadcast_idle");
+    detail::check_root(root, size_, kBackend);
+    MPI_Request request;
+    check_mpi(MPI_Ibcast(tensor.data_ptr(), count, mpi_type(tensor.scalar_type()), root, comm_, &request),
+              "MPI_Ibcast");
+    IdleBackoff backoff;
+    while (true) {
+      int done = 0;
+      check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done) return;
+      std::this_thread::sleep_for(backoff.next());
+    }
   }
 
   void barrier() override { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }

@@ -4,6 +4,7 @@
 // (world ranks 1..T) runs its collectives on its own MPI communicator while
 // rank 0 and the draft ranks do other work. Supported dtypes: float32,
 // float64, int32, int64, uint8, int8 (the all-reduce sums in the dtype).
+// broadcast_idle is MPI_Ibcast tested between IdleBackoff sleeps.
 #pragma once
 
 #include <memory>

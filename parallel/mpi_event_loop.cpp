@@ -28,12 +28,14 @@ struct MpiEventLoop::State {
     Bytes bytes;  // MPI reads it until the request completes
     MPI_Request request = MPI_REQUEST_NULL;
     Clock::time_point deadline;
+    bool counted = true;
   };
   struct Reply {
     int rank = 0;
     int tag = 0;
     Clock::time_point deadline;
     std::promise<Bytes> promise;
+    bool counted = true;
   };
 
   asio::io_context io;
@@ -80,9 +82,10 @@ struct MpiEventLoop::State {
     }
   }
 
-  void start_send(int rank, int tag, Bytes bytes, Duration timeout, bool even_if_unavailable = false) {
+  void start_send(int rank, int tag, Bytes bytes, Duration timeout, bool even_if_unavailable = false,
+                  bool counted = true) {
     if (!even_if_unavailable && !why_unavailable(rank).empty()) return;
-    sends.push_back({rank, std::move(bytes), MPI_REQUEST_NULL, Clock::now() + timeout});
+    sends.push_back({rank, std::move(bytes), MPI_REQUEST_NULL, Clock::now() + timeout, counted});
     Send& s = sends.back();
     const int code = MPI_Isend(s.bytes.data(), static_cast<int>(s.bytes.size()), MPI_BYTE, rank, tag,
                                MPI_COMM_WORLD, &s.request);
@@ -102,9 +105,11 @@ struct MpiEventLoop::State {
       int done = 0;
       const int code = MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
       if (code == MPI_SUCCESS && done) {
-        std::lock_guard<std::mutex> lock(mutex);
-        counts.sent += 1;
-        counts.sent_bytes += static_cast<int64_t>(it->bytes.size());
+        if (it->counted) {
+          std::lock_guard<std::mutex> lock(mutex);
+          counts.sent += 1;
+          counts.sent_bytes += static_cast<int64_t>(it->bytes.size());
+        }
         it = sends.erase(it);
         backoff.reset();
       } else if (code != MPI_SUCCESS || now > it->deadline) {
@@ -129,7 +134,7 @@ struct MpiEventLoop::State {
         MPI_Get_count(&status, MPI_BYTE, &size);
         Bytes bytes(static_cast<size_t>(size));
         MPI_Mrecv(bytes.data(), size, MPI_BYTE, &message, MPI_STATUS_IGNORE);
-        {
+        if (it->counted) {
           std::lock_guard<std::mutex> lock(mutex);
           counts.received += 1;
           counts.received_bytes += size;
@@ -202,18 +207,18 @@ void MpiEventLoop::send_last(int rank, int tag, std::vector<uint8_t> bytes, Dura
 }
 
 std::vector<uint8_t> MpiEventLoop::call(int rank, int tag, std::vector<uint8_t> request, int reply_tag,
-                                        Duration timeout) {
+                                        Duration timeout, bool counted) {
   State* s = state_.get();
   auto promise = std::make_shared<std::promise<Bytes>>();
   std::future<Bytes> reply = promise->get_future();
-  asio::post(s->io, [s, rank, tag, reply_tag, timeout, promise, request = std::move(request)]() mutable {
+  asio::post(s->io, [s, rank, tag, reply_tag, timeout, counted, promise, request = std::move(request)]() mutable {
     const std::string why = s->why_unavailable(rank);
     if (!why.empty()) {
       promise->set_exception(std::make_exception_ptr(Error(ErrorKind::kUnavailable, why)));
       return;
     }
-    s->replies.push_back({rank, reply_tag, Clock::now() + timeout, std::move(*promise)});
-    s->start_send(rank, tag, std::move(request), timeout);
+    s->replies.push_back({rank, reply_tag, Clock::now() + timeout, std::move(*promise), counted});
+    s->start_send(rank, tag, std::move(request), timeout, /*even_if_unavailable=*/false, counted);
   });
   return reply.get();
 }

@@ -60,8 +60,11 @@ class MpiEventLoop {
   // Sends `request`, then blocks until `rank` sends a message on
   // `reply_tag`, and returns its bytes. Throws kUnavailable naming the rank
   // if it is (or becomes) unavailable or nothing arrives within `timeout`.
-  // REQUIRES at most one call waiting per (rank, reply_tag).
-  std::vector<uint8_t> call(int rank, int tag, std::vector<uint8_t> request, int reply_tag, Duration timeout);
+  // REQUIRES at most one call waiting per (rank, reply_tag). counted =
+  // false leaves the two messages out of counts() (bookkeeping, such as
+  // rank 0 asking a rank's usage, is not the run's traffic).
+  std::vector<uint8_t> call(int rank, int tag, std::vector<uint8_t> request, int reply_tag, Duration timeout,
+                            bool counted = true);
 
   bool available(int rank) const;
   MessageCounts counts() const;

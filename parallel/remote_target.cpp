@@ -45,19 +45,20 @@ int64_t RemoteTarget::room(uint64_t slot) const {
 
 std::vector<spec::Verdict> RemoteTarget::verify(const std::vector<spec::VerifyItem>& items) {
   wire::VerifyMessage request;
+  std::chrono::milliseconds timeout = timeout_;
   for (const spec::VerifyItem& item : items) {
     SEED_CHECK(item.draft != nullptr, kInvalidArgument) << "target: slot " << item.slot << " has no draft";
-    slot_state(item.slot);
+    if (slot_state(item.slot).length == 0) timeout = kPrefillTimeoutFactor * timeout_;
     request.items.push_back({item.slot, *item.draft});
   }
   check_available();
   std::vector<uint8_t> reply;
   try {
-    reply = loop_.call(leader_, kTargetRequestTag, wire::encode(request), kTargetReplyTag, timeout_);
+    reply = loop_.call(leader_, kTargetRequestTag, wire::encode(request), kTargetReplyTag, timeout);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kUnavailable) throw;
     SEED_FAIL(kUnavailable) << "target group leader rank " << leader_ << ": " << e.what() << " ("
-                            << timeout_.count() << " ms); no target is left to verify drafts";
+                            << timeout.count() << " ms); no target is left to verify drafts";
   }
   wire::Message message = wire::decode(reply, leader_);
   if (auto* error = std::get_if<wire::ErrorMessage>(&message)) {

@@ -11,10 +11,12 @@
 // cache; the bonus token is then pending), so the engine never waits for
 // them. All MPI goes through the coordinator's MpiEventLoop.
 //
-// Failures: a leader that died, or does not answer within `timeout`, makes
-// start/verify throw seed::Error kUnavailable naming the rank: there is no
-// other target, so the run ends there. An error message from the leader
-// (its target threw) is thrown as kInternal with the leader's text.
+// Failures: a leader that died, or does not answer within `timeout`
+// (kPrefillTimeoutFactor times as long for a verify that holds a slot's
+// first forward, which prefills its prompt), makes start/verify throw
+// seed::Error kUnavailable naming the rank: there is no other target, so
+// the run ends there. An error message from the leader (its target threw) is
+// thrown as kInternal with the leader's text.
 // Not thread-safe (the Target contract): the engine's one target thread.
 #pragma once
 
@@ -25,6 +27,10 @@
 #include "spec/target.h"
 
 namespace seed::parallel {
+
+// A slot's first verify also prefills its prompt, which for a long prompt
+// takes many decode steps: it may take this many rank timeouts.
+constexpr int kPrefillTimeoutFactor = 10;
 
 class RemoteTarget final : public spec::Target {
  public:

@@ -37,16 +37,25 @@ wire::Message verify(spec::Target& target, const wire::VerifyMessage& request,
 
 }  // namespace
 
-TargetWorkerStats serve_target_requests(spec::Target& target, int coordinator) {
-  TargetWorkerStats stats;
+WorkerStats serve_target_requests(TpLeaderTarget& target, int rank, int coordinator) {
+  UsageMeter meter(rank);
+  WorkerStats stats;
   std::map<uint64_t, std::string> failed;  // slot -> why its start threw
   while (true) {
     const wire::Message message = wire::decode(receive_message(coordinator, kTargetRequestTag), coordinator);
     stats.messages += 1;
-    if (std::holds_alternative<wire::ShutdownMessage>(message)) return stats;
+    if (std::holds_alternative<wire::ShutdownMessage>(message)) {
+      stats.usage = meter.now();
+      return stats;
+    }
+    if (std::holds_alternative<wire::UsageRequestMessage>(message)) {
+      send_message(coordinator, kTargetReplyTag, wire::encode(wire::UsageMessage{target.group_usage(meter.now())}));
+      continue;
+    }
+    const UsageMeter::Clock::time_point t0 = UsageMeter::Clock::now();
     if (const auto* request = std::get_if<wire::VerifyMessage>(&message)) {
       send_message(coordinator, kTargetReplyTag, wire::encode(verify(target, *request, failed)));
-      stats.verifies += 1;
+      stats.requests += 1;
     } else if (const auto* start = std::get_if<wire::StartMessage>(&message)) {
       failed.erase(start->slot);
       try {
@@ -62,6 +71,7 @@ TargetWorkerStats serve_target_requests(spec::Target& target, int coordinator) {
       SEED_FAIL(kCorruption) << "target group leader: the coordinator (rank " << coordinator << ") sent a "
                              << wire::message_name(message) << " message, which a target does not take";
     }
+    meter.add_busy(t0);
   }
 }
 

@@ -14,7 +14,7 @@ namespace {
 // Rank 0's `bytes` on every rank of `group`: the length, then the bytes.
 std::vector<uint8_t> broadcast_bytes(Communicator& group, const std::vector<uint8_t>& bytes) {
   at::Tensor length = at::full({1}, static_cast<int64_t>(bytes.size()), at::kLong);
-  group.broadcast(length, 0);
+  group.broadcast_idle(length, 0);  // the peers wait here between calls
   at::Tensor data = at::empty({length.item<int64_t>()}, at::kByte);
   if (group.rank() == 0 && !bytes.empty()) std::memcpy(data.data_ptr(), bytes.data(), bytes.size());
   group.broadcast(data, 0);
@@ -23,6 +23,12 @@ std::vector<uint8_t> broadcast_bytes(Communicator& group, const std::vector<uint
 }
 
 spec::TargetSettings target_settings(const spec::DraftSettings& s) { return {s.sampling, s.seed, s.stream}; }
+
+// Every rank's [busy_s, wall_s, cpu_s], gathered in group rank order: [size, 3].
+at::Tensor gather_usage(Communicator& group, const RankUsage& own) {
+  const at::Tensor mine = at::tensor({own.busy_s, own.wall_s, own.cpu_s}, at::kDouble).reshape({1, 3});
+  return group.all_gather(mine, 0);
+}
 
 }  // namespace
 
@@ -62,9 +68,28 @@ void TpLeaderTarget::finish(uint64_t slot) {
   local_->finish(slot);
 }
 
-void serve_tp_target(spec::Target& local, Communicator& control, int leader_rank) {
+std::vector<RankUsage> TpLeaderTarget::group_usage(const RankUsage& leader) {
+  broadcast_bytes(*control_, wire::encode(wire::UsageRequestMessage{}));
+  const at::Tensor all = gather_usage(*control_, leader).contiguous();
+  std::vector<RankUsage> out;
+  for (int64_t i = 0; i < all.size(0); ++i) {
+    const double* row = all[i].data_ptr<double>();
+    out.push_back({leader.rank + static_cast<int>(i), row[0], row[1], row[2]});
+  }
+  return out;
+}
+
+WorkerStats serve_tp_target(spec::Target& local, Communicator& control, int leader_rank) {
+  UsageMeter meter(leader_rank + control.rank());
+  WorkerStats stats;
   while (true) {
     const wire::Message message = wire::decode(broadcast_bytes(control, {}), leader_rank);
+    stats.messages += 1;
+    if (std::holds_alternative<wire::UsageRequestMessage>(message)) {
+      gather_usage(control, meter.now());
+      continue;
+    }
+    const UsageMeter::Clock::time_point t0 = UsageMeter::Clock::now();
     try {
       if (const auto* start = std::get_if<wire::StartMessage>(&message)) {
         local.start(start->slot, start->tokens, target_settings(start->settings));
@@ -72,10 +97,12 @@ void serve_tp_target(spec::Target& local, Communicator& control, int leader_rank
         std::vector<spec::VerifyItem> items;
         for (const wire::ProposalMessage& item : verify->items) items.push_back({item.slot, &item.draft});
         local.verify(items);
+        stats.requests += 1;
       } else if (const auto* finish = std::get_if<wire::FinishMessage>(&message)) {
         local.finish(finish->slot);
       } else if (std::holds_alternative<wire::ShutdownMessage>(message)) {
-        return;
+        stats.usage = meter.now();
+        return stats;
       } else {
         SEED_FAIL(kCorruption) << "the tp group leader (rank " << leader_rank << ") sent a "
                                << wire::message_name(message) << " message, which a target does not take";
@@ -84,6 +111,7 @@ void serve_tp_target(spec::Target& local, Communicator& control, int leader_rank
       if (e.kind() == ErrorKind::kCorruption) throw;
       // The leader's replay of this call threw the same error to its caller.
     }
+    meter.add_busy(t0);
   }
 }
 

@@ -12,12 +12,15 @@
 // The calls travel as wire messages (wire.h) on `control`, a communicator
 // for CPU tensors over the same ranks: the model's own MPI group, or, when
 // the model's collectives run on NCCL, the MPI group NCCL was bootstrapped
-// from. Not thread-safe: the engine's one target thread drives it.
+// from. A peer waiting for the next call sleeps (broadcast_idle), never
+// spinning a core. Not thread-safe: the engine's one target thread drives it.
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "parallel/communicator.h"
+#include "parallel/rank_usage.h"
 #include "spec/target.h"
 
 namespace seed::parallel {
@@ -37,6 +40,9 @@ class TpLeaderTarget final : public spec::Target {
   int64_t room(uint64_t slot) const override;  // local: every rank's state is the same
   std::vector<spec::Verdict> verify(const std::vector<spec::VerifyItem>& items) override;
   void finish(uint64_t slot) override;
+  // Every group rank's usage, in group rank order: `leader`'s own, then the
+  // peers' (their world ranks follow the leader's).
+  std::vector<RankUsage> group_usage(const RankUsage& leader);
 
  private:
   std::unique_ptr<spec::Target> local_;
@@ -44,11 +50,13 @@ class TpLeaderTarget final : public spec::Target {
 };
 
 // The loop of the group's other ranks: replays the leader's calls on
-// `local` until the leader's TpLeaderTarget is destroyed. `leader_rank`
-// (the leader's world rank) names the sender in errors. A call that throws
+// `local` until the leader's TpLeaderTarget is destroyed, and returns this
+// rank's statistics (requests: replayed verifies; busy: time in `local`'s
+// calls). `leader_rank` (the leader's world rank, this rank's is
+// leader_rank + control.rank()) names the sender in errors. A call that throws
 // here threw on the leader too (same inputs, same state), where its caller
 // sees it, so the loop goes on. Throws kCorruption for a message the leader
 // cannot have sent.
-void serve_tp_target(spec::Target& local, Communicator& control, int leader_rank);
+WorkerStats serve_tp_target(spec::Target& local, Communicator& control, int leader_rank);
 
 }  // namespace seed::parallel

@@ -15,7 +15,8 @@ namespace {
 
 constexpr uint8_t kMagic[2] = {'S', 'D'};
 
-enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify, kVerdicts };
+enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify, kVerdicts,
+                            kUsageRequest, kUsage };
 
 class Writer {
  public:
@@ -230,13 +231,24 @@ struct Encoder {
     w.put_count(m.items.size(), "items");
     for (const VerdictMessage& item : m.items) (*this)(item);
   }
+  void operator()(const UsageRequestMessage&) {}
+  void operator()(const UsageMessage& m) {
+    w.put_count(m.ranks.size(), "ranks");
+    for (const RankUsage& u : m.ranks) {
+      w.put(static_cast<int32_t>(u.rank));
+      w.put(u.busy_s);
+      w.put(u.wall_s);
+      w.put(u.cpu_s);
+    }
+  }
 };
 
 // Variant index -> wire type, in the order of the Message variant.
-constexpr Type kTypes[] = {Type::kStart,    Type::kDraft, Type::kProposal, Type::kVerdict, Type::kFinish,
-                           Type::kShutdown, Type::kError, Type::kVerify,   Type::kVerdicts};
-constexpr const char* kNames[] = {"start",    "draft", "proposal", "verdict", "finish",
-                                  "shutdown", "error", "verify",   "verdicts"};
+constexpr Type kTypes[] = {Type::kStart,    Type::kDraft,    Type::kProposal,     Type::kVerdict,
+                           Type::kFinish,   Type::kShutdown, Type::kError,        Type::kVerify,
+                           Type::kVerdicts, Type::kUsageRequest, Type::kUsage};
+constexpr const char* kNames[] = {"start",  "draft",    "proposal", "verdict", "finish", "shutdown",
+                                  "error",  "verify",   "verdicts", "usage request", "usage"};
 static_assert(std::size(kTypes) == std::variant_size_v<Message>);
 // decode names a message kNames[type - 1]: types number the variant from 1.
 constexpr bool types_follow_variant_order() {
@@ -304,6 +316,21 @@ Message decode_body(Type type, Reader& r) {
       }
       return m;
     }
+    case Type::kUsageRequest: return UsageRequestMessage{};
+    case Type::kUsage: {
+      UsageMessage m;
+      const uint32_t count = r.get<uint32_t>("ranks");
+      r.need(uint64_t{count} * (sizeof(int32_t) + 3 * sizeof(double)), "ranks");
+      for (uint32_t i = 0; i < count; ++i) {
+        RankUsage u;
+        u.rank = r.get<int32_t>("rank");
+        u.busy_s = r.get<double>("busy_s");
+        u.wall_s = r.get<double>("wall_s");
+        u.cpu_s = r.get<double>("cpu_s");
+        m.ranks.push_back(u);
+      }
+      return m;
+    }
   }
   detail::Raiser() & r.fail() << "unknown message type " << int{static_cast<uint8_t>(type)};
 }
@@ -332,7 +359,7 @@ Message decode(const std::vector<uint8_t>& bytes, int sender) {
                                 << "; run the same seed build on every rank";
   }
   const uint8_t type = r.get<uint8_t>("type");
-  if (type < static_cast<uint8_t>(Type::kStart) || type > static_cast<uint8_t>(Type::kVerdicts)) {
+  if (type < static_cast<uint8_t>(Type::kStart) || type > static_cast<uint8_t>(Type::kUsage)) {
     detail::Raiser() & r.fail() << "unknown message type " << int{type};
   }
   r.set_message(kNames[type - 1]);

@@ -22,6 +22,9 @@
 //   finish     slot u64                          (finished or cancelled)
 //   shutdown   (empty)
 //   error      text [u8]                         (a rank's fatal error)
+//   usage request  (empty)                       (rank 0 asks a worker rank)
+//   usage      count u32, then count x (rank i32, busy_s f64, wall_s f64,
+//              cpu_s f64): a draft rank's own, or every target group rank's
 // Proposals carry q exactly (lossless verification needs the very
 // probabilities the draft was drawn from), but only the rows of contexts
 // that have children, in context order: a chain of k sends k rows, not k+1
@@ -40,12 +43,13 @@
 #include <variant>
 #include <vector>
 
+#include "parallel/rank_usage.h"
 #include "spec/drafter.h"
 #include "spec/verifier.h"
 
 namespace seed::parallel::wire {
 
-constexpr uint16_t kVersion = 2;  // 2: verdicts
+constexpr uint16_t kVersion = 3;  // 2: verdicts; 3: usage
 
 struct StartMessage {
   uint64_t slot = 0;
@@ -77,9 +81,14 @@ struct ShutdownMessage {};
 struct ErrorMessage {
   std::string text;
 };
+struct UsageRequestMessage {};
+struct UsageMessage {
+  std::vector<RankUsage> ranks;
+};
 
 using Message = std::variant<StartMessage, DraftMessage, ProposalMessage, VerdictMessage, FinishMessage,
-                             ShutdownMessage, ErrorMessage, VerifyMessage, VerdictsMessage>;
+                             ShutdownMessage, ErrorMessage, VerifyMessage, VerdictsMessage, UsageRequestMessage,
+                             UsageMessage>;
 
 // "start", "draft", ... as in the table above.
 const char* message_name(const Message& message);

@@ -98,8 +98,8 @@ spec::EngineOptions* DistributedEngineTest::models_ = nullptr;
 TEST_F(DistributedEngineTest, ProducesTheSingleProcessTokens) {
   ASSERT_GE(mpi_world().world_size(), 2) << "run under mpirun -np 3 or more";
   if (!coordinator()) {
-    const DraftWorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
-    EXPECT_GT(stats.proposals, 0) << "every draft rank should have drafted";
+    const WorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
+    EXPECT_GT(stats.requests, 0) << "every draft rank should have drafted";
     return;
   }
   Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
@@ -113,6 +113,13 @@ TEST_F(DistributedEngineTest, ProducesTheSingleProcessTokens) {
     }
   }
   EXPECT_TRUE(coordinator.lost_ranks().empty());
+  const std::vector<RankUsage> usage = coordinator.usage();
+  ASSERT_EQ(usage.size(), static_cast<size_t>(mpi_world().world_size())) << "rank 0 and every draft rank";
+  for (size_t rank = 0; rank < usage.size(); ++rank) {
+    EXPECT_EQ(usage[rank].rank, static_cast<int>(rank));
+    EXPECT_GT(usage[rank].busy_s, 0) << "rank " << rank;
+    if (rank > 0) EXPECT_LT(usage[rank].busy_s, usage[rank].wall_s) << "rank " << rank;
+  }
   const MessageCounts counts = coordinator.counts();
   EXPECT_GT(counts.received, 0);
   EXPECT_GT(counts.sent, counts.received) << "start, verdict and finish need no reply";
@@ -157,12 +164,13 @@ TEST_F(DistributedEngineTest, DISABLED_ADraftRankThatDiesIsReportedAndTheRunComp
 TEST_F(DistributedEngineTest, AnIdleDraftRankDoesNotSpin) {
   constexpr auto kIdle = 1500ms;
   if (!coordinator()) {
-    const DraftWorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
-    EXPECT_EQ(stats.proposals, 0);
+    const WorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
+    EXPECT_EQ(stats.requests, 0);
     // A spinning rank burns a whole core (cpu_s ~ wall_s); a sleeping one
     // wakes ~100 times a second.
-    EXPECT_LT(stats.cpu_s, 0.1 * stats.wall_s) << "rank " << mpi_world().world_rank() << ": " << stats.cpu_s
-                                               << " s of CPU in " << stats.wall_s << " s idle";
+    EXPECT_LT(stats.usage.cpu_s, 0.1 * stats.usage.wall_s)
+        << "rank " << mpi_world().world_rank() << ": " << stats.usage.cpu_s << " s of CPU in "
+        << stats.usage.wall_s << " s idle";
     return;
   }
   Coordinator coordinator(mpi_world(), layout(), kRankTimeout);

@@ -54,7 +54,9 @@ std::vector<Message> one_of_each() {
           ShutdownMessage{},
           ErrorMessage{"rank 2: out of memory"},
           VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}},
-          VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}}}}}};
+          VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}}}}},
+          UsageRequestMessage{},
+          UsageMessage{{RankUsage{1, 2.5, 10.0, 3.25}, RankUsage{2, 0.5, 9.75, 0.125}}}};
 }
 
 TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
@@ -102,6 +104,15 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
         EXPECT_EQ(g.items[i].verdict.accepted, m->items[i].verdict.accepted);
         EXPECT_EQ(g.items[i].verdict.bonus, m->items[i].verdict.bonus);
         EXPECT_EQ(g.items[i].verdict.tokens, m->items[i].verdict.tokens);
+      }
+    } else if (auto* m = std::get_if<UsageMessage>(&sent)) {
+      const auto& g = std::get<UsageMessage>(got);
+      ASSERT_EQ(g.ranks.size(), m->ranks.size());
+      for (size_t i = 0; i < g.ranks.size(); ++i) {
+        EXPECT_EQ(g.ranks[i].rank, m->ranks[i].rank);
+        EXPECT_EQ(g.ranks[i].busy_s, m->ranks[i].busy_s);
+        EXPECT_EQ(g.ranks[i].wall_s, m->ranks[i].wall_s);
+        EXPECT_EQ(g.ranks[i].cpu_s, m->ranks[i].cpu_s);
       }
     }
   }
