@@ -281,6 +281,42 @@ TEST_F(TrainerTest, DistillationShrinksTheKlToTheTeacher) {
   for (size_t i = 0; i < r.losses.size(); ++i) EXPECT_NEAR(r.losses[i], 0.5 * r.ce[i] + 0.5 * r.kl[i], 1e-4);
 }
 
+TEST_F(TrainerTest, InitContinuesFromATrainedModelsWeights) {
+  const TrainConfig base = tiny_config("init_base");
+  const TrainResult trained = train(base);
+  ASSERT_TRUE(trained.finished);
+
+  // A run from the base model's weights starts at (about) the loss the base
+  // run ended at, far below a random initialisation's first loss.
+  TrainConfig more = tiny_config("init_more");
+  more.init = base.output;
+  more.steps = 5;
+  more.lr = 1e-4;
+  more.min_lr = 1e-5;
+  more.warmup_steps = 1;
+  const TrainResult continued = train(more);
+  ASSERT_TRUE(continued.finished);
+  EXPECT_LT(continued.losses.front(), 0.5 * trained.losses.front());
+  EXPECT_NEAR(continued.losses.front(), mean_of_last(trained.losses, 5), 0.25 * mean_of_last(trained.losses, 5));
+  // lr 1e-4 for 5 steps moves no weight far from where the base ended.
+  EXPECT_LE(max_weight_difference(*trained.model, *continued.model), 5e-3);
+
+  TrainConfig other_shape = more;
+  other_shape.output = (root_ / "init_other_shape").string();
+  other_shape.model.intermediate_size = 32;
+  EXPECT_TRUE(throws_error([&] { train(other_shape); }, ErrorKind::kInvalidArgument,
+                           {"test-config.json", "'init'", "intermediate 64", "intermediate 32"}));
+
+  ModelConfig small_vocab = more.model;
+  small_vocab.vocab_size = 64;
+  CausalLM::random(small_vocab, 0)->save((root_ / "init_small_vocab").string(), torch::kFloat);
+  TrainConfig other_vocab = more;
+  other_vocab.output = (root_ / "init_other_vocab").string();
+  other_vocab.init = (root_ / "init_small_vocab").string();
+  EXPECT_TRUE(throws_error([&] { train(other_vocab); }, ErrorKind::kInvalidArgument,
+                           {"test-config.json", "'init'", "vocab_size 64"}));
+}
+
 TEST_F(TrainerTest, LearningRateWarmsUpLinearlyThenDecaysToMinLr) {
   TrainConfig c = tiny_config("schedule");
   c.steps = 100;
