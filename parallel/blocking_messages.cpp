@@ -6,6 +6,7 @@
 
 #include "parallel/idle_backoff.h"
 #include "parallel/mpi_session.h"
+#include "parallel/mpi_wait.h"
 
 namespace seed::parallel {
 
@@ -31,13 +32,7 @@ void send_message(int dest, int tag, const std::vector<uint8_t>& bytes) {
   MPI_Request request;
   check_mpi(MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD, &request),
             "MPI_Isend");
-  IdleBackoff backoff;
-  while (true) {
-    int done = 0;
-    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done) return;
-    std::this_thread::sleep_for(backoff.next());
-  }
+  wait_without_spinning(&request);
 }
 
 }  // namespace seed::parallel

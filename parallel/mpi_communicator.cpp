@@ -4,12 +4,11 @@
 #include <mpi.h>
 
 #include <climits>
-#include <thread>
 
 #include "models/error.h"
 #include "parallel/collective_layout.h"
-#include "parallel/idle_backoff.h"
 #include "parallel/mpi_session.h"
+#include "parallel/mpi_wait.h"
 
 namespace seed::parallel {
 
@@ -84,13 +83,7 @@ class MpiCommunicator final : public Communicator {
     MPI_Request request;
     check_mpi(MPI_Ibcast(tensor.data_ptr(), count, mpi_type(tensor.scalar_type()), root, comm_, &request),
               "MPI_Ibcast");
-    IdleBackoff backoff;
-    while (true) {
-      int done = 0;
-      check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-      if (done) return;
-      std::this_thread::sleep_for(backoff.next());
-    }
+    wait_without_spinning(&request);
   }
 
   void barrier() override { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }

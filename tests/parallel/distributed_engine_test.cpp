@@ -19,11 +19,14 @@
 #include "spec/engine_factory.h"
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
+#include "tests/parallel/rank_usage_expectations.h"
 
 namespace seed::parallel {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::expect_idle_rank_slept;
+using testing::expect_usage_of_every_rank;
 using testing::mpi_world;
 using namespace std::chrono_literals;
 
@@ -113,13 +116,7 @@ TEST_F(DistributedEngineTest, ProducesTheSingleProcessTokens) {
     }
   }
   EXPECT_TRUE(coordinator.lost_ranks().empty());
-  const std::vector<RankUsage> usage = coordinator.usage();
-  ASSERT_EQ(usage.size(), static_cast<size_t>(mpi_world().world_size())) << "rank 0 and every draft rank";
-  for (size_t rank = 0; rank < usage.size(); ++rank) {
-    EXPECT_EQ(usage[rank].rank, static_cast<int>(rank));
-    EXPECT_GT(usage[rank].busy_s, 0) << "rank " << rank;
-    if (rank > 0) EXPECT_LT(usage[rank].busy_s, usage[rank].wall_s) << "rank " << rank;
-  }
+  expect_usage_of_every_rank(coordinator.usage(), mpi_world().world_size());
   const MessageCounts counts = coordinator.counts();
   EXPECT_GT(counts.received, 0);
   EXPECT_GT(counts.sent, counts.received) << "start, verdict and finish need no reply";
@@ -164,13 +161,7 @@ TEST_F(DistributedEngineTest, DISABLED_ADraftRankThatDiesIsReportedAndTheRunComp
 TEST_F(DistributedEngineTest, AnIdleDraftRankDoesNotSpin) {
   constexpr auto kIdle = 1500ms;
   if (!coordinator()) {
-    const WorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
-    EXPECT_EQ(stats.requests, 0);
-    // A spinning rank burns a whole core (cpu_s ~ wall_s); a sleeping one
-    // wakes ~100 times a second.
-    EXPECT_LT(stats.usage.cpu_s, 0.1 * stats.usage.wall_s)
-        << "rank " << mpi_world().world_rank() << ": " << stats.usage.cpu_s << " s of CPU in "
-        << stats.usage.wall_s << " s idle";
+    expect_idle_rank_slept(serve_worker_rank(mpi_world(), layout(), *models_), mpi_world().world_rank());
     return;
   }
   Coordinator coordinator(mpi_world(), layout(), kRankTimeout);

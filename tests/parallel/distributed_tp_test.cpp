@@ -22,11 +22,14 @@
 #include "spec/engine_factory.h"
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
+#include "tests/parallel/rank_usage_expectations.h"
 
 namespace seed::parallel {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::expect_idle_rank_slept;
+using testing::expect_usage_of_every_rank;
 using testing::mpi_world;
 using namespace std::chrono_literals;
 
@@ -115,25 +118,13 @@ TEST_F(DistributedTpTest, EveryEngineProducesTheSingleProcessTokens) {
   EXPECT_FALSE(coordinator.target_lost());
   EXPECT_TRUE(coordinator.lost_ranks().empty());
   EXPECT_GT(coordinator.counts().received, 0) << "the leader answers every verify";
-  const std::vector<RankUsage> usage = coordinator.usage();
-  ASSERT_EQ(usage.size(), static_cast<size_t>(mpi_world().world_size())) << "rank 0, the group and the draft rank";
-  for (size_t rank = 0; rank < usage.size(); ++rank) {
-    EXPECT_EQ(usage[rank].rank, static_cast<int>(rank));
-    EXPECT_GT(usage[rank].busy_s, 0) << "rank " << rank;
-    if (rank > 0) EXPECT_LT(usage[rank].busy_s, usage[rank].wall_s) << "rank " << rank;
-  }
+  expect_usage_of_every_rank(coordinator.usage(), mpi_world().world_size());
 }
 
 TEST_F(DistributedTpTest, IdleTargetGroupRanksDoNotSpin) {
   constexpr auto kIdle = 1500ms;
   if (mpi_world().world_rank() != 0) {
-    const WorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
-    EXPECT_EQ(stats.requests, 0);
-    // A rank spinning in MPI burns a whole core (cpu_s ~ wall_s); a sleeping
-    // one wakes ~100 times a second.
-    EXPECT_LT(stats.usage.cpu_s, 0.1 * stats.usage.wall_s)
-        << "rank " << mpi_world().world_rank() << ": " << stats.usage.cpu_s << " s of CPU in "
-        << stats.usage.wall_s << " s idle";
+    expect_idle_rank_slept(serve_worker_rank(mpi_world(), layout(), *models_), mpi_world().world_rank());
     return;
   }
   Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
