@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "models/error.h"
+#include "models/fused_ops.h"
 #include "parallel/communicator.h"
 
 namespace seed::models {
@@ -34,18 +35,6 @@ at::Tensor rope_inverse_frequencies(const ModelConfig& c) {
   at::Tensor smoothed = (1 - smooth) * scaled / s.factor + smooth * scaled;
   at::Tensor medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen);
   return torch::where(medium, smoothed, scaled);
-}
-
-// rotate-half RoPE on x [M, heads, head_dim] with cos/sin [M, 1, head_dim/2].
-at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
-  const int64_t half = x.size(-1) / 2;
-  at::Tensor x1 = x.narrow(-1, 0, half);
-  at::Tensor x2 = x.narrow(-1, half, half);
-  return torch::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1);
-}
-
-at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
-  return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
 }
 
 // Grouped-query attention. q [B*S, H, D] (already RoPE'd), k/v [B, T, Hkv, D],

@@ -1,0 +1,24 @@
+// RMSNorm and rotary embedding, fused into one pass on CPU for inference.
+//
+// Why: at decode's shapes (one to a few rows of 192-4096 floats) the
+// arithmetic is nothing and ATen's per-op cost (dispatch, an allocation per
+// intermediate) is everything. RMSNorm is six ops and RoPE nine; on the zoo
+// draft they were 30% of a decode step. CPU float32 tensors that need no
+// gradient take a plain loop; everything else (CUDA, half precision,
+// training under autograd) takes the ATen formula, so results agree to
+// rounding either way.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace seed::models {
+
+// x * rsqrt(mean(x^2, last dim) + eps) * weight. x [M, hidden], weight [hidden].
+at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
+
+// Rotate-half RoPE. x [M, heads, head_dim] whose rows may be strided (a view
+// of a fused q/k/v projection) but whose heads are contiguous; cos and sin
+// [M, 1, head_dim / 2]. Returns a new contiguous [M, heads, head_dim].
+at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin);
+
+}  // namespace seed::models
