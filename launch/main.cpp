@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.parse_complete_callback([&] {
     spdlog::set_level(levels.at(log_level));
+    seed::launch::warn_if_blas_held_back();
     seed::launch::set_threads(global.threads);
   });
   seed::launch::add_distributed_options(app, global);

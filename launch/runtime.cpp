@@ -6,6 +6,8 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -28,6 +30,12 @@ const char* better_blas_core() {
   return __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
 }
 
+bool cpu_has_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+}
+
 // hugetlb=1: malloc asks for transparent huge pages (madvise); the mmap and
 // trim thresholds keep freed buffers up to 32 MiB (glibc's maximum) in the
 // heap instead of returning them to the kernel.
@@ -41,10 +49,24 @@ void ensure_fast_runtime(char** argv) {
   const char* core = std::getenv("OPENBLAS_CORETYPE") == nullptr ? better_blas_core() : nullptr;
   if (core != nullptr) changed |= setenv("OPENBLAS_CORETYPE", core, 1) == 0;
   if (std::getenv("GLIBC_TUNABLES") == nullptr) changed |= setenv("GLIBC_TUNABLES", kMallocTunables, 1) == 0;
-  if (!changed) return;
-  execv("/proc/self/exe", argv);
-  spdlog::warn("could not re-execute with {}{}: set them yourself for speed",
-               core != nullptr ? fmt::format("OPENBLAS_CORETYPE={} ", core) : "", kMallocTunables);
+  if (changed) {
+    execv("/proc/self/exe", argv);
+    spdlog::warn("could not re-execute with {}{}: set them yourself for speed",
+                 core != nullptr ? fmt::format("OPENBLAS_CORETYPE={} ", core) : "", kMallocTunables);
+  }
+}
+
+void warn_if_blas_held_back() {
+  static const std::set<std::string> kAvx512Cores = {"skylakex", "cooperlake", "sapphirerapids"};
+  const char* core = std::getenv("OPENBLAS_CORETYPE");
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (core == nullptr || !cpu_has_avx512() || (rank != nullptr && std::string(rank) != "0")) return;
+  std::string name = core;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (kAvx512Cores.count(name)) return;
+  spdlog::warn("OPENBLAS_CORETYPE={} holds this AVX-512 CPU to narrower kernels: OpenBLAS products (training, "
+               "prefill) run up to 1.5x slower; unset it to let OpenBLAS choose",
+               core);
 }
 
 void set_threads(int threads) {

@@ -20,6 +20,12 @@ namespace seed::launch {
 // Returns normally when nothing needs fixing.
 void ensure_fast_runtime(char** argv);
 
+// A user's OPENBLAS_CORETYPE that holds an AVX-512 CPU to narrower kernels
+// (Haswell's AVX2 ones trained the zoo target 1.5x slower) is kept, but
+// deserves a warning: logged here, once per job (rank 0 under mpirun). Call
+// after the log level is set.
+void warn_if_blas_held_back();
+
 // Intra-op threads for libtorch/OpenMP/BLAS; 0 = all hardware threads.
 void set_threads(int threads);
 

@@ -61,6 +61,27 @@ TEST_F(CliTest, SameSeedGivesTheSameText) {
   EXPECT_EQ(a.output, b.output);
 }
 
+TEST_F(CliTest, BlasKernelsNarrowerThanTheCpuGetOneWarningThatLogLevelSilences) {
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  const std::string args = "--threads 1 generate --model " + model_dir_->string() + " --prompt hi --max-new-tokens 2";
+  const std::string warning = "OPENBLAS_CORETYPE=Haswell holds this AVX-512 CPU";
+  const Outcome held = run_command("OPENBLAS_CORETYPE=Haswell " + seed(args));
+  ASSERT_EQ(held.exit_code, 0) << held.output;
+  const size_t first = held.output.find(warning);
+  if (!avx512) {
+    EXPECT_EQ(first, std::string::npos) << held.output;
+    return;
+  }
+  ASSERT_NE(first, std::string::npos) << held.output;
+  EXPECT_EQ(held.output.find(warning, first + 1), std::string::npos) << "warned twice: " << held.output;
+  const Outcome quiet = run_command("OPENBLAS_CORETYPE=Haswell " + seed("--log-level error " + args));
+  EXPECT_EQ(quiet.output.find(warning), std::string::npos) << quiet.output;
+  const Outcome wide = run_command("OPENBLAS_CORETYPE=SkylakeX " + seed(args));
+  EXPECT_EQ(wide.output.find("OPENBLAS_CORETYPE"), std::string::npos) << wide.output;
+}
+
 TEST_F(CliTest, PromptLongerThanTheContextIsAClearError) {
   std::string prompt;
   for (int i = 0; i < 100; ++i) prompt += "12 + 7 = 19 ";
