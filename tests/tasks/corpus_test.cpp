@@ -9,6 +9,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <unistd.h>
 
 #include "models/error.h"
 #include "tasks/blocksworld.h"
@@ -26,7 +28,8 @@ constexpr size_t kCsvRows = 1362;  // as many rows as ToT's 24.csv
 // A stand-in for 24.csv: the first kCsvRows multisets of four numbers in
 // 1..13, in lexicographic order, so the tests need no data files.
 std::string write_synthetic_csv() {
-  const std::string path = ::testing::TempDir() + "seed_tasks_24.csv";
+  // Per process: ctest runs each test as its own process, several at once.
+  const std::string path = ::testing::TempDir() + "seed_tasks_24_" + std::to_string(getpid()) + ".csv";
   std::ofstream out(path);
   out << "Rank,Puzzles,AMT (s)\n";
   size_t rows = 0;
@@ -295,7 +298,7 @@ TEST_F(CorpusTest, OneKindDoesNotDependOnAnotherKindsCount) {
 }
 
 TEST_F(CorpusTest, WritesOneJsonObjectPerLine) {
-  const std::string path = ::testing::TempDir() + "seed_tasks_corpus.jsonl";
+  const std::string path = ::testing::TempDir() + "seed_tasks_corpus_" + std::to_string(getpid()) + ".jsonl";
   const std::vector<CorpusExample> head(corpus_->begin(), corpus_->begin() + 50);
   write_corpus_jsonl(path, head);
   std::ifstream in(path);
