@@ -17,6 +17,12 @@ namespace seed::launch {
 
 namespace {
 
+bool cpu_has_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+}
+
 // The OpenBLAS core type to ask for, or nullptr when OpenBLAS's own choice
 // is fine (or it is not OpenBLAS).
 const char* better_blas_core() {
@@ -26,14 +32,8 @@ const char* better_blas_core() {
   static const std::set<std::string> kGenericCores = {"Prescott", "Core2", "Penryn", "Dunnington",
                                                       "Nehalem", "Atom", "Unknown"};
   if (kGenericCores.count(core_name()) == 0) return nullptr;
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
-}
-
-bool cpu_has_avx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  if (cpu_has_avx512()) return "SkylakeX";
+  return __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
 }
 
 // hugetlb=1: malloc asks for transparent huge pages (madvise); the mmap and

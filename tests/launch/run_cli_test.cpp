@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include "tests/launch/synthetic_game24_csv.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -42,20 +44,12 @@ std::vector<json> read_lines(const fs::path& path) {
 
 class RunCliTest : public ::testing::Test {
  protected:
-  // A 24.csv in Tree of Thoughts' layout, so the test needs nothing outside
-  // the repository: the task reads its test split, rows 900 on, which start
-  // with the real file's first test puzzles.
   void SetUp() override {
     out_ = fs::temp_directory_path() / ("seed_run_test_" + std::to_string(getpid()));
     fs::remove_all(out_);
     fs::create_directories(out_);
     csv_ = out_ / "24.csv";
-    std::ofstream csv(csv_);
-    csv << "Rank,Puzzles,AMT (s),Solved rate,1-sigma Mean (s),1-sigma STD (s)\n";
-    const char* puzzles[] = {"4 5 6 10", "4 9 10 13", "1 4 8 8", "2 5 7 11"};
-    for (int rank = 1; rank <= 1000; ++rank) {
-      csv << rank << "," << puzzles[rank < 901 ? 3 : (rank - 901) % 4] << ",10.0,90.00%,10.0,1.0\n";
-    }
+    seed::testing::write_synthetic_game24_csv(csv_);
   }
   void TearDown() override { fs::remove_all(out_); }
   // A small greedy ToT-BFS: one proposal step, two thoughts, one kept.

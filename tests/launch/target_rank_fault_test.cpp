@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/launch/synthetic_game24_csv.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -69,18 +71,11 @@ pid_t find_process(const std::string& marker, const std::string& rank) {
 
 class TargetRankFaultTest : public ::testing::Test {
  protected:
-  // A 24.csv in Tree of Thoughts' layout (as run_cli_test's), so the test
-  // needs nothing outside the repository.
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("seed_target_fault_test_" + std::to_string(getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    std::ofstream csv(dir_ / "24.csv");
-    csv << "Rank,Puzzles,AMT (s),Solved rate,1-sigma Mean (s),1-sigma STD (s)\n";
-    const char* puzzles[] = {"4 5 6 10", "4 9 10 13", "1 4 8 8", "2 5 7 11"};
-    for (int rank = 1; rank <= 1000; ++rank) {
-      csv << rank << "," << puzzles[rank < 901 ? 3 : (rank - 901) % 4] << ",10.0,90.00%,10.0,1.0\n";
-    }
+    seed::testing::write_synthetic_game24_csv(dir_ / "24.csv");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
