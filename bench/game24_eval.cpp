@@ -101,6 +101,7 @@ Game24EvalResult evaluate_game24(models::CausalLM& model, const models::Tokenize
     const auto lines = lines_of(text);
     const auto judged = lines.empty() ? labels.end() : labels.find(lines.front());
     const tasks::Game24Label truth = solver.label(state);
+    result.value_judgments.push_back({tasks::numbers_text(state), truth, lines.empty() ? "" : lines.front()});
     ++result.value_states;
     if (judged == labels.end()) {
       ++result.value_unparsed;

@@ -23,11 +23,20 @@ struct Game24EvalOptions {
   int max_value_states = 0;  // 0 = every state one step from each puzzle
 };
 
+// One value judgment: the state as text, the solver's label, the model's
+// first line (empty when it wrote nothing).
+struct Game24ValueJudgment {
+  std::string state;
+  tasks::Game24Label solver;
+  std::string model;
+};
+
 struct Game24EvalResult {
   int64_t step_lines = 0, valid_step_lines = 0;
   int64_t value_states = 0, value_agree = 0;
   int64_t value_confusion[3][3] = {};  // [solver label][model label], sure/likely/impossible
   int64_t value_unparsed = 0;
+  std::vector<Game24ValueJudgment> value_judgments;  // in judging order
   int64_t cot_puzzles = 0, cot_correct = 0;
   double step_validity() const { return step_lines ? double(valid_step_lines) / step_lines : 0.0; }
   double value_agreement() const { return value_states ? double(value_agree) / value_states : 0.0; }

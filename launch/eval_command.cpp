@@ -24,7 +24,29 @@ struct EvalOptions {
   bench::Game24EvalOptions eval;
   int draft_length = 4;
   std::string json_path;
+  std::string value_out;  // JSONL, one value judgment per line
 };
+
+// Opens an output file before the (minutes-long) evaluation, so that a bad
+// path fails at once instead of discarding the results at the end.
+std::ofstream open_output(const std::string& path, const char* flag) {
+  std::ofstream file(path);
+  SEED_CHECK(file.good(), kIo) << flag << ": cannot write " << path;
+  return file;
+}
+
+void close_output(std::ofstream& file, const std::string& path) {
+  file.close();
+  SEED_CHECK(!file.fail(), kIo) << "writing " << path << " failed (disk full?)";
+}
+
+void write_value_judgments(std::ofstream& file, const std::vector<bench::Game24ValueJudgment>& judgments) {
+  for (const auto& j : judgments) {
+    file << nlohmann::ordered_json{{"state", j.state}, {"solver", tasks::game24_label_name(j.solver)}, {"model", j.model}}
+                .dump()
+         << "\n";
+  }
+}
 
 void run_eval(const EvalOptions& options) {
   const auto all = tasks::load_game24_csv(options.game24_csv);
@@ -33,6 +55,9 @@ void run_eval(const EvalOptions& options) {
   const size_t count = std::min<size_t>(options.limit, tasks::kGame24TestEnd - tasks::kGame24TestBegin);
   const std::vector<tasks::Numbers> puzzles(all.begin() + tasks::kGame24TestBegin,
                                             all.begin() + tasks::kGame24TestBegin + count);
+  std::ofstream json_file, value_file;
+  if (!options.json_path.empty()) json_file = open_output(options.json_path, "--json");
+  if (!options.value_out.empty()) value_file = open_output(options.value_out, "--value-out");
   auto model = models::CausalLM::load(options.model_dir);
   auto tokenizer = models::load_tokenizer(options.model_dir);
   const bench::Game24EvalResult r = bench::evaluate_game24(*model, *tokenizer, puzzles, options.eval);
@@ -86,10 +111,13 @@ void run_eval(const EvalOptions& options) {
     out["draft_length"] = k;
     out["tokens_per_target_forward"] = a.tokens_per_round();
   }
-  if (!options.json_path.empty()) {
-    std::ofstream file(options.json_path);
-    SEED_CHECK(file.good(), kIo) << "cannot write " << options.json_path;
-    file << out.dump(2) << "\n";
+  if (value_file.is_open()) {
+    write_value_judgments(value_file, r.value_judgments);
+    close_output(value_file, options.value_out);
+  }
+  if (json_file.is_open()) {
+    json_file << out.dump(2) << "\n";
+    close_output(json_file, options.json_path);
   }
 }
 
@@ -116,6 +144,8 @@ void add_eval_command(CLI::App& app, const GlobalOptions&) {
   game24->add_option("--draft-length", options->draft_length, "k for the acceptance measurement")
       ->capture_default_str();
   game24->add_option("--json", options->json_path, "Also write the figures to this JSON file");
+  game24->add_option("--value-out", options->value_out,
+                     "Also write every value judgment to this JSONL file (state, solver, model)");
   game24->callback([options] { run_eval(*options); });
 }
 

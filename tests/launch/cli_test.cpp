@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "tests/launch/synthetic_game24_csv.h"
 
 namespace {
 
@@ -151,6 +154,28 @@ TEST_F(CliTest, BenchSpecWritesTheDocumentedJsonRows) {
   EXPECT_EQ(result["rows"][0]["engine"], "ar");
   EXPECT_DOUBLE_EQ(result["rows"][0]["speedup_vs_ar"].get<double>(), 1.0);
   EXPECT_GT(result["rows"][1]["alpha"].get<double>(), 0.0);
+}
+
+TEST_F(CliTest, EvalWritesEveryValueJudgmentAndChecksItsOutputPathsFirst) {
+  const fs::path csv = *model_dir_ / "24.csv";
+  seed::testing::write_synthetic_game24_csv(csv);
+  const fs::path judgments = *model_dir_ / "values.jsonl";
+  const std::string eval = "--threads 1 eval game24 --model " + std::string(SEED_ZOO_DIR) +
+                           "/tiny-target --game24-csv " + csv.string() + " --limit 1 --max-value-states 3";
+  const Outcome r = run_command(seed(eval + " --value-out " + judgments.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(judgments);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["state"], "4 5 6 10");  // the puzzle, then states one step away
+  EXPECT_EQ(lines[0]["solver"], "sure");
+  for (const auto& j : lines) EXPECT_TRUE(j.contains("model")) << j;
+
+  const Outcome bad = run_command(seed(eval + " --value-out /nonexistent/dir/values.jsonl"));
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("--value-out"), std::string::npos) << bad.output;
+  EXPECT_EQ(bad.output.find("propose"), std::string::npos) << "evaluated before failing: " << bad.output;
 }
 
 TEST_F(CliTest, EverySubcommandHasHelp) {

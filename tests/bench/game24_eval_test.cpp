@@ -1,0 +1,37 @@
+// evaluate_game24 on the shipped target: the per-state value judgments it
+// returns (`seed eval game24 --value-out`) are the ones its counters count.
+#include "bench/game24_eval.h"
+
+#include <gtest/gtest.h>
+
+#include "models/tokenizer.h"
+
+namespace seed::bench {
+namespace {
+
+TEST(Game24EvalTest, ValueJudgmentsAreTheStatesCountedWithTheSolversLabels) {
+  auto model = models::CausalLM::load(std::string(SEED_ZOO_DIR) + "/tiny-target");
+  auto tokenizer = models::load_tokenizer(std::string(SEED_ZOO_DIR) + "/tiny-target");
+  Game24EvalOptions options;
+  options.max_value_states = 12;
+  const std::vector<tasks::Numbers> puzzles = {tasks::parse_puzzle("1 1 4 6"), tasks::parse_puzzle("4 9 10 13")};
+  const Game24EvalResult result = evaluate_game24(*model, *tokenizer, puzzles, options);
+
+  ASSERT_EQ(result.value_states, 12);
+  ASSERT_EQ(result.value_judgments.size(), 12u);
+  EXPECT_EQ(result.value_judgments[0].state, "1 1 4 6");  // puzzles first, then their children
+  tasks::Game24Solver solver;
+  int64_t agree = 0, unparsed = 0;
+  for (const Game24ValueJudgment& j : result.value_judgments) {
+    const std::optional<tasks::Numbers> state = tasks::parse_numbers(j.state);
+    ASSERT_TRUE(state.has_value()) << j.state;
+    EXPECT_EQ(j.solver, solver.label(*state)) << j.state;
+    agree += j.model == tasks::game24_label_name(j.solver);
+    unparsed += j.model != "sure" && j.model != "likely" && j.model != "impossible";
+  }
+  EXPECT_EQ(agree, result.value_agree);
+  EXPECT_EQ(unparsed, result.value_unparsed);
+}
+
+}  // namespace
+}  // namespace seed::bench
