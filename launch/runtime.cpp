@@ -13,15 +13,11 @@
 #include <string>
 #include <thread>
 
+#include "launch/cpu_features.h"
+
 namespace seed::launch {
 
 namespace {
-
-bool cpu_has_avx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-}
 
 // The OpenBLAS core type to ask for, or nullptr when OpenBLAS's own choice
 // is fine (or it is not OpenBLAS).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "launch/cpu_features.h"
 #include "tests/launch/synthetic_game24_csv.h"
 
 namespace {
@@ -68,9 +69,7 @@ TEST_F(CliTest, SameSeedGivesTheSameText) {
 }
 
 TEST_F(CliTest, BlasKernelsNarrowerThanTheCpuGetOneWarningThatLogLevelSilences) {
-  __builtin_cpu_init();
-  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  const bool avx512 = seed::launch::cpu_has_avx512();
   const std::string args = "--threads 1 generate --model " + model_dir_->string() + " --prompt hi --max-new-tokens 2";
   const std::string warning = "OPENBLAS_CORETYPE=Haswell holds this AVX-512 CPU";
   const Outcome held = run_command("OPENBLAS_CORETYPE=Haswell " + seed(args));
