@@ -11,7 +11,7 @@ namespace seed::bench {
 namespace {
 
 constexpr int64_t kProposeTokens = 200;
-constexpr int64_t kValueTokens = 6;
+constexpr int64_t kValueTokens = 320;  // the worked check (tasks/game24.h), then the label
 constexpr int64_t kCotTokens = 160;
 
 // Completes `prompt` until eos, `stop` appearing in the text, or `limit`.
@@ -97,11 +97,12 @@ Game24EvalResult evaluate_game24(models::CausalLM& model, const models::Tokenize
     const std::string text = complete(
         model, cache, tokenizer,
         tasks::render_prompt(tasks::kGame24ValuePrompt, {{"input", tasks::numbers_text(state)}}), kValueTokens,
-        greedy, options.seed, request++, "\n");
+        greedy, options.seed, request++, "");
     const auto lines = lines_of(text);
-    const auto judged = lines.empty() ? labels.end() : labels.find(lines.front());
+    const std::string verdict = lines.empty() ? "" : lines.back();  // after the worked check
+    const auto judged = labels.find(verdict);
     const tasks::Game24Label truth = solver.label(state);
-    result.value_judgments.push_back({tasks::numbers_text(state), truth, lines.empty() ? "" : lines.front()});
+    result.value_judgments.push_back({tasks::numbers_text(state), truth, verdict});
     ++result.value_states;
     if (judged == labels.end()) {
       ++result.value_unparsed;

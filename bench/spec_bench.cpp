@@ -45,7 +45,6 @@ Workload make_workload(const SpecBenchOptions& o, int n, float temperature, int 
     r.kind = spec::RequestKind::kEvaluation;
     r.stream = static_cast<uint64_t>(n + i);
     r.max_new_tokens = o.evaluation_tokens;
-    r.stop = {"\n"};
     r.prompt = tasks::render_prompt(tasks::kGame24ValuePrompt, {{"input", tasks::numbers_text(step.left)}});
     w.evaluations.push_back(r);
   }

@@ -44,7 +44,9 @@ struct SpecBenchOptions {
   std::vector<int> k_config = {2, 2, 1};  // the tree of mcsd
   int repeats = 3;
   int thought_tokens = 96;             // max_new_tokens of a thought
-  int evaluation_tokens = 8;           // max_new_tokens of an evaluation
+  // max_new_tokens of an evaluation: the value completion is a worked check
+  // and a label, ending at EOS (tasks/game24/task.json allows 320).
+  int evaluation_tokens = 320;
   std::vector<std::string> puzzles = {"4 9 10 13", "1 4 8 8", "2 5 7 11"};  // repeat r uses puzzle r
   uint64_t seed = 0;
   // Builds each row's engine; empty: spec::make_engine. Under mpirun the

@@ -7,7 +7,7 @@
 #   bash scripts/train_zoo.sh draft      # draft only (needs build/zoo/corpus.jsonl)
 # Both models use the committed tokenizer (models/zoo/tokenizer), so they
 # always share it. The target trains in two stages: 850 steps from a random
-# initialisation, then 900 more from those weights at a lower peak learning
+# initialisation, then 1,050 more from those weights at a lower peak learning
 # rate (how the shipped target was made, session by session).
 # Measured times and losses: models/zoo/README.md.
 set -euo pipefail
@@ -27,7 +27,7 @@ if [ "$which" != draft ]; then
   mkdir -p build/zoo
   # Game of 24 (the 100 test puzzles never appear) and Blocksworld, from seed 7.
   $seed corpus --out build/zoo/corpus.jsonl --seed 7 \
-    --game24-propose 20000 --game24-value 30000 --game24-cot 8000 \
+    --game24-propose 22000 --game24-value 20000 --game24-cot 8000 \
     --blocksworld-next-action 600 --blocksworld-evaluate-action 600 --blocksworld-plan 400
   rm -rf build/zoo/tiny-target-base build/zoo/tiny-target
   $seed train --config models/zoo/tiny-target.train.json     # stage 1 -> build/zoo/tiny-target-base

@@ -169,9 +169,10 @@ std::vector<CorpusExample> game24_value(const CorpusConfig& config, Game24Source
     const uint64_t depth = roll < 2 ? 0 : roll < 6 ? 1 : roll < 9 ? 2 : 3;
     const Numbers state =
         source.walk(rng, puzzle, depth, draw_chance(rng, kValueOnPathPercent, 100));
+    // The worked check (two or three numbers) agrees with the solver's label.
     examples.push_back(game24_example(
         "value", render_prompt(kGame24ValuePrompt, {{"input", numbers_text(state)}}),
-        std::string(game24_label_name(source.solver().label(state))) + "\n"));
+        game24_value_check(state).work + game24_label_name(source.solver().label(state)) + "\n"));
   }
   return examples;
 }

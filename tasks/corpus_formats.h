@@ -29,8 +29,10 @@ namespace seed::tasks {
 // "a op b = c (left: ...)", each ending in '\n'.
 inline constexpr std::string_view kGame24ProposePrompt = "Input: {input}\nPossible next steps:\n";
 
-// State evaluation ("value"). Completion: "sure\n", "likely\n" or
-// "impossible\n" (labels: Game24Label in tasks/game24.h).
+// State evaluation ("value"). Completion: for two or three numbers the worked
+// check's lines (game24_value_check in tasks/game24.h), then the label line
+// "sure\n", "likely\n" or "impossible\n" (Game24Label). The check lines hold
+// no label word, so the first label in the completion is the verdict.
 inline constexpr std::string_view kGame24ValuePrompt =
     "Evaluate if given numbers can reach 24 (sure/likely/impossible)\n{input}\n";
 

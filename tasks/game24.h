@@ -109,6 +109,26 @@ enum class Game24Label { kSure, kLikely, kImpossible };
 
 const char* game24_label_name(Game24Label label);  // "sure", "likely", "impossible"
 
+// The value prompt's worked check: for two or three numbers, lines that decide
+// the label mechanically, so that a small model computes it instead of
+// guessing it in one token (tasks/corpus_formats.h shows the completion).
+//   two numbers "4 20": what the pair makes, then whether 24 is among them:
+//     4 20: 24 16 -16 80 5 1/5 | 24
+//   three numbers: for each pair (largest third number first), the partners
+//   that make 24 with the third number z (24 - z, 24 + z, z - 24, then for
+//   z != 0 24 / z, 24 * z, z / 24), what the pair makes (game24_next_steps
+//   order, repeats dropped), and the
+//   first partner the pair makes (an integer if any), else "no":
+//     9: 15 33 -15 8/3 216 3/8 | 4 6: 10 2 -2 24 3/2 2/3 | no
+//   The check stops at the first integer match (sure); a fraction match only
+//   makes it likely. One or four numbers have no work lines.
+// `label` equals Game24Solver::label for one to three numbers.
+struct Game24ValueCheck {
+  std::string work;  // the lines, each ending in '\n'; empty for 1 or 4+ numbers
+  Game24Label label = Game24Label::kImpossible;
+};
+Game24ValueCheck game24_value_check(const Numbers& numbers);
+
 // A solution: steps from the puzzle down to one number (24), and the same
 // computation as one expression, e.g. "(13 - 9) * (10 - 4)".
 struct Game24Solution {

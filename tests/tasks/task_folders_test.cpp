@@ -6,6 +6,7 @@
 
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
+#include "tasks/game24.h"
 #include "tasks/task.h"
 #include "tests/throws_error.h"
 
@@ -34,6 +35,10 @@ TEST(TaskFolders, Game24PromptsAreTheZooTrainingFormats) {
   EXPECT_TRUE(task.is_final(p, task.state_from_text("4 * 6 = 24 (left: 24)")));
   EXPECT_FALSE(task.is_final(p, task.state_from_text("4 * 6 = 24 (left: 1 24)")));
   EXPECT_EQ(task.parse_value("sure\n"), 20);
+  // The worked check before the label holds no label word (tasks/game24.h).
+  const std::string work = game24_value_check(*parse_numbers("2 4 6")).work;
+  EXPECT_DOUBLE_EQ(*task.parse_value(work + "impossible\n"), 0.001);
+  EXPECT_EQ(task.parse_value(work + "sure\n"), 20);
 }
 
 TEST(TaskFolders, BlocksworldPromptsAreTheZooTrainingFormats) {

@@ -64,5 +64,27 @@ TEST(ZooTest, TargetProposesWellFormedGame24Steps) {
   EXPECT_GE(total, 4) << proposals;
 }
 
+// The value completion of a three-number state is the worked check, line for
+// line in its format ("z: needs | x y: makes | match"), then one label.
+// Whether its arithmetic is right is again a competence figure.
+TEST(ZooTest, TargetWritesTheWorkedValueCheckThenALabel) {
+  const tasks::Numbers state = tasks::parse_puzzle("4 6 9");  // below training puzzle "1 4 6 9"
+  const std::string prompt = tasks::render_prompt(tasks::kGame24ValuePrompt, {{"input", tasks::numbers_text(state)}});
+  const std::string completion = greedy_completion(kTarget, prompt, 320);
+  std::istringstream lines(completion);
+  std::vector<std::string> got;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) got.push_back(line);
+  }
+  ASSERT_GE(got.size(), 2u) << completion;
+  for (size_t i = 0; i + 1 < got.size(); ++i) {
+    const size_t bar = got[i].find(" | "), second = got[i].rfind(" | ");
+    ASSERT_NE(bar, std::string::npos) << got[i];
+    EXPECT_NE(bar, second) << got[i];
+    EXPECT_NE(got[i].find(": "), std::string::npos) << got[i];
+  }
+  EXPECT_TRUE(got.back() == "sure" || got.back() == "likely" || got.back() == "impossible") << completion;
+}
+
 }  // namespace
 }  // namespace seed
