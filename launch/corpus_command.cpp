@@ -51,6 +51,9 @@ void add_corpus_command(CLI::App& app, const GlobalOptions&) {
       ->capture_default_str();
   cmd->add_option("--blocksworld-plan", c.blocksworld_plan, "Blocksworld optimal-plan examples")
       ->capture_default_str();
+  cmd->add_option("--value-on-path-percent", c.game24_value_on_path_percent,
+                  "Percent of value states on a path to 24 (the rest are random steps from a puzzle)")
+      ->capture_default_str();
   cmd->add_option("--random-percent", c.game24_random_percent,
                   "Percent of Game-of-24 puzzles drawn at random instead of from 24.csv")
       ->capture_default_str();

@@ -37,11 +37,6 @@ constexpr size_t kPuzzleSize = 4;
 // Propose states follow a path to 24 this often (ToT-BFS keeps good states,
 // so that is what the proposer mostly sees); otherwise random steps.
 constexpr uint64_t kProposeOnPathPercent = 75;
-// Value states follow a path to 24 this often, else random steps. Labels keep
-// their natural frequencies (no class balancing): a balanced corpus taught the
-// model to call most impossible states sure or likely, while around real
-// puzzles about 3 in 4 states are impossible and "likely" is rare.
-constexpr uint64_t kValueOnPathPercent = 25;
 // Blocksworld plan prefixes take an optimal action this often, else a random
 // legal one, so that searches' off-path states are covered too.
 constexpr uint64_t kPrefixOptimalPercent = 75;
@@ -168,7 +163,7 @@ std::vector<CorpusExample> game24_value(const CorpusConfig& config, Game24Source
     const uint64_t roll = draw_below(rng, 10);
     const uint64_t depth = roll < 2 ? 0 : roll < 6 ? 1 : roll < 9 ? 2 : 3;
     const Numbers state =
-        source.walk(rng, puzzle, depth, draw_chance(rng, kValueOnPathPercent, 100));
+        source.walk(rng, puzzle, depth, draw_chance(rng, config.game24_value_on_path_percent, 100));
     // The worked check (two or three numbers) agrees with the solver's label.
     examples.push_back(game24_example(
         "value", render_prompt(kGame24ValuePrompt, {{"input", numbers_text(state)}}),
@@ -333,6 +328,8 @@ void CorpusConfig::validate() const {
   for (const auto& [name, count] : counts) {
     SEED_CHECK(count >= 0, kInvalidArgument) << "corpus: " << name << " = " << count << " < 0";
   }
+  SEED_CHECK(game24_value_on_path_percent >= 0 && game24_value_on_path_percent <= 100, kInvalidArgument)
+      << "corpus: game24_value_on_path_percent = " << game24_value_on_path_percent << " outside [0, 100]";
   SEED_CHECK(game24_random_percent >= 0 && game24_random_percent <= 100, kInvalidArgument)
       << "corpus: game24_random_percent = " << game24_random_percent << " outside [0, 100]";
   SEED_CHECK(game24_random_max >= 1, kInvalidArgument)

@@ -12,7 +12,8 @@
 //                             preferring non-negative results (listed in
 //                             game24_next_steps order)
 //   game24 / value            a state (1-4 numbers) -> sure/likely/impossible,
-//                             the three classes in equal thirds
+//                             labelled by the solver, preceded by
+//                             the worked check for 2 or 3 numbers
 //   game24 / cot              a solvable puzzle -> a random solution's steps
 //                             (non-negative results where possible) and
 //                             "Answer: <expression> = 24"
@@ -70,6 +71,12 @@ struct CorpusConfig {
   int game24_random_percent = 50;
   int game24_random_max = 13;
   int game24_propose_lines = 8;  // steps listed per propose completion
+  // Percent of value states reached by steps that keep a solvable puzzle
+  // solvable, else by random steps. Labels keep the frequencies this gives
+  // (no class balancing): a balanced label-only corpus taught the model to
+  // call most impossible states sure, while around real puzzles about 3 in 4
+  // states are impossible and "likely" is rare.
+  int game24_value_on_path_percent = 25;
 
   // Blocksworld instances have blocks_min..blocks_max blocks (2..kBlocksMax).
   int blocks_min = 3;

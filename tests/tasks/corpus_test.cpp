@@ -191,6 +191,24 @@ TEST_F(CorpusTest, ValueCompletionsAreTheWorkedCheckThenTheSolversLabel) {
   EXPECT_LT(classes["likely"], 30);
 }
 
+TEST_F(CorpusTest, ValueOnPathPercentSetsHowManyStatesAreSolvable) {
+  const auto sure_share = [&](int on_path_percent) {
+    CorpusConfig config = small_config(*csv_);
+    config.game24_value_on_path_percent = on_path_percent;
+    size_t sure = 0;
+    const std::vector<CorpusExample> values = generate_corpus_kind(config, "value");
+    for (const CorpusExample& e : values) sure += lines_of(e.completion).back() == "sure";
+    return static_cast<double>(sure) / values.size();
+  };
+  const double random_steps = sure_share(0);
+  const double on_path = sure_share(100);
+  // Off the path most states are impossible; on it, only unsolvable puzzles'.
+  EXPECT_LT(random_steps, 0.5);
+  EXPECT_GT(on_path, 0.75);
+  EXPECT_GT(sure_share(50), random_steps);
+  EXPECT_LT(sure_share(50), on_path);
+}
+
 TEST_F(CorpusTest, EveryChainOfThoughtIsAValidSolution) {
   for (const CorpusExample& e : *corpus_) {
     if (e.kind != "cot") continue;
@@ -344,6 +362,9 @@ TEST(CorpusConfigTest, ValidateNamesTheBadField) {
   config.blocks_max = 5;
   config.game24_random_percent = 101;
   EXPECT_NE(message(config).find("game24_random_percent"), std::string::npos);
+  config.game24_random_percent = 50;
+  config.game24_value_on_path_percent = -1;
+  EXPECT_NE(message(config).find("game24_value_on_path_percent"), std::string::npos);
 }
 
 TEST(RenderPromptTest, FillsFieldsAndRejectsMissingOrUnusedOnes) {
