@@ -9,6 +9,7 @@
 #include "bench/acceptance.h"
 #include "bench/game24_eval.h"
 #include "launch/commands.h"
+#include "launch/json_text.h"
 #include "models/error.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
@@ -42,8 +43,8 @@ void close_output(std::ofstream& file, const std::string& path) {
 
 void write_value_judgments(std::ofstream& file, const std::vector<bench::Game24ValueJudgment>& judgments) {
   for (const auto& j : judgments) {
-    file << nlohmann::ordered_json{{"state", j.state}, {"solver", tasks::game24_label_name(j.solver)}, {"model", j.model}}
-                .dump()
+    file << dump_model_output(nlohmann::ordered_json{
+                {"state", j.state}, {"solver", tasks::game24_label_name(j.solver)}, {"model", j.model}})
          << "\n";
   }
 }

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "launch/commands.h"
+#include "launch/json_text.h"
 #include "launch/distributed.h"
 #include "launch/run_results.h"
 #include "models/error.h"
@@ -212,7 +213,8 @@ void run(RunOptions o, const EngineMaker& make_engine) {
   print_summary(summary);
   if (!o.tree_out.empty()) {
     std::ofstream out(o.tree_out);
-    out << json{{"task", task.spec().name}, {"search", o.search.algorithm}, {"problems", trees}}.dump(1) << "\n";
+    out << dump_model_output(json{{"task", task.spec().name}, {"search", o.search.algorithm}, {"problems", trees}}, 1)
+        << "\n";
     SEED_CHECK(out.good(), kIo) << "--tree-out: cannot write " << o.tree_out;
   }
 }

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "launch/json_text.h"
 #include "models/error.h"
 
 namespace seed::launch {
@@ -70,7 +71,7 @@ RunResults::RunResults(const std::string& dir, const json& settings, bool resume
 }
 
 void RunResults::append(const json& record) {
-  out_ << record.dump() << "\n";
+  out_ << dump_model_output(record) << "\n";
   out_.flush();
   SEED_CHECK(out_.good(), kIo) << "cannot write " << results_path();
   done_[record.at("index").get<size_t>()] = record;

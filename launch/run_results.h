@@ -26,8 +26,9 @@ class RunResults {
   // Finished problems by index (the lines of results.jsonl).
   const std::map<size_t, nlohmann::json>& done() const { return done_; }
 
-  // Appends one problem's line (it must hold "index") and flushes. Throws
-  // kIo if the write fails.
+  // Appends one problem's line (it must hold "index") and flushes; bytes of
+  // model output that are not UTF-8 are written as U+FFFD (json_text.h).
+  // Throws kIo if the write fails.
   void append(const nlohmann::json& record);
 
   // Totals over every finished problem: the summary.json object.
