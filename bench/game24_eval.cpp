@@ -79,6 +79,7 @@ Game24EvalResult evaluate_game24(models::CausalLM& model, const models::Tokenize
     ++result.cot_puzzles;
     const auto answer = tasks::extract_answer(cot);
     result.cot_correct += answer && tasks::check_expression(*answer, puzzle).correct();
+    if (options.on_progress) options.on_progress("puzzles", result.cot_puzzles, puzzles.size());
   }
 
   // Distinct states, in a fixed order, optionally capped.
@@ -106,10 +107,11 @@ Game24EvalResult evaluate_game24(models::CausalLM& model, const models::Tokenize
     ++result.value_states;
     if (judged == labels.end()) {
       ++result.value_unparsed;
-      continue;
+    } else {
+      ++result.value_confusion[label_index(truth)][label_index(judged->second)];
+      result.value_agree += judged->second == truth;
     }
-    ++result.value_confusion[label_index(truth)][label_index(judged->second)];
-    result.value_agree += judged->second == truth;
+    if (options.on_progress) options.on_progress("value states", result.value_states, unique.size());
   }
   return result;
 }

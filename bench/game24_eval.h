@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct Game24EvalOptions {
   float temperature = 0.7f;  // for the chain of thought (propose/value are greedy)
   uint64_t seed = 0;
   int max_value_states = 0;  // 0 = every state one step from each puzzle
+  // Called after each puzzle's proposals and chain of thought ("puzzles")
+  // and after each value judgment ("value states"); empty: silent.
+  std::function<void(const char* phase, int64_t done, int64_t total)> on_progress;
 };
 
 // One value judgment: the state as text, the solver's label, the model's
