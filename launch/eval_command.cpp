@@ -2,10 +2,7 @@
 // the Game of 24 test puzzles. The numbers models/zoo/README.md reports.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -13,6 +10,7 @@
 #include "bench/game24_eval.h"
 #include "launch/commands.h"
 #include "launch/json_text.h"
+#include "launch/progress_line.h"
 #include "models/error.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
@@ -52,16 +50,6 @@ void write_value_judgments(std::ofstream& file, const std::vector<bench::Game24V
   }
 }
 
-// A progress line on stderr: in place on a terminal, else every 5%.
-void print_progress(const char* phase, int64_t done, int64_t total) {
-  const std::string line = fmt::format("{} {}/{}", phase, done, total);
-  if (isatty(fileno(stderr))) {
-    fmt::print(stderr, "\r{}{}", line, done == total ? "\n" : "");
-  } else if (done == total || done % std::max<int64_t>(1, total / 20) == 0) {
-    fmt::print(stderr, "{}\n", line);
-  }
-}
-
 void run_eval(EvalOptions options) {
   const auto all = tasks::load_game24_csv(options.game24_csv);
   SEED_CHECK(all.size() >= tasks::kGame24TestEnd, kInvalidArgument)
@@ -74,7 +62,9 @@ void run_eval(EvalOptions options) {
   if (!options.value_out.empty()) value_file = open_output(options.value_out, "--value-out");
   auto model = models::CausalLM::load(options.model_dir);
   auto tokenizer = models::load_tokenizer(options.model_dir);
-  options.eval.on_progress = print_progress;
+  options.eval.on_progress = [](const char* phase, int64_t done, int64_t total) {
+    print_progress_line(done, total, phase);
+  };
   const bench::Game24EvalResult r = bench::evaluate_game24(*model, *tokenizer, puzzles, options.eval);
   nlohmann::json out = {{"model", options.model_dir},
                         {"test_puzzles", count},

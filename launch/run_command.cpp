@@ -4,16 +4,15 @@
 // and with --tree-out the explored trees.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "launch/commands.h"
-#include "launch/json_text.h"
 #include "launch/distributed.h"
+#include "launch/json_text.h"
+#include "launch/progress_line.h"
 #include "launch/run_results.h"
 #include "models/error.h"
 #include "search/search.h"
@@ -120,16 +119,9 @@ void print_progress(const RunResults& results, size_t total) {
     wall += r["wall_s"].get<double>();
   }
   const size_t done = results.done().size();
-  const int width = 30;
-  const int filled = total ? static_cast<int>(width * done / total) : width;
-  const std::string line = fmt::format("[{}{}] {}/{}  accuracy {:.1f}%  {:.0f} tokens/s", std::string(filled, '#'),
-                                       std::string(width - filled, '.'), done, total,
-                                       done ? 100.0 * correct / done : 0.0, wall > 0 ? tokens / wall : 0.0);
-  if (isatty(fileno(stderr))) {
-    fmt::print(stderr, "\r{}{}", line, done == total ? "\n" : "");
-  } else if (done == total || done % std::max<size_t>(1, total / 20) == 0) {
-    fmt::print(stderr, "{}\n", line);  // a log file gets every 5%
-  }
+  print_progress_line(done, total,
+                      fmt::format("accuracy {:.1f}%  {:.0f} tokens/s", done ? 100.0 * correct / done : 0.0,
+                                  wall > 0 ? tokens / wall : 0.0));
 }
 
 // Speedup and answer agreement against an earlier run's output folder.
