@@ -12,6 +12,7 @@
 #include <string>
 
 #include "launch/commands.h"
+#include "launch/cpu_features.h"
 #include "launch/runtime.h"
 #include "models/trainer.h"
 
@@ -110,9 +111,14 @@ void run_train(const TrainOptions& options, const GlobalOptions& global) {
     return shape.num_parameters();
   }();
   spdlog::info("training {} ({} layers, hidden {}, {:.2f}M parameters without the embedding) for {} steps "
-               "of {} x {} tokens on {}",
+               "of {} x {} tokens on {}, {} matrix products",
                config.output, config.model.num_hidden_layers, config.model.hidden_size, params / 1e6, config.steps,
-               config.batch_size, config.seq_len, config.device);
+               config.batch_size, config.seq_len, config.device, config.precision);
+  if (config.precision == "bfloat16" && config.device == "cpu" && !cpu_has_avx512_bf16()) {
+    spdlog::warn("{}: \"precision\": \"bfloat16\" on a CPU without AVX512_BF16 emulates the products and may "
+                 "train slower than \"float32\"",
+                 config.source);
+  }
 
   ProgressPrinter printer;
   models::TrainControl control;

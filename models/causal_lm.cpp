@@ -53,6 +53,30 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   return out.view({batch, kv_heads, group, seq, dim}).permute({0, 3, 1, 2, 4}).reshape({batch * seq, heads * dim});
 }
 
+// Causal grouped-query attention over whole sequences (training). q
+// [B*T, H, D] (RoPE'd), k/v [B, T, Hkv, D], mask from causal_mask(). One
+// sequence at a time: a batch's scores [B, H, T, T] would pass glibc's
+// 32 MiB mmap threshold (79 MB at B 8, T 640), and each such buffer is
+// mapped, zero-filled by the kernel and unmapped again (a fifth of a
+// training step). The scale and mask fold into one baddbmm. Returns
+// [B*T, H*D] in q's dtype.
+at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask) {
+  const int64_t batch = k.size(0), seq = k.size(1), kv_heads = k.size(2), dim = k.size(3);
+  const int64_t heads = q.size(1), group = heads / kv_heads;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(dim));
+  std::vector<at::Tensor> outs;
+  outs.reserve(batch);
+  for (int64_t b = 0; b < batch; ++b) {
+    const at::Tensor qb =  // [Hkv, G*T, D]: query head h reads kv head h / G
+        q.narrow(0, b * seq, seq).view({seq, kv_heads, group, dim}).permute({1, 2, 0, 3}).reshape(
+            {kv_heads, group * seq, dim});
+    const at::Tensor scores = torch::baddbmm(mask, qb, k[b].permute({1, 2, 0}), 1.0, scale);  // [Hkv, G*T, T]
+    const at::Tensor out = torch::bmm(torch::softmax(scores, -1), v[b].permute({1, 0, 2}));  // [Hkv, G*T, D]
+    outs.push_back(out.view({kv_heads, group, seq, dim}).permute({2, 0, 1, 3}).reshape({seq, heads * dim}));
+  }
+  return torch::cat(outs, 0);
+}
+
 // Masked positions get the dtype's lowest finite value rather than -inf, so
 // that a fully masked (padding) row softmaxes to finite values instead of NaN.
 float mask_value(c10::ScalarType dtype) {
@@ -61,6 +85,13 @@ float mask_value(c10::ScalarType dtype) {
     case torch::kBFloat16: return -3.38e38f;
     default: return std::numeric_limits<float>::lowest();
   }
+}
+
+// causal_attention's additive mask: [1, G*T, T], row g*T + i hiding the
+// positions after i.
+at::Tensor causal_mask(int64_t seq, int64_t group, const at::TensorOptions& options) {
+  const float masked = mask_value(options.dtype().toScalarType());
+  return torch::full({seq, seq}, masked, options).triu(1).repeat({group, 1}).unsqueeze(0);
 }
 
 // Where the new tokens of a batch go and what each may attend to.
@@ -287,7 +318,7 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   return which == LogitsFor::kLast ? logits : logits.view({B, S, c.vocab_size});
 }
 
-at::Tensor CausalLM::forward_full(const at::Tensor& tokens) {
+at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::ScalarType> matmul_dtype) {
   check_whole("forward_full");
   SEED_CHECK(tokens.dim() == 2, kInvalidArgument) << "forward_full expects tokens [batch, time]";
   const ModelConfig& c = config_;
@@ -295,27 +326,32 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens) {
   const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim;
   SEED_CHECK(T <= c.max_position_embeddings, kOutOfRange)
       << T << " tokens exceed the model's context of " << c.max_position_embeddings;
+  const c10::ScalarType mm = matmul_dtype.value_or(options_.dtype().toScalarType());
   rope_->ensure(T, options_);
   at::Tensor cos = rope_->cos.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);  // [M, 1, D/2]
   at::Tensor sin = rope_->sin.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);
-  at::Tensor mask = torch::full({T, T}, mask_value(options_.dtype().toScalarType()), options_).triu(1);
-  mask = mask.view({1, 1, 1, T, T});
+  const at::Tensor mask = causal_mask(T, H / Hkv, options_.dtype(mm));
 
   // Training reads `weight` through torch::linear (autograd); the transposed
-  // inference copies may be stale while weights change.
-  auto linear = [](const Linear& l, const at::Tensor& x) { return torch::linear(x, l.weight, l.bias); };
+  // inference copies may be stale while weights change. The casts to `mm`
+  // are autograd ops, so gradients reach the weights in their own dtype.
+  auto linear = [mm](const Linear& l, const at::Tensor& x) {
+    return torch::linear(x.to(mm), l.weight.to(mm), l.bias.defined() ? l.bias.to(mm) : l.bias);
+  };
   at::Tensor x = weights_.embed.index_select(0, tokens.reshape({M}).to(options_.device()));
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
     at::Tensor qkv = linear(w.qkv, rms_norm(x, w.input_norm, c.rms_norm_eps));
-    at::Tensor qk = apply_rope(qkv.narrow(1, 0, (H + Hkv) * D).view({M, H + Hkv, D}), cos, sin);
+    at::Tensor qk = apply_rope(qkv.narrow(1, 0, (H + Hkv) * D).view({M, H + Hkv, D}), cos, sin).to(mm);
     at::Tensor k = qk.narrow(1, H, Hkv).reshape({B, T, Hkv, D});
     at::Tensor v = qkv.narrow(1, (H + Hkv) * D, Hkv * D).reshape({B, T, Hkv, D});
-    x = x + linear(w.o, attention(qk.narrow(1, 0, H), k, v, mask, B, T, Hkv));
+    // The residual stream stays in the weights' dtype (x + a bf16 product promotes).
+    x = x + linear(w.o, causal_attention(qk.narrow(1, 0, H), k, v, mask));
     const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
     x = x + linear(w.down, torch::silu(linear(w.gate, h)) * linear(w.up, h));
   }
-  return linear(weights_.lm_head, rms_norm(x, weights_.norm, c.rms_norm_eps)).view({B, T, c.vocab_size});
+  const at::Tensor logits = linear(weights_.lm_head, rms_norm(x, weights_.norm, c.rms_norm_eps));
+  return logits.to(options_.dtype()).view({B, T, c.vocab_size});
 }
 
 void CausalLM::save(const std::string& model_dir, c10::ScalarType dtype) const {

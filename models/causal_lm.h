@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,7 +99,10 @@ class CausalLM {
   // tokens [B, T] (int64) -> logits [B, T, V], causal, positions 0..T-1, no
   // cache. Records autograd unless the caller disables it. Whole models
   // only (training): kInvalidArgument under tensor parallelism.
-  at::Tensor forward_full(const at::Tensor& tokens);
+  // `matmul_dtype` (default: the weights' dtype) is the dtype of the matrix
+  // products; kBFloat16 on float32 weights is mixed-precision training
+  // (norms, the residual stream and the logits stay float32).
+  at::Tensor forward_full(const at::Tensor& tokens, std::optional<c10::ScalarType> matmul_dtype = std::nullopt);
 
   // Writes config.json and model.safetensors (in `dtype`) into `model_dir`.
   // Whole models only: kInvalidArgument under tensor parallelism.

@@ -86,6 +86,8 @@ void TrainConfig::validate() const {
   SEED_CHECK(threads >= 0, kInvalidArgument) << field("threads") << " must be >= 0 (0 = all cores)";
   SEED_CHECK(device == "cpu" || device.rfind("cuda", 0) == 0, kInvalidArgument)
       << field("device") << " must be \"cpu\" or \"cuda:N\", got \"" << device << "\"";
+  SEED_CHECK(precision == "float32" || precision == "bfloat16", kInvalidArgument)
+      << field("precision") << " must be \"float32\" or \"bfloat16\", got \"" << precision << "\"";
   if (distill.enabled()) {
     SEED_CHECK(distill.alpha >= 0 && distill.alpha <= 1, kInvalidArgument)
         << field("distill.alpha") << " must be in [0, 1], got " << distill.alpha;
@@ -195,6 +197,7 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
   f.optional("seed", &c.seed);
   f.optional("threads", &c.threads);
   f.optional("device", &c.device);
+  f.optional("precision", &c.precision);
   f.reject_unknown("check its spelling (see models/train_config.h)");
 
   if (c.model.max_position_embeddings == 0) c.model.max_position_embeddings = c.seq_len;
@@ -245,7 +248,8 @@ json TrainConfig::to_json() const {
             {"resume", resume},
             {"seed", seed},
             {"threads", threads},
-            {"device", device}});
+            {"device", device},
+            {"precision", precision}});
   return j;
 }
 

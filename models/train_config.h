@@ -109,6 +109,12 @@ struct TrainConfig {
   uint64_t seed = 0;           // initialisation, data order and the eval split
   int threads = 0;             // intra-op threads (the launcher applies it); 0 = all
   std::string device = "cpu";  // "cpu" or "cuda:N"
+  // The dtype of the matrix products: "float32", or "bfloat16" for mixed
+  // precision (weights, gradients, optimizer state, norms, the residual
+  // stream and the loss stay float32). bfloat16 is faster where the hardware
+  // multiplies it natively (AVX512_BF16 or AMX CPUs, recent GPUs) and may be
+  // slower elsewhere.
+  std::string precision = "float32";
 
   // The file this came from, for error messages ("" if built in code).
   std::string source;

@@ -159,7 +159,7 @@ Losses compute_losses(const at::Tensor& logits, const Batch& batch, const at::Te
 // Mean cross-entropy over the learned tokens of the first `max_rows` rows;
 // NaN if they hold none.
 double evaluate(CausalLM& model, const PackedRows& rows, int64_t batch_size, int64_t max_rows,
-                const torch::Device& device) {
+                const torch::Device& device, c10::ScalarType matmul_dtype) {
   torch::NoGradGuard no_grad;
   const int64_t n = std::min(rows.rows(), max_rows), L = rows.row_length;
   double nll_sum = 0, count = 0;
@@ -168,7 +168,7 @@ double evaluate(CausalLM& model, const PackedRows& rows, int64_t batch_size, int
     std::vector<int32_t> tokens(rows.tokens.begin() + begin * L, rows.tokens.begin() + (begin + size) * L);
     std::vector<uint8_t> mask(rows.loss_mask.begin() + begin * L, rows.loss_mask.begin() + (begin + size) * L);
     const Batch batch = make_batch(tokens, mask, L, device);
-    const at::Tensor log_probs = torch::log_softmax(model.forward_full(batch.inputs), -1);
+    const at::Tensor log_probs = torch::log_softmax(model.forward_full(batch.inputs, matmul_dtype), -1);
     nll_sum += (token_nll(log_probs, batch.targets) * batch.mask).sum().item<double>();
     count += batch.mask.sum().item<double>();
   }
@@ -282,6 +282,7 @@ TrainResult train(const TrainConfig& config, const TrainControl& control) {
   };
   check_device(config);
   const torch::Device device(config.device);
+  const c10::ScalarType matmul_dtype = config.precision == "bfloat16" ? torch::kBFloat16 : torch::kFloat;
   std::error_code ec;
   fs::create_directories(config.output, ec);
   SEED_CHECK(!ec, kIo) << "cannot create the output folder " << config.output << ": " << ec.message();
@@ -390,7 +391,7 @@ TrainResult train(const TrainConfig& config, const TrainControl& control) {
     emit(event);
   };
   auto run_eval = [&] {
-    const double loss = evaluate(*model, eval_rows, config.batch_size, max_eval_rows, device);
+    const double loss = evaluate(*model, eval_rows, config.batch_size, max_eval_rows, device, matmul_dtype);
     state["history"].push_back({{"step", step}, {"train_loss", loss_ema}, {"eval_loss", number_or_null(loss)}});
     TrainEvent event;
     event.kind = TrainEvent::Kind::kEval;
@@ -415,9 +416,10 @@ TrainResult train(const TrainConfig& config, const TrainControl& control) {
     at::Tensor teacher_logits;
     if (teacher) {
       torch::NoGradGuard no_grad;
-      teacher_logits = teacher->forward_full(batch.inputs);
+      teacher_logits = teacher->forward_full(batch.inputs, matmul_dtype);
     }
-    const Losses losses = compute_losses(model->forward_full(batch.inputs), batch, teacher_logits, config.distill);
+    const Losses losses =
+        compute_losses(model->forward_full(batch.inputs, matmul_dtype), batch, teacher_logits, config.distill);
     optimizer->zero_grad();
     losses.total.backward();
     double grad_norm = 0;

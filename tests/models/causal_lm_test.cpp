@@ -189,6 +189,39 @@ TEST_P(CausalLmTest, BatchedForwardMatchesSeparateForwards) {
   EXPECT_LT(max_diff(batched_next, separate_next), kTolerance);
 }
 
+// forward_full attends one sequence at a time (causal_attention): each row
+// of a batch must see only itself, whatever the others hold.
+TEST_P(CausalLmTest, FullForwardOfABatchMatchesEachSequenceAlone) {
+  const int64_t V = model_->config().vocab_size;
+  const std::vector<std::vector<int32_t>> rows = {random_tokens(20, V, 30), random_tokens(20, V, 31),
+                                                  random_tokens(20, V, 32)};
+  std::vector<int64_t> ids;
+  for (const auto& row : rows) ids.insert(ids.end(), row.begin(), row.end());
+  torch::NoGradGuard no_grad;
+  const at::Tensor batched = model_->forward_full(torch::tensor(ids).view({3, 20}));
+  for (size_t b = 0; b < rows.size(); ++b) {
+    EXPECT_LT(max_diff(batched[b], reference_logits(*model_, rows[b])), kTolerance) << "row " << b;
+  }
+}
+
+// Mixed precision: bfloat16 matrix products on float32 weights give logits
+// within bfloat16's rounding of float32's, and gradients in the weights'
+// dtype.
+TEST_P(CausalLmTest, BfloatMatmulsStayCloseToFloat32AndTrainFloat32Weights) {
+  for (const at::Tensor& p : model_->weights().parameters()) p.requires_grad_(true);
+  const at::Tensor tokens = torch::tensor(std::vector<int64_t>{3, 14, 15, 9, 26, 5, 35, 8, 9, 7, 9, 3}).view({2, 6});
+  const at::Tensor exact = model_->forward_full(tokens).detach();
+  const at::Tensor mixed = model_->forward_full(tokens, torch::kBFloat16);
+  EXPECT_EQ(mixed.scalar_type(), torch::kFloat);
+  EXPECT_LT(max_diff(mixed.detach(), exact), 0.05 * exact.abs().max().item<double>());
+  mixed.sum().backward();
+  for (const at::Tensor& p : model_->weights().parameters()) {
+    ASSERT_TRUE(p.grad().defined());
+    EXPECT_EQ(p.grad().scalar_type(), torch::kFloat);
+    EXPECT_TRUE(torch::isfinite(p.grad()).all().item<bool>());
+  }
+}
+
 // Samples `steps` tokens for each prompt, decoding the requests listed in
 // `order` together in one batched forward per step. Each draw is keyed by
 // (seed, request, position), so tokens must not depend on the batch.

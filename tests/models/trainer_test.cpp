@@ -135,6 +135,21 @@ TEST_F(TrainerTest, LossFallsOnATinyCorpusWithATrainedTokenizer) {
   EXPECT_GT(log["tokens_per_second"].get<double>(), 0);
 }
 
+// bfloat16 matrix products (mixed precision) learn as float32 does, and the
+// saved weights are float32.
+TEST_F(TrainerTest, BfloatPrecisionTrainsLikeFloat32) {
+  const TrainResult exact = train(tiny_config("precision_float32"));
+  TrainConfig c = tiny_config("precision_bfloat16");
+  c.precision = "bfloat16";
+  const TrainResult mixed = train(c);
+  ASSERT_TRUE(exact.finished && mixed.finished);
+  EXPECT_LT(mean_of_last(mixed.losses, 5), 0.7 * mixed.losses.front());
+  EXPECT_NEAR(mixed.final_eval_loss, exact.final_eval_loss, 0.1 * exact.final_eval_loss);
+  EXPECT_EQ(ModelConfig::from_file(c.output + "/config.json").torch_dtype, "float32");
+  const nlohmann::json log = nlohmann::json::parse(std::ifstream(c.output + "/training_log.json"));
+  EXPECT_EQ(log["config"]["precision"], "bfloat16");
+}
+
 TEST_F(TrainerTest, SavedModelReloadsWithIdenticalLogits) {
   const TrainConfig c = tiny_config("reload");
   const TrainResult r = train(c);
@@ -251,6 +266,9 @@ TEST_F(TrainerTest, ConfigErrorsNameTheFileAndField) {
   j = good;
   j["betas"] = {0.9, 1.5};
   EXPECT_TRUE(throws_error([&] { parse(j); }, ErrorKind::kInvalidArgument, {file, "'betas'"}));
+  j = good;
+  j["precision"] = "float16";
+  EXPECT_TRUE(throws_error([&] { parse(j); }, ErrorKind::kInvalidArgument, {file, "'precision'", "bfloat16"}));
 
   // A teacher with another vocabulary cannot teach this tokenizer's ids.
   ModelConfig other = tiny_config("unused").model;
