@@ -45,6 +45,8 @@ nlohmann::json ForwardBenchResult::to_json() const {
   for (const auto& [k, ratio] : forward_cost_ratio) ratios[std::to_string(k)] = ratio;
   return {{"params", params},
           {"weight_bytes", weight_bytes},
+          {"kernel", kernel},
+          {"weights_dtype", weights_dtype},
           {"copy_bandwidth_gb_s", copy_bandwidth / 1e9},
           {"read_bandwidth_gb_s", read_bandwidth / 1e9},
           {"decode_tokens_per_s", decode_tokens_per_s},
@@ -59,6 +61,9 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   ForwardBenchResult result;
   result.params = config.num_parameters();
   result.weight_bytes = model.weights().parameter_bytes();
+  const models::Linear& probe = model.weights().layers.at(0).gate;
+  result.kernel = probe.panels.defined() ? models::cpu_kernel_name(probe.kernel) : "";
+  result.weights_dtype = models::weight_dtype_name(models::weight_dtype_of(probe.weight.scalar_type()));
 
   // Bandwidth on a buffer the size of the weights, so that it sits in the
   // same level of the memory hierarchy as the weights do during decode.

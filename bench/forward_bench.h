@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "models/causal_lm.h"
@@ -26,7 +27,9 @@ struct ForwardBenchOptions {
 
 struct ForwardBenchResult {
   int64_t params = 0;
-  int64_t weight_bytes = 0;
+  int64_t weight_bytes = 0;  // bytes a decoded token reads (half-size weights count half)
+  std::string kernel;        // the CPU matrix kernel ("avx512", "avx2", "portable"); "" off CPU
+  std::string weights_dtype; // of the projection matrices
   double copy_bandwidth = 0;  // bytes/s, STREAM copy convention (read + write)
   double read_bandwidth = 0;  // bytes/s, a sum over a weight-sized buffer
   double decode_seconds_per_token = 0;

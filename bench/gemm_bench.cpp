@@ -6,25 +6,21 @@
 #include <chrono>
 
 #include "models/error.h"
-#include "models/panel_gemm.h"
 
 namespace seed::bench {
 
 std::vector<GemmBenchRow> run_gemm_bench(models::CausalLM& model, const std::vector<int64_t>& row_counts,
                                          int repeats) {
-  SEED_CHECK(models::panel_gemm_supported(), kInvalidArgument) << "this CPU has no AVX-512: seed uses BLAS only";
   SEED_CHECK(model.tensor_options().device().is_cpu(), kInvalidArgument) << "bench gemm measures CPU kernels";
   c10::InferenceMode inference;
-  // The model's projections, and BLAS-layout twins of them.
+  // The model's projections, and float32 copies in the layouts OpenBLAS is
+  // fastest on: [out, in] for gemv (one row), [in, out] for gemm.
   std::vector<const models::Linear*> panel;
-  std::vector<models::Linear> blas;
+  std::vector<std::pair<at::Tensor, at::Tensor>> blas;  // (weight, weight^T)
   auto add = [&](const models::Linear& linear) {
     panel.push_back(&linear);
-    models::Linear twin;
-    twin.weight = linear.weight.contiguous();
-    twin.bias = linear.bias;
-    twin.weight_t = twin.weight.t().contiguous();
-    blas.push_back(std::move(twin));
+    const at::Tensor w = linear.weight.to(torch::kFloat).contiguous();
+    blas.emplace_back(w, w.t().contiguous());
   };
   for (const auto& layer : model.weights().layers) {
     for (const models::Linear* linear : {&layer.qkv, &layer.o, &layer.gate, &layer.up, &layer.down}) add(*linear);
@@ -56,7 +52,13 @@ std::vector<GemmBenchRow> run_gemm_bench(models::CausalLM& model, const std::vec
       for (size_t i = 0; i < panel.size(); ++i) (*panel[i])(inputs[i]);
     });
     row.blas_seconds = median_seconds([&] {
-      for (size_t i = 0; i < blas.size(); ++i) blas[i](inputs[i]);
+      for (size_t i = 0; i < blas.size(); ++i) {
+        if (k == 1) {
+          torch::mv(blas[i].first, inputs[i][0]);
+        } else {
+          torch::mm(inputs[i], blas[i].second);
+        }
+      }
     });
     row.panel_gfma_per_s = fmas / row.panel_seconds / 1e9;
     rows.push_back(row);

@@ -3,8 +3,9 @@
 //
 // Multiplies every weight matrix of the model in forward order (so weights
 // stream from memory as in a real forward, not from a hot cache) by k rows,
-// with the packed panels (what seed runs on AVX-512) and with the BLAS path
-// (gemv on [out, in] for one row, gemm on [in, out] for more). Medians.
+// with the packed panels (what seed runs: the model's kernel and weight
+// dtype) and with OpenBLAS on float32 copies (gemv on [out, in] for one row,
+// gemm on [in, out] for more). Medians.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,7 @@ struct GemmBenchRow {
   double panel_gfma_per_s = 0;
 };
 
-// REQUIRES models::panel_gemm_supported() and a CPU float32 model.
+// REQUIRES a model on CPU.
 std::vector<GemmBenchRow> run_gemm_bench(models::CausalLM& model, const std::vector<int64_t>& row_counts,
                                          int repeats);
 

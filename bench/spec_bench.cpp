@@ -78,14 +78,18 @@ SpecBenchRow run_row(const SpecBenchOptions& o, const std::string& engine_name, 
   eo.draft = o.draft;
   eo.draft_length = o.draft_length;
   if (engine_name == "mcsd") eo.k_config = o.k_config;
-  eo.drafters = n;  // one drafter per sequence, as in the paper
   eo.max_batch = std::max(n, 1);
+  SpecBenchRow row;
+  if (o.plan_threads) {
+    row.threads = o.plan_threads(eo, n);
+  } else {
+    eo.drafters = n;  // one drafter per sequence, as in the paper
+  }
   std::unique_ptr<spec::Engine> engine = o.make_engine ? o.make_engine(eo) : spec::make_engine(eo);
   // Warm-up: thread pools, the RoPE table, the KV-cache pools.
   const Workload warm = make_workload(o, n, temperature, 0);
   engine->generate(warm.thoughts);
 
-  SpecBenchRow row;
   row.engine = engine_name;
   row.n = n;
   row.temperature = temperature;
@@ -146,7 +150,8 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"tau", r.tau},
                          {"tau_max", r.tau_max},
                          {"target_busy", r.target_busy},
-                         {"tokens", r.tokens}};
+                         {"tokens", r.tokens},
+                         {"threads", r.threads}};
     if (!r.rank_busy.empty()) {
       nlohmann::json ranks = nlohmann::json::array();
       for (const RankBusy& b : r.rank_busy) ranks.push_back({{"rank", b.rank}, {"role", b.role}, {"busy", b.busy}});
@@ -168,10 +173,15 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
     ForwardBenchOptions fo;
     fo.repeats = 5;
     fo.widths = {1, o.draft_length + 1};
-    auto target = models::CausalLM::load(o.target);
+    // The limits at the threads and weights of the engines without drafter
+    // threads.
+    spec::EngineOptions eo;
+    eo.engine = "sd";
+    if (o.plan_threads) o.plan_threads(eo, 1);
+    auto target = models::CausalLM::load(o.target, spec::load_options(eo));
     const ForwardBenchResult t = run_forward_bench(*target, fo);
     result.verify_cost = t.forward_cost_ratio.at(o.draft_length + 1);
-    auto draft = models::CausalLM::load(o.draft);
+    auto draft = models::CausalLM::load(o.draft, spec::load_options(eo));
     result.draft_cost = run_forward_bench(*draft, fo).decode_seconds_per_token / t.decode_seconds_per_token;
   }
   for (float temperature : o.temperatures) {

@@ -55,6 +55,11 @@ struct SpecBenchOptions {
   // Under mpirun the launcher's sample of the ranks; rows report the
   // differences over their repeats. Empty: single process, no rank figures.
   std::function<RanksSample()> sample_ranks;
+  // Fits a row's engine options to the machine before its engine is built
+  // (threads, drafters, weights; n sequences in flight) and returns the
+  // thread split it chose, for the table. Empty: one drafter per sequence
+  // on the threads as they are.
+  std::function<std::string(spec::EngineOptions&, int n)> plan_threads;
 };
 
 // A rank's busy fraction over a row's repeats.
@@ -77,6 +82,7 @@ struct SpecBenchRow {
   double tau_max = 0;  // (1 - alpha^(k+1)) / (1 - alpha), chains only (0 otherwise)
   double target_busy = 0;
   int64_t tokens = 0;  // generated over all repeats
+  std::string threads;  // the thread split the row ran with (plan_threads)
   // Under mpirun (sample_ranks set): each rank's busy fraction, and rank
   // 0's messages and bytes per generated token.
   std::vector<RankBusy> rank_busy;

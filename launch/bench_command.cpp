@@ -10,6 +10,7 @@
 #include "bench/gemm_bench.h"
 #include "bench/spec_bench.h"
 #include "launch/commands.h"
+#include "launch/runtime.h"
 #include "launch/distributed.h"
 #include "models/error.h"
 
@@ -31,6 +32,7 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
   std::cout << fmt::format("model     {}  ({:.2f}M params, {:.1f} MB of weights read per token)\n",
                            options.model_dir, r.params / 1e6, r.weight_bytes / 1e6)
             << fmt::format("threads   {}  (libtorch intra-op)\n", torch::get_num_threads())
+            << fmt::format("kernel    {}, {} weights\n", r.kernel.empty() ? "libtorch" : r.kernel, r.weights_dtype)
             << fmt::format("bandwidth copy {:.1f} GB/s, read {:.1f} GB/s  (buffer the size of the weights)\n",
                            r.copy_bandwidth / 1e9, r.read_bandwidth / 1e9)
             << fmt::format("decode    {:8.1f} tokens/s at batch 1  ({:.3f} ms/token)\n", r.decode_tokens_per_s,
@@ -50,8 +52,8 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
   std::cout << fmt::format("   [bar: k=16 <= {:.1f}]\n", kWidth16CostBar);
 }
 
-void run_bench_forward(const BenchForwardOptions& options) {
-  auto model = models::CausalLM::load(options.model_dir, {options.device});
+void run_bench_forward(const BenchForwardOptions& options, const GlobalOptions& global) {
+  auto model = models::CausalLM::load(options.model_dir, model_load_options(global, options.device));
   const bench::ForwardBenchResult result = bench::run_forward_bench(*model, options.bench);
   print_forward_report(options, result);
   if (!options.json_path.empty()) {
@@ -67,13 +69,17 @@ struct BenchGemmOptions {
   std::vector<int64_t> rows = {1, 2, 4, 8, 16, 32};
 };
 
-void run_bench_gemm(const BenchGemmOptions& options) {
-  auto model = models::CausalLM::load(options.model_dir);
+void run_bench_gemm(const BenchGemmOptions& options, const GlobalOptions& global) {
+  auto model = models::CausalLM::load(options.model_dir, model_load_options(global, "cpu"));
   const auto rows = bench::run_gemm_bench(*model, options.rows, options.repeats);
-  std::cout << fmt::format("all weight matrices of one forward of {}, {} thread(s), medians of {}\n",
-                           options.model_dir, torch::get_num_threads(), options.repeats)
-            << fmt::format("{:>6} {:>12} {:>12} {:>10} {:>14}\n", "rows", "panel ms", "OpenBLAS ms", "speedup",
-                           "panel GFMA/s");
+  const models::Linear& probe = model->weights().layers.at(0).gate;
+  std::cout << fmt::format("all weight matrices of one forward of {}, {} thread(s), medians of {}; seed's kernel "
+                           "{} on {} weights, OpenBLAS on float32\n",
+                           options.model_dir, torch::get_num_threads(), options.repeats,
+                           models::cpu_kernel_name(probe.kernel),
+                           models::weight_dtype_name(models::weight_dtype_of(probe.weight.scalar_type())))
+            << fmt::format("{:>6} {:>12} {:>12} {:>10} {:>14}\n", "rows", "seed ms", "OpenBLAS ms", "speedup",
+                           "seed GFMA/s");
   for (const auto& row : rows) {
     std::cout << fmt::format("{:>6} {:>12.3f} {:>12.3f} {:>9.2f}x {:>14.1f}\n", row.rows, 1e3 * row.panel_seconds,
                              1e3 * row.blas_seconds, row.blas_seconds / row.panel_seconds, row.panel_gfma_per_s);
@@ -94,8 +100,8 @@ const char* paper_figure(const std::string& engine) {
 
 void print_spec_row(const bench::SpecBenchRow& r) {
   const std::string tau_max = r.tau_max > 0 ? fmt::format("{:.2f}", r.tau_max) : "-";
-  std::cout << fmt::format("{:<11} {:>2} {:>5.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} {:>5.2f} {:>7} {:>6.2f}  {}\n",
-                           r.engine, r.n, r.temperature, r.tokens_per_s, r.thought_tokens_per_s,
+  std::cout << fmt::format("{:<11} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} {:>5.2f} {:>7} {:>6.2f}  {}\n",
+                           r.engine, r.n, r.temperature, r.threads, r.tokens_per_s, r.thought_tokens_per_s,
                            r.evaluation_tokens_per_s, r.speedup_vs_ar, r.alpha, r.tau, tau_max, r.target_busy,
                            paper_figure(r.engine))
             << std::flush;
@@ -152,16 +158,16 @@ bench::RanksSample sample_ranks(parallel::Coordinator& coordinator) {
 
 void run_bench_spec(const BenchSpecOptions& options) {
   const bench::SpecBenchOptions& o = options.bench;
-  std::cout << fmt::format("target {}, draft {}; target {} intra-op thread(s), each drafter 1; k = {}, mcsd tree "
-                           "k_config = {}; {} thought tokens, {} evaluation tokens; medians of {} repeats\n",
-                           o.target, o.draft, torch::get_num_threads(), o.draft_length, fmt::join(o.k_config, ","),
-                           o.thought_tokens, o.evaluation_tokens, o.repeats);
+  std::cout << fmt::format("target {}, draft {}; k = {}, mcsd tree k_config = {}; {} thought tokens, {} evaluation "
+                           "tokens; medians of {} repeats; threads per row: target+drafters x threads\n",
+                           o.target, o.draft, o.draft_length, fmt::join(o.k_config, ","), o.thought_tokens,
+                           o.evaluation_tokens, o.repeats);
   bool header = false;
   const bench::SpecBenchResult result = bench::run_spec_bench(o, [&](const bench::SpecBenchRow& row) {
     if (!header) {
       header = true;
-      std::cout << fmt::format("{:<11} {:>2} {:>5} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6}  {}\n", "engine",
-                               "n", "T", "tok/s", "thought", "eval", "vs ar", "alpha", "tau", "tau_max", "busy",
+      std::cout << fmt::format("{:<11} {:>2} {:>5} {:>7} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6}  {}\n", "engine",
+                               "n", "T", "threads", "tok/s", "thought", "eval", "vs ar", "alpha", "tau", "tau_max", "busy",
                                "paper (SEED Table 1)");
     }
     print_spec_row(row);
@@ -201,7 +207,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   forward->add_option("--json", options->json_path, "Also write the figures to this JSON file");
-  forward->callback([options] { run_bench_forward(*options); });
+  forward->callback([options, &global] { run_bench_forward(*options, global); });
 
   auto gemm_options = std::make_shared<BenchGemmOptions>();
   CLI::App* gemm = bench->add_subcommand(
@@ -213,7 +219,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   gemm->add_option("--rows", gemm_options->rows, "Row counts to measure")->capture_default_str();
-  gemm->callback([gemm_options] { run_bench_gemm(*gemm_options); });
+  gemm->callback([gemm_options, &global] { run_bench_gemm(*gemm_options, global); });
 
   auto spec_options = std::make_shared<BenchSpecOptions>();
   bench::SpecBenchOptions& so = spec_options->bench;
@@ -242,6 +248,11 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
     run_with_engines(global, models, [&](const EngineMaker& make_engine, parallel::Coordinator* coordinator) {
       BenchSpecOptions options = *spec_options;
       options.bench.make_engine = make_engine;
+      options.bench.plan_threads = [&](spec::EngineOptions& engine, int n) {
+        const ThreadPlan plan = plan_engine_threads(global, engine, n, /*quiet=*/true);
+        return plan.drafters > 0 ? fmt::format("{}+{}x{}", plan.target_threads, plan.drafters, plan.draft_threads)
+                                 : std::to_string(plan.target_threads);
+      };
       if (coordinator) options.bench.sample_ranks = [coordinator] { return sample_ranks(*coordinator); };
       run_bench_spec(options);
     });

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
+
+#include "models/cpu_kernel.h"
 
 namespace seed {
 
@@ -14,7 +17,11 @@ class MpiSession;
 namespace launch {
 
 struct GlobalOptions {
-  int threads = 0;  // intra-op threads; 0 = all hardware threads
+  int threads = 0;  // the target's intra-op threads; 0 = from the thread plan
+  int cores = 1;    // cores this process may use (launch/thread_plan.h)
+  // CPU: the matrices' dtype in memory (unset: as stored) and the kernel.
+  std::optional<models::WeightDtype> weights_dtype;
+  models::CpuKernel cpu_kernel = models::best_cpu_kernel();
   // Under mpirun (launch/distributed.h): the session main created, the
   // target group size (0: the target stays on rank 0), and how long rank 0
   // waits for a draft rank's answer before declaring it lost.
@@ -27,6 +34,7 @@ void add_generate_command(CLI::App& app, const GlobalOptions& global);
 void add_bench_command(CLI::App& app, const GlobalOptions& global);
 void add_train_command(CLI::App& app, const GlobalOptions& global);
 void add_corpus_command(CLI::App& app, const GlobalOptions& global);
+void add_convert_command(CLI::App& app, const GlobalOptions& global);
 void add_eval_command(CLI::App& app, const GlobalOptions& global);
 void add_run_command(CLI::App& app, const GlobalOptions& global);
 

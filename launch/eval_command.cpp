@@ -9,6 +9,7 @@
 #include "bench/acceptance.h"
 #include "bench/game24_eval.h"
 #include "launch/commands.h"
+#include "launch/runtime.h"
 #include "launch/json_text.h"
 #include "launch/progress_line.h"
 #include "models/error.h"
@@ -50,7 +51,7 @@ void write_value_judgments(std::ofstream& file, const std::vector<bench::Game24V
   }
 }
 
-void run_eval(EvalOptions options) {
+void run_eval(EvalOptions options, const GlobalOptions& global) {
   const auto all = tasks::load_game24_csv(options.game24_csv);
   SEED_CHECK(all.size() >= tasks::kGame24TestEnd, kInvalidArgument)
       << options.game24_csv << " has " << all.size() << " puzzles; the test split is rows 900-999";
@@ -60,7 +61,7 @@ void run_eval(EvalOptions options) {
   std::ofstream json_file, value_file;
   if (!options.json_path.empty()) json_file = open_output(options.json_path, "--json");
   if (!options.value_out.empty()) value_file = open_output(options.value_out, "--value-out");
-  auto model = models::CausalLM::load(options.model_dir);
+  auto model = models::CausalLM::load(options.model_dir, model_load_options(global, "cpu"));
   auto tokenizer = models::load_tokenizer(options.model_dir);
   options.eval.on_progress = [](const char* phase, int64_t done, int64_t total) {
     print_progress_line(done, total, phase);
@@ -91,7 +92,7 @@ void run_eval(EvalOptions options) {
                            options.eval.temperature);
 
   if (!options.draft_dir.empty()) {
-    auto draft = models::CausalLM::load(options.draft_dir);
+    auto draft = models::CausalLM::load(options.draft_dir, model_load_options(global, "cpu"));
     std::vector<std::vector<int32_t>> prompts;
     for (const auto& puzzle : puzzles) {
       const std::string input = tasks::numbers_text(puzzle);
@@ -128,7 +129,7 @@ void run_eval(EvalOptions options) {
 
 }  // namespace
 
-void add_eval_command(CLI::App& app, const GlobalOptions&) {
+void add_eval_command(CLI::App& app, const GlobalOptions& global) {
   CLI::App* eval = app.add_subcommand("eval", "Measure a model's competence on a task's test split");
   eval->require_subcommand(1);
   auto options = std::make_shared<EvalOptions>();
@@ -151,7 +152,7 @@ void add_eval_command(CLI::App& app, const GlobalOptions&) {
   game24->add_option("--json", options->json_path, "Also write the figures to this JSON file");
   game24->add_option("--value-out", options->value_out,
                      "Also write every value judgment to this JSONL file (state, solver, model)");
-  game24->callback([options] { run_eval(*options); });
+  game24->callback([options, &global] { run_eval(*options, global); });
 }
 
 }  // namespace seed::launch

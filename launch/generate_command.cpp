@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "launch/commands.h"
+#include "launch/runtime.h"
 #include "models/autoregressive.h"
 #include "models/causal_lm.h"
 #include "models/error.h"
@@ -30,9 +31,9 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void run_generate(const GenerateOptions& options) {
+void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   options.sampling.validate();
-  auto model = models::CausalLM::load(options.model_dir, {options.device});
+  auto model = models::CausalLM::load(options.model_dir, model_load_options(global, options.device));
   auto tokenizer = models::load_tokenizer(options.model_dir);
   const models::ModelConfig& config = model->config();
   SEED_CHECK(tokenizer->vocab_size() <= config.vocab_size, kInvalidArgument)
@@ -76,7 +77,7 @@ void run_generate(const GenerateOptions& options) {
 
 }  // namespace
 
-void add_generate_command(CLI::App& app, const GlobalOptions&) {
+void add_generate_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<GenerateOptions>();
   CLI::App* cmd = app.add_subcommand("generate", "Stream a completion of a prompt from a model folder");
   cmd->add_option("--model", options->model_dir, "Hugging Face model folder (config.json, safetensors, tokenizer.model)")
@@ -94,7 +95,7 @@ void add_generate_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("--seed", options->seed, "Random seed (same seed, same text)")->capture_default_str();
   cmd->add_option("--device", options->device, "cpu or cuda:N")->capture_default_str();
   cmd->add_flag("--no-bos", options->no_bos, "Do not prepend the BOS token");
-  cmd->callback([options] { run_generate(*options); });
+  cmd->callback([options, &global] { run_generate(*options, global); });
 }
 
 }  // namespace seed::launch

@@ -33,19 +33,31 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "Logging verbosity")
       ->transform(CLI::IsMember(levels))
       ->capture_default_str();
-  app.add_option("--threads", global.threads, "Intra-op threads for libtorch/BLAS (0 = all cores)")
+  app.add_option("--threads", global.threads,
+                 "The target's intra-op threads (0 = automatic: the usable cores, less one per drafter thread)")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  std::string cpu_kernel = "auto", weights_dtype = "auto";
+  app.add_option("--cpu-kernel", cpu_kernel, "CPU matrix kernel: auto | avx512 | avx2 | portable")
+      ->capture_default_str();
+  app.add_option("--weights-dtype", weights_dtype,
+                 "CPU: matrices in memory as float32 | bfloat16 | float16 (auto: as the model file stores them)")
       ->capture_default_str();
   app.parse_complete_callback([&] {
     spdlog::set_level(levels.at(log_level));
     seed::launch::warn_if_blas_held_back();
-    seed::launch::set_threads(global.threads);
+    if (cpu_kernel != "auto") global.cpu_kernel = seed::models::parse_cpu_kernel(cpu_kernel, "--cpu-kernel");
+    if (weights_dtype != "auto") {
+      global.weights_dtype = seed::models::parse_weight_dtype(weights_dtype, "--weights-dtype");
+    }
+    seed::launch::init_threads(global);
   });
   seed::launch::add_distributed_options(app, global);
   seed::launch::add_generate_command(app, global);
   seed::launch::add_bench_command(app, global);
   seed::launch::add_train_command(app, global);
   seed::launch::add_corpus_command(app, global);
+  seed::launch::add_convert_command(app, global);
   seed::launch::add_eval_command(app, global);
   seed::launch::add_run_command(app, global);
 

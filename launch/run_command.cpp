@@ -13,6 +13,7 @@
 #include "launch/distributed.h"
 #include "launch/json_text.h"
 #include "launch/progress_line.h"
+#include "launch/runtime.h"
 #include "launch/run_results.h"
 #include "models/error.h"
 #include "search/search.h"
@@ -165,14 +166,27 @@ void print_summary(const json& s) {
   }
 }
 
-void run(RunOptions o, const EngineMaker& make_engine) {
+// How this run used the machine: recorded in run.json and summary.json, but
+// not a setting a resumed run must share (results do not depend on it).
+json runtime_json(const ThreadPlan& plan, const spec::EngineOptions& engine) {
+  return {{"threads", plan.describe()},
+          {"cores", plan.cores},
+          {"target_threads", plan.target_threads},
+          {"drafters", plan.drafters},
+          {"draft_threads", plan.draft_threads},
+          {"cpu_kernel", models::cpu_kernel_name(engine.cpu_kernel)},
+          {"weights_dtype", engine.weights_dtype ? models::weight_dtype_name(*engine.weights_dtype) : "as stored"}};
+}
+
+void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& global) {
   const tasks::Task task = tasks::Task::load(o.task_dir, {o.data_path});
   o.search.params = task.spec().search;
   apply_flags(o, &o.search.params);
   const std::unique_ptr<search::Search> search = search::make_search(o.search);
   if (o.out_dir.empty()) o.out_dir = "results/" + task.spec().name + "-" + o.search.algorithm + "-" + o.engine.engine;
   const json settings = settings_json(o, task);
-  RunResults results(o.out_dir, settings, o.resume);
+  const json runtime = runtime_json(plan_engine_threads(global, o.engine, 0), o.engine);
+  RunResults results(o.out_dir, settings, o.resume, runtime);
 
   const size_t total = o.limit > 0 ? std::min<size_t>(o.limit, task.problems().size()) : task.problems().size();
   std::vector<const tasks::Problem*> todo;
@@ -200,6 +214,7 @@ void run(RunOptions o, const EngineMaker& make_engine) {
     }
   }
   json summary = results.summary(settings);
+  summary["runtime"] = runtime;
   if (!o.baseline_dir.empty()) summary["baseline"] = compare_with_baseline(o.baseline_dir, results);
   results.write_summary(summary);
   print_summary(summary);
@@ -258,7 +273,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--baseline", o->baseline_dir,
                   "An earlier run's --out folder: report the speedup over it and whether answers agree");
   cmd->callback([o, &global] {
-    run_with_engines(global, o->engine, [&](const EngineMaker& make_engine) { run(*o, make_engine); });
+    run_with_engines(global, o->engine, [&](const EngineMaker& make_engine) { run(*o, make_engine, global); });
   });
 }
 

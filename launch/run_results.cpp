@@ -38,7 +38,8 @@ size_t read_records(const std::string& path, std::map<size_t, json>* done) {
 
 }  // namespace
 
-RunResults::RunResults(const std::string& dir, const json& settings, bool resume) : dir_(dir) {
+RunResults::RunResults(const std::string& dir, const json& settings, bool resume, const json& runtime)
+    : dir_(dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   SEED_CHECK(!ec, kIo) << "--out: cannot create " << dir << ": " << ec.message();
@@ -65,7 +66,9 @@ RunResults::RunResults(const std::string& dir, const json& settings, bool resume
     fs::resize_file(results, kept, ec);
     SEED_CHECK(!ec, kIo) << results << ": cannot drop the interrupted last line: " << ec.message();
   }
-  std::ofstream(run_json) << settings.dump(2) << "\n";
+  json written = settings;
+  if (!runtime.is_null()) written["runtime"] = runtime;
+  std::ofstream(run_json) << written.dump(2) << "\n";
   out_.open(results, std::ios::app);
   SEED_CHECK(out_.good(), kIo) << "cannot write " << results;
 }

@@ -20,8 +20,10 @@ class RunResults {
   // Creates `dir` if needed. Without `resume`, a non-empty results.jsonl is
   // an error (kInvalidArgument: pass --resume or another --out). With it,
   // `settings` must equal run.json's (kInvalidArgument naming the first
-  // differing key). Writes run.json.
-  RunResults(const std::string& dir, const nlohmann::json& settings, bool resume);
+  // differing key). Writes run.json: the settings, and `runtime` (how the
+  // run used the machine: threads, kernel) under "runtime", never compared.
+  RunResults(const std::string& dir, const nlohmann::json& settings, bool resume,
+             const nlohmann::json& runtime = nullptr);
 
   // Finished problems by index (the lines of results.jsonl).
   const std::map<size_t, nlohmann::json>& done() const { return done_; }

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "launch/cpu_features.h"
+#include "parallel/mpi_session.h"
 
 namespace seed::launch {
 
@@ -45,6 +46,7 @@ void ensure_fast_runtime(char** argv) {
   const char* core = std::getenv("OPENBLAS_CORETYPE") == nullptr ? better_blas_core() : nullptr;
   if (core != nullptr) changed |= setenv("OPENBLAS_CORETYPE", core, 1) == 0;
   if (std::getenv("GLIBC_TUNABLES") == nullptr) changed |= setenv("GLIBC_TUNABLES", kMallocTunables, 1) == 0;
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr) changed |= setenv("OMP_WAIT_POLICY", "PASSIVE", 1) == 0;
   if (changed) {
     execv("/proc/self/exe", argv);
     spdlog::warn("could not re-execute with {}{}: set them yourself for speed",
@@ -65,9 +67,45 @@ void warn_if_blas_held_back() {
                core);
 }
 
-void set_threads(int threads) {
-  const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  torch::set_num_threads(n);
+void init_threads(GlobalOptions& global) {
+  const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  global.cores = usable_cores(local_size ? std::max(1, std::atoi(local_size)) : 1);
+  torch::set_num_threads(global.threads > 0 ? global.threads : global.cores);
+}
+
+ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions& engine, int max_useful_drafters,
+                               bool quiet) {
+  ThreadRequest request;
+  request.cores = global.cores;
+  request.threads = global.threads;
+  request.drafters = engine.drafters;
+  // Under mpirun with several ranks the drafters live on draft ranks.
+  const bool one_process = global.mpi == nullptr || global.mpi->world_size() == 1;
+  request.drafter_threads = one_process && (engine.engine == "seed" || engine.engine == "seed-batch");
+  request.max_useful_drafters = max_useful_drafters;
+  const ThreadPlan plan = plan_threads(request);
+  torch::set_num_threads(plan.target_threads);
+  if (request.drafter_threads) {
+    engine.drafters = plan.drafters;
+    engine.draft_threads = plan.draft_threads;
+  }
+  engine.weights_dtype = global.weights_dtype;
+  engine.cpu_kernel = global.cpu_kernel;
+  if (!quiet) spdlog::info("threads: {}", plan.describe());
+  if (!plan.oversubscribed.empty()) {
+    static bool warned = false;  // once per process, not per engine
+    if (!warned) spdlog::warn("the thread flags oversubscribe this machine: {}", plan.oversubscribed);
+    warned = true;
+  }
+  return plan;
+}
+
+models::LoadOptions model_load_options(const GlobalOptions& global, const std::string& device) {
+  models::LoadOptions options;
+  options.device = device;
+  options.weights_dtype = global.weights_dtype;
+  options.cpu_kernel = global.cpu_kernel;
+  return options;
 }
 
 }  // namespace seed::launch

@@ -3,9 +3,16 @@
 // library never does this.
 #pragma once
 
+#include <string>
+
+#include "launch/commands.h"
+#include "launch/thread_plan.h"
+#include "models/causal_lm.h"
+#include "spec/engine_factory.h"
+
 namespace seed::launch {
 
-// Two settings that are read only when the process starts, so when either is
+// Three settings that are read only when the process starts, so when either is
 // missing this re-executes the process with it (a variable the user set
 // stands):
 // - OPENBLAS_CORETYPE: OpenBLAS picks its kernels by CPUID and falls back to
@@ -17,6 +24,9 @@ namespace seed::launch {
 //   faults its memory in again 4 KiB at a time; a third of the CPU went to
 //   page faults. Transparent huge pages for malloc'd memory and a high trim
 //   threshold made `seed train` 1.8x faster (docs/benchmarks.md).
+// - OMP_WAIT_POLICY: libgomp's idle threads spin for a while after every
+//   parallel region, on cores a drafter thread or another rank needs;
+//   PASSIVE makes them sleep.
 // Returns normally when nothing needs fixing.
 void ensure_fast_runtime(char** argv);
 
@@ -26,7 +36,21 @@ void ensure_fast_runtime(char** argv);
 // after the log level is set.
 void warn_if_blas_held_back();
 
-// Intra-op threads for libtorch/OpenMP/BLAS; 0 = all hardware threads.
-void set_threads(int threads);
+// Fills global.cores (launch/thread_plan.h) and sets libtorch's intra-op
+// threads to --threads, or to every usable core: the plan of a process that
+// runs one model at a time. Call once the flags are parsed.
+void init_threads(GlobalOptions& global);
+
+// The thread plan of `engine` in this process under the user's flags
+// (--threads, engine.drafters; 0 = automatic): sets libtorch's threads to
+// the target's and, for engines that draft on threads of their own, the
+// engine's drafters. Logs the plan in one line unless `quiet`, and warns when
+// the flags oversubscribe the cores. More drafters than
+// `max_useful_drafters` sequences would idle (0 = no limit).
+ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions& engine, int max_useful_drafters,
+                               bool quiet = false);
+
+// How commands load a model on `device` under the global flags.
+models::LoadOptions model_load_options(const GlobalOptions& global, const std::string& device);
 
 }  // namespace seed::launch

@@ -104,7 +104,7 @@ void run_train(const TrainOptions& options, const GlobalOptions& global) {
   models::TrainConfig config = models::TrainConfig::from_file(options.config_path);
   config.resume = config.resume || options.resume;
   // --threads on the command line wins over the config's "threads".
-  if (global.threads == 0 && config.threads > 0) set_threads(config.threads);
+  if (global.threads == 0 && config.threads > 0) torch::set_num_threads(config.threads);
   const auto params = [&] {
     models::ModelConfig shape = config.model;
     shape.vocab_size = 0;

@@ -157,7 +157,9 @@ std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const Loa
   const at::TensorOptions tensor_options = compute_options(options.device);
   ModelConfig config = ModelConfig::from_file(model_dir + "/config.json");
   const TpShard shard = shard_of(config, options.tp_group);  // before reading any weights
-  LlamaWeights weights = load_weights(Checkpoint::open(model_dir), config, tensor_options, shard);
+  LlamaWeights weights =
+      load_weights(Checkpoint::open(model_dir), config, tensor_options, shard, options.weights_dtype);
+  weights.cpu_kernel = options.cpu_kernel;
   return std::make_unique<CausalLM>(std::move(config), std::move(weights), tensor_options, options.tp_group);
 }
 
@@ -167,6 +169,8 @@ std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t s
   const TpShard shard = shard_of(config, options.tp_group);
   LlamaWeights weights = random_weights(config, seed, tensor_options);
   if (!shard.is_whole()) weights = shard_weights(weights, config, shard, tensor_options);
+  if (options.weights_dtype && tensor_options.device().is_cpu()) weights.convert_matrices(*options.weights_dtype);
+  weights.cpu_kernel = options.cpu_kernel;
   return std::make_unique<CausalLM>(config, std::move(weights), tensor_options, options.tp_group);
 }
 
@@ -193,12 +197,13 @@ KvCache CausalLM::make_cache(KvCacheOptions cache_options) const {
 }
 
 at::Tensor CausalLM::embed(const at::Tensor& tokens) const {
-  if (!tp_) return weights_.embed.index_select(0, tokens);
+  // Half-size embeddings widen only the rows looked up.
+  if (!tp_) return weights_.embed.index_select(0, tokens).to(options_.dtype());
   // Vocabulary-parallel: each rank looks up the tokens in its rows, zeros
   // the others, and the sum over ranks has every row exactly once.
   const at::Tensor local = tokens - shard_.vocab_begin;
   const at::Tensor mine = (local >= 0) & (local < shard_.vocab);
-  at::Tensor x = weights_.embed.index_select(0, local.clamp(0, shard_.vocab - 1));
+  at::Tensor x = weights_.embed.index_select(0, local.clamp(0, shard_.vocab - 1)).to(options_.dtype());
   x.masked_fill_(mine.logical_not().unsqueeze(1), 0);
   tp_->all_reduce_sum(x);
   return x;
@@ -338,7 +343,7 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::S
   auto linear = [mm](const Linear& l, const at::Tensor& x) {
     return torch::linear(x.to(mm), l.weight.to(mm), l.bias.defined() ? l.bias.to(mm) : l.bias);
   };
-  at::Tensor x = weights_.embed.index_select(0, tokens.reshape({M}).to(options_.device()));
+  at::Tensor x = weights_.embed.index_select(0, tokens.reshape({M}).to(options_.device())).to(options_.dtype());
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
     at::Tensor qkv = linear(w.qkv, rms_norm(x, w.input_norm, c.rms_norm_eps));
@@ -354,10 +359,11 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::S
   return logits.to(options_.dtype()).view({B, T, c.vocab_size});
 }
 
-void CausalLM::save(const std::string& model_dir, c10::ScalarType dtype) const {
+void CausalLM::save(const std::string& model_dir, std::optional<c10::ScalarType> dtype) const {
   check_whole("save");
   ModelConfig config = config_;
-  config.torch_dtype = dtype == torch::kBFloat16 ? "bfloat16" : dtype == torch::kHalf ? "float16" : "float32";
+  const c10::ScalarType matrices = dtype.value_or(weights_.embed.scalar_type());
+  config.torch_dtype = matrices == torch::kBFloat16 ? "bfloat16" : matrices == torch::kHalf ? "float16" : "float32";
   write_checkpoint(model_dir, to_named_tensors(weights_, config_, dtype));
   config.save(model_dir + "/config.json");
 }

@@ -45,6 +45,14 @@ struct LoadOptions {
   // shard. Borrowed: must outlive the model. Null, or a group of one rank:
   // the whole model.
   parallel::Communicator* tp_group = nullptr;
+  // CPU: the dtype the matrices (embedding, projections, LM head) keep in
+  // memory. Unset keeps a file's bfloat16/float16 as stored and widens
+  // anything else to float32; half-size weights halve the bytes a decoded
+  // token reads. Products and sums are float32 either way. Other devices
+  // hold and compute float32.
+  std::optional<WeightDtype> weights_dtype = std::nullopt;
+  // CPU: the matrix kernel (cpu_kernel.h); the best this CPU runs by default.
+  CpuKernel cpu_kernel = best_cpu_kernel();
 };
 
 // The new tokens one sequence contributes to a batched forward.
@@ -106,7 +114,9 @@ class CausalLM {
 
   // Writes config.json and model.safetensors (in `dtype`) into `model_dir`.
   // Whole models only: kInvalidArgument under tensor parallelism.
-  void save(const std::string& model_dir, c10::ScalarType dtype) const;
+  // Unset `dtype`: each tensor as held (say, half-size matrices and float32
+  // norms, as LoadOptions::weights_dtype loads them).
+  void save(const std::string& model_dir, std::optional<c10::ScalarType> dtype) const;
 
  private:
   struct Rope;

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "models/error.h"
 #include "models/panel_gemm.h"
 
 namespace seed::models {
@@ -20,52 +21,89 @@ constexpr int64_t kMinFmasPerThread = int64_t{1} << 16;  // ~10 us of memory-bou
 
 }  // namespace
 
-at::Tensor Linear::operator()(const at::Tensor& x) const {
-  if (panels.defined()) {
-    const at::Tensor input = x.contiguous();
-    const int64_t rows = x.size(0), in = weight.size(1), out = weight.size(0);
-    at::Tensor y = torch::empty({rows, out}, x.options());
-    const float* b = bias.defined() ? bias.data_ptr<float>() : nullptr;
-    // Split panels over the intra-op threads, each thread doing at least
-    // kMinFmasPerThread of work (below that, waking threads costs more).
-    const int64_t fmas_per_panel = rows * in * kPanelWidth;
-    const int64_t grain = std::max<int64_t>(1, kMinFmasPerThread / fmas_per_panel);
-    at::parallel_for(0, panels.size(0), grain, [&](int64_t begin, int64_t end) {
-      panel_gemm(input.data_ptr<float>(), panels.data_ptr<float>(), b, y.data_ptr<float>(), rows, in, out, begin, end);
-    });
-    return y;
+WeightDtype weight_dtype_of(c10::ScalarType type) {
+  switch (type) {
+    case torch::kFloat:
+      return WeightDtype::kFloat32;
+    case torch::kBFloat16:
+      return WeightDtype::kBFloat16;
+    case torch::kHalf:
+      return WeightDtype::kFloat16;
+    default:
+      SEED_FAIL(kInvalidArgument) << "no CPU kernel for " << c10::toString(type) << " weights";
   }
-  if (!weight_t.defined()) return torch::linear(x, weight, bias);
-  if (x.size(0) == 1) {
-    at::Tensor row = bias.defined() ? torch::addmv(bias, weight, x[0]) : torch::mv(weight, x[0]);
-    return row.unsqueeze(0);
-  }
-  return bias.defined() ? torch::addmm(bias, x, weight_t) : torch::mm(x, weight_t);
 }
 
-void Linear::prepare_for_inference() {
-  panels = weight_t = at::Tensor();
-  if (!weight.is_cpu() || weight.scalar_type() != torch::kFloat) return;
-  const at::Tensor w = weight.detach().contiguous();
-  if (!panel_gemm_supported()) {
-    weight_t = w.t().contiguous();
-    return;
+c10::ScalarType scalar_type_of(WeightDtype dtype) {
+  switch (dtype) {
+    case WeightDtype::kFloat32:
+      return torch::kFloat;
+    case WeightDtype::kBFloat16:
+      return torch::kBFloat16;
+    case WeightDtype::kFloat16:
+      return torch::kHalf;
   }
-  // [out, in] -> zero-pad out to a multiple of 64 -> [out / 64, in, 64].
+  return torch::kFloat;
+}
+
+at::Tensor Linear::operator()(const at::Tensor& x) const {
+  if (!panels.defined()) return torch::linear(x, weight, bias);
+  const at::Tensor input = x.contiguous();
+  const int64_t rows = x.size(0), in = weight.size(1), out = weight.size(0);
+  at::Tensor y = torch::empty({rows, out}, x.options());
+  PanelGemmArgs args;
+  args.x = input.data_ptr<float>();
+  args.panels = panels.data_ptr();
+  args.dtype = weight_dtype_of(panels.scalar_type());
+  args.bias = bias.defined() ? bias.data_ptr<float>() : nullptr;
+  args.y = y.data_ptr<float>();
+  args.M = rows;
+  args.K = in;
+  args.N = out;
+  // Split panels over the intra-op threads, each thread doing at least
+  // kMinFmasPerThread of work (below that, waking threads costs more).
+  const int64_t fmas_per_panel = rows * in * panels.size(2);
+  const int64_t grain = std::max<int64_t>(1, kMinFmasPerThread / fmas_per_panel);
+  at::parallel_for(0, panels.size(0), grain, [&](int64_t begin, int64_t end) {
+    PanelGemmArgs part = args;
+    part.panel_begin = begin;
+    part.panel_end = end;
+    panel_gemm(kernel, part);
+  });
+  return y;
+}
+
+void Linear::prepare_for_inference(CpuKernel cpu_kernel) {
+  panels = at::Tensor();
+  kernel = cpu_kernel;
+  if (!weight.is_cpu()) return;
+  const at::Tensor w = weight.detach().contiguous();
+  weight_dtype_of(w.scalar_type());  // a dtype the kernels read
   const int64_t out = w.size(0), in = w.size(1);
-  const int64_t padded = (out + kPanelWidth - 1) / kPanelWidth * kPanelWidth;
-  at::Tensor full = torch::zeros({padded, in}, w.options());
-  full.narrow(0, 0, out).copy_(w);
-  panels = full.view({padded / kPanelWidth, kPanelWidth, in}).permute({0, 2, 1}).contiguous();
+  const int64_t width = panel_width(kernel);
+  panels = torch::empty({(out + width - 1) / width, in, width}, w.options());
+  pack_panels(w.data_ptr(), out, in, w.element_size(), width, panels.data_ptr());
 }
 
 void LlamaWeights::prepare_for_inference() {
   for (auto& layer : layers) {
     for (Linear* linear : {&layer.qkv, &layer.o, &layer.gate, &layer.up, &layer.down}) {
-      linear->prepare_for_inference();
+      linear->prepare_for_inference(cpu_kernel);
     }
   }
-  lm_head.prepare_for_inference();
+  lm_head.prepare_for_inference(cpu_kernel);
+}
+
+void LlamaWeights::convert_matrices(WeightDtype dtype) {
+  const c10::ScalarType type = scalar_type_of(dtype);
+  const bool tied = lm_head.weight.is_same(embed);
+  embed = embed.to(type);
+  for (auto& layer : layers) {
+    for (Linear* linear : {&layer.qkv, &layer.o, &layer.gate, &layer.up, &layer.down}) {
+      linear->weight = linear->weight.to(type);
+    }
+  }
+  lm_head.weight = tied ? embed : lm_head.weight.to(type);
 }
 
 int64_t LlamaWeights::parameter_bytes() const {
@@ -91,18 +129,30 @@ namespace {
 // A whole tensor of the model by Hugging Face name, checked against `shape`.
 using FullTensorReader = std::function<at::Tensor(const std::string& name, const std::vector<int64_t>& shape)>;
 
+// The dtype a matrix stored as `stored` keeps on CPU: `wanted`, or else
+// half-size as stored, or else float32.
+c10::ScalarType cpu_matrix_dtype(c10::ScalarType stored, std::optional<WeightDtype> wanted) {
+  if (wanted) return scalar_type_of(*wanted);
+  return stored == torch::kBFloat16 || stored == torch::kHalf ? stored : torch::kFloat;
+}
+
 LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c, const TpShard& s,
-                        at::TensorOptions options) {
+                        at::TensorOptions options, std::optional<WeightDtype> matrix_dtype) {
   // Keeps entries [begin, begin + count) of `dim`; a part is copied out so
-  // that the whole tensor is freed.
-  auto read = [&](const std::string& name, const std::vector<int64_t>& shape, int64_t dim, int64_t begin,
-                  int64_t count) {
+  // that the whole tensor is freed. Matrices (`matrix`) may keep a
+  // half-size dtype on CPU; everything else computes in options' dtype.
+  auto read_as = [&](bool matrix, const std::string& name, const std::vector<int64_t>& shape, int64_t dim,
+                     int64_t begin, int64_t count) {
     at::Tensor full = read_full(name, shape);
-    if (count == full.size(dim)) return full.to(options);
-    return full.narrow(dim, begin, count)
-        .to(options, /*non_blocking=*/false, /*copy=*/true, at::MemoryFormat::Contiguous);
+    const at::TensorOptions to = matrix && options.device().is_cpu()
+                                     ? options.dtype(cpu_matrix_dtype(full.scalar_type(), matrix_dtype))
+                                     : options;
+    if (count == full.size(dim)) return full.to(to);
+    return full.narrow(dim, begin, count).to(to, /*non_blocking=*/false, /*copy=*/true, at::MemoryFormat::Contiguous);
   };
-  auto replicated = [&](const std::string& name, int64_t size) { return read(name, {size}, 0, 0, size); };
+  auto read = [&](const std::string& name, const std::vector<int64_t>& shape, int64_t dim, int64_t begin,
+                  int64_t count) { return read_as(true, name, shape, dim, begin, count); };
+  auto replicated = [&](const std::string& name, int64_t size) { return read_as(false, name, {size}, 0, 0, size); };
   const int64_t hidden = c.hidden_size, D = c.head_dim;
   const int64_t q_begin = s.head_begin * D, q_rows = s.heads * D;
   const int64_t kv_begin = s.kv_head_begin * D, kv_rows = s.kv_heads * D;
@@ -117,9 +167,11 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
                                    read(p + "self_attn.k_proj.weight", {c.kv_size(), hidden}, 0, kv_begin, kv_rows),
                                    read(p + "self_attn.v_proj.weight", {c.kv_size(), hidden}, 0, kv_begin, kv_rows)});
     if (c.attention_bias) {
-      layer.qkv.bias = torch::cat({read(p + "self_attn.q_proj.bias", {c.q_size()}, 0, q_begin, q_rows),
-                                   read(p + "self_attn.k_proj.bias", {c.kv_size()}, 0, kv_begin, kv_rows),
-                                   read(p + "self_attn.v_proj.bias", {c.kv_size()}, 0, kv_begin, kv_rows)});
+      auto bias = [&](const std::string& name, int64_t size, int64_t begin, int64_t count) {
+        return read_as(false, p + "self_attn." + name + "_proj.bias", {size}, 0, begin, count);
+      };
+      layer.qkv.bias = torch::cat({bias("q", c.q_size(), q_begin, q_rows), bias("k", c.kv_size(), kv_begin, kv_rows),
+                                   bias("v", c.kv_size(), kv_begin, kv_rows)});
     }
     layer.o.weight = read(p + "self_attn.o_proj.weight", {hidden, c.q_size()}, 1, q_begin, q_rows);
     layer.post_norm = replicated(p + "post_attention_layernorm.weight", hidden);
@@ -139,9 +191,9 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
 }  // namespace
 
 LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& c, at::TensorOptions options,
-                          const TpShard& shard) {
+                          const TpShard& shard, std::optional<WeightDtype> matrix_dtype) {
   auto read = [&](const std::string& name, const std::vector<int64_t>& shape) { return checkpoint.read(name, shape); };
-  return load_shard(read, c, shard, options);
+  return load_shard(read, c, shard, options, matrix_dtype);
 }
 
 LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& c, const TpShard& shard,
@@ -149,7 +201,7 @@ LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& c, const
   std::map<std::string, at::Tensor> named;
   for (auto& [name, tensor] : to_named_tensors(full, c, options.dtype().toScalarType())) named.emplace(name, tensor);
   auto read = [&](const std::string& name, const std::vector<int64_t>&) { return named.at(name); };
-  return load_shard(read, c, shard, options);
+  return load_shard(read, c, shard, options, WeightDtype::kFloat32);
 }
 
 LlamaWeights random_weights(const ModelConfig& c, uint64_t seed, at::TensorOptions options) {
@@ -179,10 +231,10 @@ LlamaWeights random_weights(const ModelConfig& c, uint64_t seed, at::TensorOptio
   return w;
 }
 
-NamedTensors to_named_tensors(const LlamaWeights& w, const ModelConfig& c, c10::ScalarType dtype) {
+NamedTensors to_named_tensors(const LlamaWeights& w, const ModelConfig& c, std::optional<c10::ScalarType> dtype) {
   NamedTensors out;
   auto add = [&](const std::string& name, const at::Tensor& t) {
-    out.emplace_back(name, t.detach().to(torch::kCPU, dtype).contiguous());
+    out.emplace_back(name, t.detach().to(torch::kCPU, dtype.value_or(t.scalar_type())).contiguous());
   };
   const std::vector<int64_t> qkv_sizes = {c.q_size(), c.kv_size(), c.kv_size()};
   add("model.embed_tokens.weight", w.embed);

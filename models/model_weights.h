@@ -13,8 +13,10 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "models/cpu_kernel.h"
 #include "models/model_config.h"
 #include "models/safetensors.h"
 #include "models/tp_shard.h"
@@ -23,20 +25,23 @@ namespace seed::models {
 
 // y = x W^T + b over rows x [M, in] -> [M, out].
 struct Linear {
-  at::Tensor weight;    // [out, in], the parameter (Hugging Face layout)
-  at::Tensor bias;      // [out], or undefined
-  // CPU float32 inference only (see prepare_for_inference), one of:
-  at::Tensor panels;    // [ceil(out / 64), in, 64] for panel_gemm (AVX-512)
-  at::Tensor weight_t;  // [in, out] contiguous for BLAS (other CPUs)
+  // [out, in], the parameter (Hugging Face layout): float32, or on CPU for
+  // inference bfloat16/float16 (LoadOptions::weights_dtype).
+  at::Tensor weight;
+  at::Tensor bias;    // [out] float32, or undefined
+  // CPU inference only (prepare_for_inference): the weight packed for
+  // panel_gemm as [panels, in, panel_width(kernel)] in the weight's dtype,
+  // and the kernel that multiplies it.
+  at::Tensor panels;
+  CpuKernel kernel = CpuKernel::kPortable;
 
   at::Tensor operator()(const at::Tensor& x) const;
-  // CPU float32: packs the weight for panel_gemm (AVX-512), which beats every
-  // BLAS call at the 1-16 rows decoding and verification multiply; on other
-  // CPUs keeps a [in, out] copy, on which OpenBLAS is fastest for 2+ rows
-  // (for one row it is fastest on [out, in]). Either way one more copy of
-  // the weights in memory, not in bandwidth: a forward reads one of them.
-  // Must be called again after the weights change (training).
-  void prepare_for_inference();
+  // CPU: packs the weight for panel_gemm, which beats every BLAS call at the
+  // 1-16 rows decoding and verification multiply and reads half-size weights
+  // as they are. One more copy of the weights in memory, not in bandwidth: a
+  // forward reads one of them. Must be called again after the weights change
+  // (training). REQUIRES cpu_kernel_supported(kernel).
+  void prepare_for_inference(CpuKernel kernel);
 };
 
 struct DecoderLayerWeights {
@@ -55,30 +60,46 @@ struct LlamaWeights {
   at::Tensor norm;   // [hidden]
   Linear lm_head;    // [vocab, hidden]; shares `embed` when tied
 
+  // The kernel prepare_for_inference packs for (CausalLM's constructor
+  // calls it); LoadOptions::cpu_kernel sets it.
+  CpuKernel cpu_kernel = best_cpu_kernel();
+
   void prepare_for_inference();
+  // Converts the matrices (embedding, projections, LM head; tied stays
+  // tied) to `dtype`. Call prepare_for_inference after.
+  void convert_matrices(WeightDtype dtype);
   int64_t parameter_bytes() const;  // bytes a forward reads (tied once, no copies)
   std::vector<at::Tensor> parameters() const;  // one tensor per distinct parameter
 };
 
 // Reads every tensor of `config` from `checkpoint`, checking each shape,
 // keeps the rows/columns of `shard` (TpShard::whole(config): all of them)
-// and converts to `options` (dtype, device). Tensors are read, cut and
-// dropped one at a time, so a rank holds at most its shard plus one whole
-// tensor. kNotFound/kCorruption name the tensor.
+// and converts to `options` (dtype, device). On CPU the matrices (embedding,
+// projections, LM head) go to `matrix_dtype` instead, or when it is unset
+// stay bfloat16/float16 if stored so. Tensors are read, cut and dropped one
+// at a time, so a rank holds at most its shard plus one whole tensor.
+// kNotFound/kCorruption name the tensor.
 LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& config,
-                          at::TensorOptions options, const TpShard& shard);
+                          at::TensorOptions options, const TpShard& shard,
+                          std::optional<WeightDtype> matrix_dtype = std::nullopt);
 
 // The whole model's weights `full` cut down to `shard`, on `options`: a
 // tensor-parallel rank's share of weights built in memory (random ones).
 LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& config, const TpShard& shard,
                            at::TensorOptions options);
 
+// The torch dtype of a weight dtype, and back (kInvalidArgument for a dtype
+// the CPU kernels do not read).
+c10::ScalarType scalar_type_of(WeightDtype dtype);
+WeightDtype weight_dtype_of(c10::ScalarType type);
+
 // Random weights, N(0, 0.02) projections and norms near 1, deterministic
 // in `seed`: for tests and as the trainer's initialisation.
 LlamaWeights random_weights(const ModelConfig& config, uint64_t seed, at::TensorOptions options);
 
-// The weights under Hugging Face names and shapes, as CPU tensors in `dtype`.
+// The weights under Hugging Face names and shapes, as CPU tensors in
+// `dtype`, or each in the dtype it is held in when unset.
 NamedTensors to_named_tensors(const LlamaWeights& weights, const ModelConfig& config,
-                              c10::ScalarType dtype);
+                              std::optional<c10::ScalarType> dtype);
 
 }  // namespace seed::models

@@ -77,6 +77,14 @@ void check_same_tokenizer(const std::string& dir, const std::string& field, cons
       << "\"tokenizer\": {\"from\": \"" << dir << "\"}";
 }
 
+// Training reads and updates float32 weights, whatever a model folder stores.
+LoadOptions float32_on(const std::string& device) {
+  LoadOptions options;
+  options.device = device;
+  options.weights_dtype = WeightDtype::kFloat32;
+  return options;
+}
+
 std::unique_ptr<CausalLM> load_teacher(const TrainConfig& config, const Tokenizer& tokenizer,
                                        const std::string& tokenizer_path) {
   const std::string& dir = config.distill.teacher;
@@ -86,7 +94,7 @@ std::unique_ptr<CausalLM> load_teacher(const TrainConfig& config, const Tokenize
   SEED_CHECK(teacher.max_position_embeddings >= config.seq_len, kInvalidArgument)
       << field << ": the teacher's context (" << teacher.max_position_embeddings << ") is shorter than seq_len ("
       << config.seq_len << ")";
-  auto model = CausalLM::load(dir, {config.device});
+  auto model = CausalLM::load(dir, float32_on(config.device));
   for (const at::Tensor& p : model->weights().parameters()) p.requires_grad_(false);
   return model;
 }
@@ -108,7 +116,7 @@ std::unique_ptr<CausalLM> initial_model(const TrainConfig& config, const ModelCo
   SEED_CHECK(describe(init) == describe(shape), kInvalidArgument)
       << field << ": " << config.init << " has shape " << describe(init) << " but field 'model' asks for "
       << describe(shape);
-  return CausalLM::load(config.init, {config.device});
+  return CausalLM::load(config.init, float32_on(config.device));
 }
 
 // A batch of rows [B, row_length] as model inputs [B, T], next-token
@@ -345,7 +353,7 @@ TrainResult train(const TrainConfig& config, const TrainControl& control) {
   shape.bos_token_id = tokenizer->bos_id();
   shape.eos_token_ids = {tokenizer->eos_id()};
   std::unique_ptr<CausalLM> model = checkpoint.empty() ? initial_model(config, shape, *tokenizer, tokenizer_path)
-                                                       : CausalLM::load(checkpoint, {config.device});
+                                                       : CausalLM::load(checkpoint, float32_on(config.device));
   const std::vector<at::Tensor> params = model->weights().parameters();
   for (const at::Tensor& p : params) p.requires_grad_(true);
   const std::unique_ptr<torch::optim::AdamW> optimizer = make_optimizer(params, config);

@@ -27,8 +27,7 @@ std::unique_ptr<Communicator> make_target_group(const RankLayout& layout) {
 // A target rank's part of the group until the coordinator's shutdown.
 WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineOptions& models) {
   SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
-  models::LoadOptions options;
-  options.device = models.device;
+  models::LoadOptions options = spec::load_options(models);
   options.tp_group = &group;
   auto local = std::make_unique<spec::ModelTarget>(models::CausalLM::load(models.target, options));
   if (group.rank() != 0) return serve_tp_target(*local, group, kTargetLeaderRank);
@@ -130,7 +129,7 @@ WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layou
   const std::unique_ptr<Communicator> group = make_target_group(layout);
   if (group) return serve_target_rank(*group, rank, models);
   SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
-  std::unique_ptr<models::CausalLM> model = models::CausalLM::load(models.draft, {models.device});
+  std::unique_ptr<models::CausalLM> model = models::CausalLM::load(models.draft, spec::load_options(models));
   spec::DraftModelDrafter drafter(*model);
   return serve_draft_requests(drafter, rank, /*coordinator=*/0, fault);
 }

@@ -44,6 +44,14 @@ const std::vector<std::string>& engine_names() {
   return names;
 }
 
+models::LoadOptions load_options(const EngineOptions& o) {
+  models::LoadOptions options;
+  options.device = o.device;
+  options.weights_dtype = o.weights_dtype;
+  options.cpu_kernel = o.cpu_kernel;
+  return options;
+}
+
 namespace {
 
 // The tokenizer and RunSettings every engine starts from, after the checks
@@ -72,7 +80,7 @@ TargetSide target_side(const EngineOptions& o) {
 }
 
 std::unique_ptr<Target> load_target(const EngineOptions& o) {
-  return std::make_unique<ModelTarget>(models::CausalLM::load(o.target, {o.device}));
+  return std::make_unique<ModelTarget>(models::CausalLM::load(o.target, load_options(o)));
 }
 
 void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t target_vocab) {
@@ -90,7 +98,7 @@ std::unique_ptr<Engine> build(const EngineOptions& o, TargetSide t, std::unique_
   }
   std::unique_ptr<models::CausalLM> draft;
   if (drafters.empty()) {
-    draft = models::CausalLM::load(o.draft, {o.device});
+    draft = models::CausalLM::load(o.draft, load_options(o));
     check_vocabularies(o, draft->config().vocab_size, target->vocab_size());
   } else {
     // Only the vocabulary: the drafters hold (or are proxies for) the model.
@@ -103,8 +111,8 @@ std::unique_ptr<Engine> build(const EngineOptions& o, TargetSide t, std::unique_
                                                   std::make_unique<DraftModelDrafter>(*draft), t.settings);
   }
   if (drafters.empty()) {
-    SEED_CHECK(o.drafters >= 1, kInvalidArgument) << "--drafters: " << o.drafters << " < 1";
-    for (int i = 0; i < o.drafters; ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
+    SEED_CHECK(o.drafters >= 0, kInvalidArgument) << "--drafters: " << o.drafters << " < 0";
+    for (int i = 0; i < std::max(o.drafters, 1); ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
   }
   const int max_batch = o.engine == "seed" ? 1 : o.max_batch;
   return std::make_unique<Owning<SeedEngine>>(t.tokenizer, o.engine, std::move(target), std::move(drafters),

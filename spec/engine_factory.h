@@ -3,12 +3,18 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "models/cpu_kernel.h"
 #include "spec/drafter.h"
 #include "spec/engine.h"
 #include "spec/target.h"
+
+namespace seed::models {
+struct LoadOptions;
+}
 
 namespace seed::spec {
 
@@ -18,15 +24,24 @@ struct EngineOptions {
   std::string target;  // HF model folder (config.json, safetensors, tokenizer)
   std::string draft;   // HF model folder; needed by every engine but ar, ar-batch
   std::string device = "cpu";
+  // CPU: the dtype the models' matrices keep in memory (unset: as stored)
+  // and the matrix kernel (models/cpu_kernel.h).
+  std::optional<models::WeightDtype> weights_dtype;
+  models::CpuKernel cpu_kernel = models::best_cpu_kernel();
   // Draft shape: children per node at each depth. sd and seed use a chain of
   // `draft_length` (k_config all ones); mcsd (and seed with tree drafts) use
   // k_config, e.g. {2, 2, 1} (SEED appendix B).
   int draft_length = 4;
   std::vector<int> k_config;  // empty: a chain of draft_length
-  int drafters = 4;           // seed, seed-batch: drafter threads (sequences are assigned round-robin)
+  // seed, seed-batch: drafter threads (sequences are assigned round-robin);
+  // 0: one. `seed` sizes it to the machine (launch/thread_plan.h).
+  int drafters = 0;
   int max_batch = 16;         // seed-batch, ar-batch: proposals per target forward
   int draft_threads = 1;      // intra-op threads of each drafter
 };
+
+// How the engines load their models: device, weight dtype, kernel.
+models::LoadOptions load_options(const EngineOptions& options);
 
 // The engine names make_engine accepts, in the order benchmarks list them.
 const std::vector<std::string>& engine_names();

@@ -192,3 +192,47 @@ TEST_F(CliTest, UnknownFlagIsRejected) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CliTest, ConvertWritesHalfSizeMatricesThatRunAndRefusesAFullFolder) {
+  const fs::path out = fs::temp_directory_path() / ("seed_cli_convert_" + std::to_string(getpid()));
+  fs::remove_all(out);
+  const Outcome r = run_command(seed("convert --model " + model_dir_->string() + " --out " + out.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream config((out / "config.json").string());
+  EXPECT_EQ(nlohmann::json::parse(config).at("torch_dtype"), "bfloat16");
+  EXPECT_TRUE(fs::exists(out / "tokenizer.model"));
+  const auto before = fs::file_size(*model_dir_ / "model.safetensors");
+  const auto after = fs::file_size(out / "model.safetensors");
+  EXPECT_LT(after, before * 6 / 10) << before << " -> " << after;
+  const Outcome g = run_command(seed("--threads 1 generate --model " + out.string() + " --prompt hi --max-new-tokens 4"));
+  EXPECT_EQ(g.exit_code, 0) << g.output;
+  const Outcome b = run_command(seed("bench forward --model " + out.string() + " --repeats 1 --decode-tokens 2"));
+  EXPECT_NE(b.output.find("bfloat16 weights"), std::string::npos) << b.output;
+  const Outcome again = run_command(seed("convert --model " + model_dir_->string() + " --out " + out.string()));
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.output.find("exists and is not empty"), std::string::npos) << again.output;
+  fs::remove_all(out);
+}
+
+TEST_F(CliTest, UnknownKernelOrDtypeNamesTheFlag) {
+  const std::string args = " generate --model " + model_dir_->string() + " --prompt hi --max-new-tokens 2";
+  const Outcome kernel = run_command(seed("--cpu-kernel sse9" + args));
+  EXPECT_EQ(kernel.exit_code, 1);
+  EXPECT_NE(kernel.output.find("--cpu-kernel: unknown kernel 'sse9'"), std::string::npos) << kernel.output;
+  const Outcome dtype = run_command(seed("--weights-dtype int4" + args));
+  EXPECT_EQ(dtype.exit_code, 1);
+  EXPECT_NE(dtype.output.find("--weights-dtype: unknown weight dtype 'int4'"), std::string::npos) << dtype.output;
+}
+
+TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {
+  const Outcome b = run_command(seed("--threads 64 bench spec --target " + model_dir_->string() + " --draft " +
+                                     model_dir_->string() + " --engines ar seed --n 1 --temperatures 0 --repeats 1 "
+                                     "--thought-tokens 4 --evaluation-tokens 4"));
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_NE(b.output.find("the thread flags oversubscribe this machine"), std::string::npos) << b.output;
+  EXPECT_NE(b.output.find("without thread flags seed would run"), std::string::npos) << b.output;
+}
+
+}  // namespace

@@ -1,0 +1,75 @@
+#include "launch/thread_plan.h"
+
+#include <fmt/format.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace seed::launch {
+namespace {
+
+// A drafter per this many cores when the user names neither: the target is
+// the bottleneck (a draft forward costs ~0.1 of a target one), so it keeps
+// most cores, and one drafter keeps up with it on small machines.
+constexpr int kCoresPerDrafter = 4;
+
+ThreadPlan automatic(const ThreadRequest& r) {
+  ThreadPlan plan;
+  plan.cores = r.cores;
+  if (!r.drafter_threads) {
+    plan.target_threads = r.cores;
+    return plan;
+  }
+  plan.drafters = std::max(1, r.cores / kCoresPerDrafter);
+  if (r.max_useful_drafters > 0) plan.drafters = std::min(plan.drafters, r.max_useful_drafters);
+  plan.target_threads = std::max(1, r.cores - plan.drafters);
+  return plan;
+}
+
+}  // namespace
+
+std::string ThreadPlan::describe() const {
+  std::string line = fmt::format("{} core{}: target {} thread{}", cores, cores == 1 ? "" : "s", target_threads,
+                                 target_threads == 1 ? "" : "s");
+  if (drafters > 0) {
+    line += fmt::format(", {} drafter{} x {} thread{}", drafters, drafters == 1 ? "" : "s", draft_threads,
+                        draft_threads == 1 ? "" : "s");
+  }
+  return line;
+}
+
+ThreadPlan plan_threads(const ThreadRequest& r) {
+  const ThreadPlan best = automatic(r);
+  ThreadPlan plan = best;
+  if (r.threads > 0) plan.target_threads = r.threads;
+  if (r.drafter_threads && r.drafters > 0) plan.drafters = r.drafters;
+  if (r.drafter_threads && r.threads > 0 && r.drafters == 0) {
+    // The user fixed the target: the drafters get what is left, at least one.
+    plan.drafters = std::max(1, r.cores - r.threads);
+    if (r.max_useful_drafters > 0) plan.drafters = std::min(plan.drafters, r.max_useful_drafters);
+  }
+  if (r.drafter_threads && r.drafters > 0 && r.threads == 0) {
+    plan.target_threads = std::max(1, r.cores - plan.drafters * plan.draft_threads);
+  }
+  // One core cannot run the target and a drafter at once; the automatic
+  // plan still drafts there (they mostly alternate), so only flags warn.
+  const bool flags_given = r.threads > 0 || (r.drafter_threads && r.drafters > 0);
+  if (flags_given && plan.busy_threads() > std::max(r.cores, best.busy_threads())) {
+    plan.oversubscribed = fmt::format("{} busy threads on {} cores; without thread flags seed would run {}",
+                                      plan.busy_threads(), r.cores, best.describe());
+  }
+  return plan;
+}
+
+int usable_cores(int local_ranks) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const int machine = online > 0 ? static_cast<int>(online) : 1;
+  const int allowed = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : machine;
+  if (allowed < machine) return std::max(1, allowed);  // bound by the launcher
+  return std::max(1, allowed / std::max(1, local_ranks));
+}
+
+}  // namespace seed::launch

@@ -1,0 +1,69 @@
+#include "models/cpu_kernel.h"
+
+#include "models/error.h"
+
+namespace seed::models {
+
+bool cpu_kernel_supported(CpuKernel kernel) {
+  __builtin_cpu_init();
+  switch (kernel) {
+    case CpuKernel::kAvx512:
+      return __builtin_cpu_supports("avx512f");
+    case CpuKernel::kAvx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    case CpuKernel::kPortable:
+      return true;
+  }
+  return false;
+}
+
+CpuKernel best_cpu_kernel() {
+  for (CpuKernel kernel : {CpuKernel::kAvx512, CpuKernel::kAvx2}) {
+    if (cpu_kernel_supported(kernel)) return kernel;
+  }
+  return CpuKernel::kPortable;
+}
+
+const char* cpu_kernel_name(CpuKernel kernel) {
+  switch (kernel) {
+    case CpuKernel::kAvx512:
+      return "avx512";
+    case CpuKernel::kAvx2:
+      return "avx2";
+    case CpuKernel::kPortable:
+      return "portable";
+  }
+  return "?";
+}
+
+CpuKernel parse_cpu_kernel(const std::string& name, const std::string& what) {
+  for (CpuKernel kernel : {CpuKernel::kAvx512, CpuKernel::kAvx2, CpuKernel::kPortable}) {
+    if (name != cpu_kernel_name(kernel)) continue;
+    SEED_CHECK(cpu_kernel_supported(kernel), kInvalidArgument)
+        << what << ": this CPU cannot run the " << name << " kernel; use " << cpu_kernel_name(best_cpu_kernel())
+        << " or a narrower one";
+    return kernel;
+  }
+  SEED_FAIL(kInvalidArgument) << what << ": unknown kernel '" << name << "'; use avx512, avx2 or portable";
+}
+
+const char* weight_dtype_name(WeightDtype dtype) {
+  switch (dtype) {
+    case WeightDtype::kFloat32:
+      return "float32";
+    case WeightDtype::kBFloat16:
+      return "bfloat16";
+    case WeightDtype::kFloat16:
+      return "float16";
+  }
+  return "?";
+}
+
+WeightDtype parse_weight_dtype(const std::string& name, const std::string& what) {
+  for (WeightDtype dtype : {WeightDtype::kFloat32, WeightDtype::kBFloat16, WeightDtype::kFloat16}) {
+    if (name == weight_dtype_name(dtype)) return dtype;
+  }
+  SEED_FAIL(kInvalidArgument) << what << ": unknown weight dtype '" << name << "'; use float32, bfloat16 or float16";
+}
+
+}  // namespace seed::models

@@ -1,0 +1,34 @@
+// Which CPU matrix kernel multiplies the weights, and in which dtype the
+// weights sit in memory. Torch-free: the launcher parses both from flags.
+//
+// Decode and speculative verification multiply 1-16 rows by every weight
+// matrix, so their speed is the speed of streaming the weights: half-size
+// (bfloat16, float16) weights halve the bytes read, and the kernel widens
+// them to float32 in registers (the products and sums stay float32).
+#pragma once
+
+#include <string>
+
+namespace seed::models {
+
+enum class CpuKernel {
+  kAvx512,    // AVX-512F: 6 rows x 64 columns per tile
+  kAvx2,      // AVX2 + FMA + F16C: 3 rows x 32 columns per tile
+  kPortable,  // plain C++, whatever the compiler vectorises
+};
+
+// The fastest kernel this CPU runs.
+CpuKernel best_cpu_kernel();
+bool cpu_kernel_supported(CpuKernel kernel);
+const char* cpu_kernel_name(CpuKernel kernel);  // "avx512" | "avx2" | "portable"
+// Throws kInvalidArgument naming `what` (a flag) for an unknown name or a
+// kernel this CPU cannot run.
+CpuKernel parse_cpu_kernel(const std::string& name, const std::string& what);
+
+enum class WeightDtype { kFloat32, kBFloat16, kFloat16 };
+
+const char* weight_dtype_name(WeightDtype dtype);  // "float32" | "bfloat16" | "float16"
+// Throws kInvalidArgument naming `what` for an unknown name.
+WeightDtype parse_weight_dtype(const std::string& name, const std::string& what);
+
+}  // namespace seed::models

@@ -1,0 +1,106 @@
+// panel_gemm on AVX-512F: tiles of up to 6 rows x one 64-column panel, 24
+// zmm accumulators + 4 of weights + 1 broadcast of the 32 registers, so up to
+// 6 verification rows cost one pass over the weights.
+#include <immintrin.h>
+
+#include "models/panel_gemm_kernels.h"
+
+// GCC 12's avx512fintrin.h builds masked intrinsics from an "undefined"
+// vector it then flags as maybe-uninitialized; the warning is about the header.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#define SEED_AVX512 __attribute__((target("avx512f")))
+
+namespace seed::models {
+namespace {
+
+constexpr int64_t kWidth = 64;                      // columns per panel (panel_width(kAvx512))
+constexpr int64_t kMaxRows = 6;                     // rows of x per tile
+constexpr int64_t kLanes = 16;                      // floats per zmm
+constexpr int64_t kVectors = kWidth / kLanes;  // zmm per panel row
+
+// 16 weights widened to float32.
+SEED_AVX512 inline __m512 load16(const float* w) { return _mm512_loadu_ps(w); }
+SEED_AVX512 inline __m512 load16(const Bf16Bits* w) {
+  // bfloat16 is the top half of a float32: shift the bits up.
+  const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+}
+SEED_AVX512 inline __m512 load16(const F16Bits* w) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
+}
+
+// rows x 64 block of y from `rows` rows of x and one panel [K, 64].
+// Fully unrolled so that the rows x 4 accumulators live in registers.
+template <int64_t rows, typename W>
+SEED_AVX512 void tile(const float* x, int64_t K, const W* panel, const float* bias, float* y, int64_t ldy,
+                      const __mmask16 (&mask)[kVectors]) {
+  __m512 acc[rows][kVectors];
+#pragma GCC unroll 4
+  for (int64_t v = 0; v < kVectors; ++v) {
+    const __m512 init = bias ? _mm512_maskz_loadu_ps(mask[v], bias + v * kLanes) : _mm512_setzero_ps();
+#pragma GCC unroll 6
+    for (int64_t r = 0; r < rows; ++r) acc[r][v] = init;
+  }
+  for (int64_t k = 0; k < K; ++k) {
+    __m512 w[kVectors];
+#pragma GCC unroll 4
+    for (int64_t v = 0; v < kVectors; ++v) w[v] = load16(panel + k * kWidth + v * kLanes);
+#pragma GCC unroll 6
+    for (int64_t r = 0; r < rows; ++r) {
+      const __m512 xr = _mm512_set1_ps(x[r * K + k]);
+#pragma GCC unroll 4
+      for (int64_t v = 0; v < kVectors; ++v) acc[r][v] = _mm512_fmadd_ps(xr, w[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int64_t r = 0; r < rows; ++r) {
+#pragma GCC unroll 4
+    for (int64_t v = 0; v < kVectors; ++v) _mm512_mask_storeu_ps(y + r * ldy + v * kLanes, mask[v], acc[r][v]);
+  }
+}
+
+__mmask16 lane_mask(int64_t remaining) {
+  if (remaining >= kLanes) return 0xFFFF;
+  if (remaining <= 0) return 0;
+  return static_cast<__mmask16>((1u << remaining) - 1);
+}
+
+template <typename W>
+SEED_AVX512 void run(const PanelGemmArgs& a) {
+  const W* panels = static_cast<const W*>(a.panels);
+  for (int64_t p = a.panel_begin; p < a.panel_end; ++p) {
+    const int64_t n = p * kWidth;
+    const W* panel = panels + p * a.K * kWidth;
+    __mmask16 mask[kVectors];
+    for (int64_t v = 0; v < kVectors; ++v) mask[v] = lane_mask(a.N - n - v * kLanes);
+    const float* b = a.bias ? a.bias + n : nullptr;
+    int64_t m = 0;
+    for (; m + kMaxRows <= a.M; m += kMaxRows) tile<kMaxRows>(a.x + m * a.K, a.K, panel, b, a.y + m * a.N + n, a.N, mask);
+    const float* x = a.x + m * a.K;
+    float* y = a.y + m * a.N + n;
+    switch (a.M - m) {
+      case 5: tile<5>(x, a.K, panel, b, y, a.N, mask); break;
+      case 4: tile<4>(x, a.K, panel, b, y, a.N, mask); break;
+      case 3: tile<3>(x, a.K, panel, b, y, a.N, mask); break;
+      case 2: tile<2>(x, a.K, panel, b, y, a.N, mask); break;
+      case 1: tile<1>(x, a.K, panel, b, y, a.N, mask); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+void panel_gemm_avx512(const PanelGemmArgs& args) {
+  switch (args.dtype) {
+    case WeightDtype::kFloat32:
+      return run<float>(args);
+    case WeightDtype::kBFloat16:
+      return run<Bf16Bits>(args);
+    case WeightDtype::kFloat16:
+      return run<F16Bits>(args);
+  }
+}
+
+}  // namespace seed::models

@@ -1,0 +1,26 @@
+// The per-instruction-set bodies of panel_gemm (panel_gemm.h), one file each,
+// compiled with that instruction set enabled for their functions only (target
+// attributes), so that nothing built for AVX-512 can run on an older CPU.
+// Internal to models/.
+#pragma once
+
+#include <cstdint>
+
+#include "models/panel_gemm.h"
+
+namespace seed::models {
+
+// Weight element types as the kernels see them: the bits of a half-size
+// float (Hugging Face's bfloat16 and IEEE float16 both store 16 bits).
+struct Bf16Bits {
+  uint16_t bits;
+};
+struct F16Bits {
+  uint16_t bits;
+};
+
+void panel_gemm_avx512(const PanelGemmArgs& args);
+void panel_gemm_avx2(const PanelGemmArgs& args);
+void panel_gemm_portable(const PanelGemmArgs& args);
+
+}  // namespace seed::models

@@ -1,0 +1,134 @@
+// panel_gemm: every kernel this CPU runs, for every weight dtype, equals the
+// reference product for 1-33 rows and odd shapes; a model on half-size
+// weights computes what float32 weights of the same values compute.
+#include "models/panel_gemm.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <tuple>
+#include <vector>
+
+#include "models/causal_lm.h"
+#include "models/error.h"
+#include "tests/models/tiny_models.h"
+#include "tests/throws_error.h"
+
+namespace seed::models {
+namespace {
+
+std::vector<CpuKernel> supported_kernels() {
+  std::vector<CpuKernel> kernels;
+  for (CpuKernel k : {CpuKernel::kAvx512, CpuKernel::kAvx2, CpuKernel::kPortable}) {
+    if (cpu_kernel_supported(k)) kernels.push_back(k);
+  }
+  return kernels;
+}
+
+// y = x W^T + b through pack_panels and panel_gemm, one thread.
+at::Tensor panel_product(CpuKernel kernel, const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias,
+                         WeightDtype dtype) {
+  const int64_t M = x.size(0), K = x.size(1), N = w.size(0);
+  const at::Tensor stored = w.to(scalar_type_of(dtype)).contiguous();
+  const int64_t width = panel_width(kernel);
+  at::Tensor panels = torch::empty({(N + width - 1) / width, K, width}, stored.options());
+  pack_panels(stored.data_ptr(), N, K, stored.element_size(), width, panels.data_ptr());
+  at::Tensor y = torch::full({M, N}, -7.0f);  // stray writes would show
+  PanelGemmArgs args;
+  args.x = x.data_ptr<float>();
+  args.panels = panels.data_ptr();
+  args.dtype = dtype;
+  args.bias = bias.defined() ? bias.data_ptr<float>() : nullptr;
+  args.y = y.data_ptr<float>();
+  args.M = M;
+  args.K = K;
+  args.N = N;
+  args.panel_begin = 0;
+  args.panel_end = panels.size(0);
+  panel_gemm(kernel, args);
+  return y;
+}
+
+class PanelGemmTest : public ::testing::TestWithParam<std::tuple<CpuKernel, WeightDtype>> {};
+
+TEST_P(PanelGemmTest, EqualsReferenceProductForEveryRowCountAndOddShapes) {
+  const auto [kernel, dtype] = GetParam();
+  at::Generator gen = at::detail::createCPUGenerator(3);
+  for (const auto& [K, N] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {7, 63}, {100, 65}, {64, 130}, {33, 64}}) {
+    const at::Tensor w = torch::randn({N, K}, gen);
+    // The values the kernel sees: the weight rounded to its dtype.
+    const at::Tensor w_seen = w.to(scalar_type_of(dtype)).to(torch::kDouble);
+    for (bool with_bias : {false, true}) {
+      const at::Tensor bias = with_bias ? torch::randn({N}, gen) : at::Tensor();
+      for (int64_t M = 1; M <= 33; ++M) {
+        const at::Tensor x = torch::randn({M, K}, gen);
+        at::Tensor expected = torch::mm(x.to(torch::kDouble), w_seen.t());
+        if (with_bias) expected += bias.to(torch::kDouble);
+        const at::Tensor y = panel_product(kernel, x, w, bias, dtype);
+        const double diff = (y.to(torch::kDouble) - expected).abs().max().item<double>();
+        EXPECT_LT(diff, 1e-5 * (K + 1)) << cpu_kernel_name(kernel) << " " << weight_dtype_name(dtype) << " M=" << M
+                                        << " K=" << K << " N=" << N << " bias=" << with_bias;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedKernels, PanelGemmTest,
+                         ::testing::Combine(::testing::ValuesIn(supported_kernels()),
+                                            ::testing::Values(WeightDtype::kFloat32, WeightDtype::kBFloat16,
+                                                              WeightDtype::kFloat16)),
+                         [](const auto& info) {
+                           return std::string(cpu_kernel_name(std::get<0>(info.param))) + "_" +
+                                  weight_dtype_name(std::get<1>(info.param));
+                         });
+
+TEST(PanelGemmTest, ThreadsSplittingPanelsWriteDisjointColumns) {
+  at::Generator gen = at::detail::createCPUGenerator(5);
+  const at::Tensor w = torch::randn({200, 48}, gen), x = torch::randn({5, 48}, gen);
+  const at::Tensor whole = panel_product(best_cpu_kernel(), x, w, at::Tensor(), WeightDtype::kFloat32);
+  Linear linear;
+  linear.weight = w;
+  linear.prepare_for_inference(best_cpu_kernel());
+  at::set_num_threads(2);
+  EXPECT_TRUE(torch::equal(linear(x), whole));
+  at::set_num_threads(1);
+}
+
+// A model on half-size weights equals a float32 model holding the same
+// rounded values: the kernel widens exactly, and sums in the same order.
+TEST(HalfSizeWeightsTest, ModelLogitsEqualFloat32WeightsOfTheSameValues) {
+  for (WeightDtype dtype : {WeightDtype::kBFloat16, WeightDtype::kFloat16}) {
+    LoadOptions half;
+    half.weights_dtype = dtype;
+    auto model = CausalLM::random(testing::tiny_config("llama"), 11, half);
+    EXPECT_EQ(model->weights().layers[0].gate.weight.scalar_type(), scalar_type_of(dtype));
+    LlamaWeights widened = model->weights();
+    widened.convert_matrices(WeightDtype::kFloat32);
+    CausalLM reference(model->config(), std::move(widened), model->tensor_options());
+    EXPECT_EQ(model->weights().parameter_bytes() * 2 - reference.weights().parameter_bytes(),
+              [&] {
+                int64_t small = 0;  // the float32 norms count the same in both
+                for (const auto& l : model->weights().layers) small += l.input_norm.nbytes() + l.post_norm.nbytes();
+                return small + model->weights().norm.nbytes();
+              }());
+    KvCache a = model->make_cache(), b = reference.make_cache();
+    const std::vector<int32_t> prompt = {1, 5, 9, 2, 7};
+    const at::Tensor logits_half = model->forward({{a.create(), prompt, {}}}, a, LogitsFor::kAll);
+    const at::Tensor logits_float = reference.forward({{b.create(), prompt, {}}}, b, LogitsFor::kAll);
+    EXPECT_TRUE(torch::equal(logits_half, logits_float)) << weight_dtype_name(dtype);
+  }
+}
+
+TEST(CpuKernelTest, NamesRoundTripAndBadNamesAreNamed) {
+  for (CpuKernel k : supported_kernels()) EXPECT_EQ(parse_cpu_kernel(cpu_kernel_name(k), "--cpu-kernel"), k);
+  EXPECT_TRUE(seed::testing::throws_error([] { parse_cpu_kernel("sse9", "--cpu-kernel"); }, ErrorKind::kInvalidArgument,
+                                    {"--cpu-kernel", "sse9"}));
+  for (WeightDtype d : {WeightDtype::kFloat32, WeightDtype::kBFloat16, WeightDtype::kFloat16}) {
+    EXPECT_EQ(parse_weight_dtype(weight_dtype_name(d), "--weights-dtype"), d);
+  }
+  EXPECT_TRUE(seed::testing::throws_error([] { parse_weight_dtype("int4", "--weights-dtype"); },
+                                    ErrorKind::kInvalidArgument, {"--weights-dtype", "int4"}));
+}
+
+}  // namespace
+}  // namespace seed::models
