@@ -24,9 +24,10 @@ namespace seed::launch {
 //   faults its memory in again 4 KiB at a time; a third of the CPU went to
 //   page faults. Transparent huge pages for malloc'd memory and a high trim
 //   threshold made `seed train` 1.8x faster (docs/benchmarks.md).
-// - OMP_WAIT_POLICY: libgomp's idle threads spin for a while after every
-//   parallel region, on cores a drafter thread or another rank needs;
-//   PASSIVE makes them sleep.
+// - GOMP_SPINCOUNT: libgomp's idle threads spin after every parallel region
+//   before they sleep; a bounded spin keeps a forward's team awake between
+//   its ops and then frees the core (set unless OMP_WAIT_POLICY or
+//   GOMP_SPINCOUNT is).
 // Returns normally when nothing needs fixing.
 void ensure_fast_runtime(char** argv);
 
