@@ -67,7 +67,7 @@ class EngineTest : public ::testing::Test {
   static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
                                         const ModelPair* pair = nullptr) {
     EngineOptions o;
-    o.engine = name;
+    o.engine = EngineKind::parse(name);
     o.target = (pair ? pair : pair_)->target;
     o.draft = (pair ? pair : pair_)->draft;
     o.draft_length = 3;
@@ -384,9 +384,7 @@ TEST_F(EngineTest, MalformedRequestsAreErrorsNamingTheRequestAndField) {
 TEST_F(EngineTest, FactoryErrorsNameTheOption) {
   EngineOptions o;
   o.target = pair_->target;
-  o.engine = "beam";
-  EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--engine", "beam"}));
-  o.engine = "seed";
+  o.engine = EngineKind::kSeed;
   EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--draft"}));
   o.draft = small_->draft;
   EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--draft", "vocabulary"}));
