@@ -9,7 +9,6 @@
 
 #include "models/error.h"
 #include "models/fused_ops.h"
-#include "parallel/communicator.h"
 
 namespace seed::models {
 
@@ -133,7 +132,7 @@ at::TensorOptions compute_options(const std::string& device) {
 }
 
 // The shard this process holds: the whole model without a group.
-TpShard shard_of(const ModelConfig& config, const parallel::Communicator* group) {
+TpShard shard_of(const ModelConfig& config, const TpCollectives* group) {
   return group ? TpShard::of(config, group->rank(), group->size()) : TpShard::whole(config);
 }
 
@@ -171,7 +170,7 @@ std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t s
 }
 
 CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions options,
-                   parallel::Communicator* tp_group)
+                   TpCollectives* tp_group)
     : config_(std::move(config)),
       shard_(shard_of(config_, tp_group)),
       tp_(shard_.is_whole() ? nullptr : tp_group),

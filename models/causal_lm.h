@@ -29,11 +29,8 @@
 #include "models/kv_cache.h"
 #include "models/model_config.h"
 #include "models/model_weights.h"
+#include "models/tp_collectives.h"
 #include "models/tp_shard.h"
-
-namespace seed::parallel {
-class Communicator;
-}
 
 namespace seed::models {
 
@@ -44,7 +41,7 @@ struct LoadOptions {
   // The tensor-parallel group of this rank: the model loads only the rank's
   // shard. Borrowed: must outlive the model. Null, or a group of one rank:
   // the whole model.
-  parallel::Communicator* tp_group = nullptr;
+  TpCollectives* tp_group = nullptr;
 };
 
 // The new tokens one sequence contributes to a batched forward.
@@ -76,7 +73,7 @@ class CausalLM {
                                           const LoadOptions& options = {});
   // `weights` must be the shard of `tp_group`'s rank (whole when null).
   CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions options,
-           parallel::Communicator* tp_group = nullptr);
+           TpCollectives* tp_group = nullptr);
   ~CausalLM();
 
   const ModelConfig& config() const { return config_; }  // the whole model's
@@ -118,7 +115,7 @@ class CausalLM {
 
   ModelConfig config_;
   TpShard shard_;
-  parallel::Communicator* tp_ = nullptr;  // null for a whole model; borrowed
+  TpCollectives* tp_ = nullptr;  // null for a whole model; borrowed
   LlamaWeights weights_;
   at::TensorOptions options_;
   std::unique_ptr<Rope> rope_;
