@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <optional>
 
 #include "models/error.h"
@@ -138,17 +139,26 @@ TpShard shard_of(const ModelConfig& config, const TpCollectives* group) {
 
 }  // namespace
 
+// The RoPE tables, grown on demand and shared by concurrent forwards (the
+// drafters of one draft model): growing replaces the tensors, never writes
+// into them, so a caller keeps reading the handles it was given.
 struct CausalLM::Rope {
-  at::Tensor inv_freq;  // [head_dim / 2], float32 CPU
-  at::Tensor cos, sin;  // [positions, head_dim / 2] in compute dtype, on device
+  struct Tables {
+    at::Tensor cos, sin;  // [positions, head_dim / 2] in compute dtype, on device
+  };
+  at::Tensor inv_freq;  // [head_dim / 2], float32 CPU; set once, then read-only
+  std::mutex mutex;
+  Tables tables;  // guarded by mutex
 
-  void ensure(int64_t positions, at::TensorOptions options) {
-    if (cos.defined() && cos.size(0) >= positions) return;
+  // Tables covering at least positions [0, positions).
+  Tables at_least(int64_t positions, at::TensorOptions options) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (tables.cos.defined() && tables.cos.size(0) >= positions) return tables;
     // Grow geometrically so that decoding does not rebuild the table per token.
-    const int64_t n = std::max<int64_t>(positions, cos.defined() ? 2 * cos.size(0) : 256);
+    const int64_t n = std::max<int64_t>(positions, tables.cos.defined() ? 2 * tables.cos.size(0) : 256);
     at::Tensor angles = torch::outer(torch::arange(n, torch::kFloat), inv_freq);
-    cos = angles.cos().to(options);
-    sin = angles.sin().to(options);
+    tables = {angles.cos().to(options), angles.sin().to(options)};
+    return tables;
   }
 };
 
@@ -224,7 +234,7 @@ void CausalLM::check_whole(const char* what) const {
                                      << shard_.size << " (tensor parallelism is for inference via forward)";
 }
 
-at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) {
+at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const {
   c10::InferenceMode inference;
   SEED_CHECK(!batch.empty(), kInvalidArgument) << "forward needs at least one sequence";
   BatchPlan plan;
@@ -292,9 +302,9 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   at::Tensor mask = torch::from_blob(plan.mask.data(), {B, 1, 1, S, T}, torch::kFloat).to(options_);
 
   const int64_t max_position = *std::max_element(plan.positions.begin(), plan.positions.end());
-  rope_->ensure(max_position + 1, options_);
-  at::Tensor cos = rope_->cos.index_select(0, positions).unsqueeze(1);  // [M, 1, D/2]
-  at::Tensor sin = rope_->sin.index_select(0, positions).unsqueeze(1);
+  const Rope::Tables rope = rope_->at_least(max_position + 1, options_);
+  at::Tensor cos = rope.cos.index_select(0, positions).unsqueeze(1);  // [M, 1, D/2]
+  at::Tensor sin = rope.sin.index_select(0, positions).unsqueeze(1);
 
   const ModelConfig& c = config_;
   const int64_t M = B * S, H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;  // this rank's heads
@@ -326,9 +336,9 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::S
   SEED_CHECK(T <= c.max_position_embeddings, kOutOfRange)
       << T << " tokens exceed the model's context of " << c.max_position_embeddings;
   const c10::ScalarType mm = matmul_dtype.value_or(options_.dtype().toScalarType());
-  rope_->ensure(T, options_);
-  at::Tensor cos = rope_->cos.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);  // [M, 1, D/2]
-  at::Tensor sin = rope_->sin.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);
+  const Rope::Tables rope = rope_->at_least(T, options_);
+  at::Tensor cos = rope.cos.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);  // [M, 1, D/2]
+  at::Tensor sin = rope.sin.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);
   const at::Tensor mask = causal_mask(T, H / Hkv, options_.dtype(mm));
 
   // Training reads `weight` through torch::linear (autograd); the transposed

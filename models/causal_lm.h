@@ -14,8 +14,11 @@
 // Tensor parallel (tp_shard.h): given a group in LoadOptions, the model holds
 // one rank's shard and forward() runs the group's collectives; every rank
 // of the group then calls forward() with the same batch, in the same order.
-// Not thread-safe: one caller at a time (weights are read-only, but the
-// RoPE table grows lazily).
+// Thread safety: forward() is const and may run concurrently from threads
+// that each own their KvCache, on a whole model (a tensor-parallel group's
+// collectives take one caller at a time); so one model, with one packed copy
+// of its weights, serves several drafters (spec/draft_model_drafter.h).
+// Everything else (forward_full, training through weights()): one caller.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -91,7 +94,7 @@ class CausalLM {
   // kInvalidArgument for an empty input, a bad parent or an out-of-vocab
   // token; on a throw the cache is unchanged. Every rank of a tp group gets
   // the whole logits.
-  at::Tensor forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which);
+  at::Tensor forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const;
 
   // tokens [B, T] (int64) -> logits [B, T, V], causal, positions 0..T-1, no
   // cache. Records autograd unless the caller disables it. Whole models

@@ -130,8 +130,7 @@ WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layou
   const std::unique_ptr<Communicator> group = make_target_group(layout);
   if (group) return serve_target_rank(*group, rank, models);
   SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
-  std::unique_ptr<models::CausalLM> model = models::CausalLM::load(models.draft, {models.device});
-  spec::DraftModelDrafter drafter(*model);
+  spec::DraftModelDrafter drafter(models::CausalLM::load(models.draft, {models.device}));
   return serve_draft_requests(drafter, rank, /*coordinator=*/0, fault);
 }
 

@@ -57,7 +57,8 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     if (kind.batched_verify()) return std::make_unique<LockstepEngine>(std::move(target), settings, o.max_batch);
     return std::make_unique<SerialEngine>(kind.name(), std::move(target), nullptr, settings);
   }
-  std::unique_ptr<models::CausalLM> draft;
+  // One draft model (one packed copy of its weights) for every drafter.
+  std::shared_ptr<const models::CausalLM> draft;
   if (drafters.empty()) {
     draft = models::CausalLM::load(o.draft, {o.device});
     check_vocabularies(o, draft->config().vocab_size, target->vocab_size());
@@ -68,12 +69,12 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     check_vocabularies(o, config.vocab_size, target->vocab_size());
   }
   if (!kind.drafter_pool()) {
-    return std::make_unique<SerialEngine>(kind.name(), std::move(target), std::make_unique<DraftModelDrafter>(*draft),
+    return std::make_unique<SerialEngine>(kind.name(), std::move(target), std::make_unique<DraftModelDrafter>(draft),
                                           settings);
   }
   if (drafters.empty()) {
     SEED_CHECK(o.drafters >= 1, kInvalidArgument) << "--drafters: " << o.drafters << " < 1";
-    for (int i = 0; i < o.drafters; ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
+    for (int i = 0; i < o.drafters; ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
   }
   const int max_batch = kind.batched_verify() ? o.max_batch : 1;
   return std::make_unique<SeedEngine>(kind.name(), std::move(target), std::move(drafters), settings, max_batch,
