@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "models/panel_gemm.h"
 
 namespace seed::bench {

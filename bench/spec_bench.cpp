@@ -7,7 +7,7 @@
 
 #include "bench/forward_bench.h"
 #include "models/causal_lm.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "spec/engine_factory.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"

@@ -11,7 +11,7 @@
 #include "bench/spec_bench.h"
 #include "launch/commands.h"
 #include "launch/distributed.h"
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::launch {
 namespace {

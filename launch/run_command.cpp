@@ -14,7 +14,7 @@
 #include "launch/json_text.h"
 #include "launch/progress_line.h"
 #include "launch/run_results.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "search/search.h"
 #include "spec/engine_factory.h"
 #include "tasks/task.h"

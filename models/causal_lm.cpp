@@ -8,7 +8,7 @@
 #include <mutex>
 #include <optional>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "models/fused_ops.h"
 
 namespace seed::models {

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "models/causal_lm.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/mpi_communicator.h"
 #include "parallel/remote_drafter.h"
 #include "parallel/remote_target.h"

@@ -1,6 +1,6 @@
 // make_search: algorithms by name (the CLI value, registry key and results
 // field share one spelling).
-#include "models/error.h"
+#include "models/base/error.h"
 #include "search/search_algorithms.h"
 
 namespace seed::search {

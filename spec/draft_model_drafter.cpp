@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "models/counter_rng.h"
-#include "models/error.h"
+#include "models/base/counter_rng.h"
+#include "models/base/error.h"
 
 namespace seed::spec {
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "models/causal_lm.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "models/tokenizer.h"
 #include "spec/draft_model_drafter.h"
 #include "spec/lockstep_engine.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "spec/engine.h"
 
 namespace seed::testing {
