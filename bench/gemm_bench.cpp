@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::bench {
 

@@ -7,7 +7,7 @@
 
 #include "bench/forward_bench.h"
 #include "models/causal_lm.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "spec/engine_factory.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
@@ -71,13 +71,13 @@ double tokens_per_s(const spec::RequestStats& kind, double wall_s) {
   return wall_s > 0 ? static_cast<double>(kind.generated_tokens) / wall_s : 0.0;
 }
 
-SpecBenchRow run_row(const SpecBenchOptions& o, const std::string& engine_name, int n, float temperature) {
+SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, int n, float temperature) {
   spec::EngineOptions eo;
-  eo.engine = engine_name;
+  eo.engine = kind;
   eo.target = o.target;
   eo.draft = o.draft;
   eo.draft_length = o.draft_length;
-  if (engine_name == "mcsd") eo.k_config = o.k_config;
+  if (kind.tree_drafts()) eo.k_config = o.k_config;
   eo.max_batch = std::max(n, 1);
   SpecBenchRow row;
   if (o.plan_threads) {
@@ -90,7 +90,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, const std::string& engine_name, 
   const Workload warm = make_workload(o, n, temperature, 0);
   engine->generate(warm.thoughts);
 
-  row.engine = engine_name;
+  row.engine = kind.name();
   row.n = n;
   row.temperature = temperature;
   std::vector<double> all, thought, evaluation;
@@ -123,8 +123,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, const std::string& engine_name, 
   row.evaluation_tokens_per_s = median(evaluation);
   row.alpha = total.alpha();
   row.tau = total.tau();
-  const bool chain = engine_name == "sd" || engine_name == "seed" || engine_name == "seed-batch";
-  if (chain && total.drafted_tokens > 0) {
+  if (kind.drafts() && !kind.tree_drafts() && total.drafted_tokens > 0) {  // a chain of draft_length
     const double a = std::min(row.alpha, 1.0 - 1e-9);
     row.tau_max = (1.0 - std::pow(a, o.draft_length + 1)) / (1.0 - a);
   }
@@ -168,6 +167,8 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
   SEED_CHECK(o.repeats >= 1, kInvalidArgument) << "--repeats must be >= 1";
   SEED_CHECK(!o.puzzles.empty(), kInvalidArgument) << "--puzzles: need at least one puzzle";
   for (int n : o.n) SEED_CHECK(n >= 1, kInvalidArgument) << "--n: " << n << " < 1";
+  std::vector<spec::EngineKind> kinds;  // parsed before any measuring, so a typo fails at once
+  for (const std::string& name : o.engines) kinds.push_back(spec::EngineKind::parse(name));
   SpecBenchResult result;
   {
     ForwardBenchOptions fo;
@@ -176,7 +177,7 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
     // The limits at the threads and weights of the engines without drafter
     // threads.
     spec::EngineOptions eo;
-    eo.engine = "sd";
+    eo.engine = spec::EngineKind::kSd;
     if (o.plan_threads) o.plan_threads(eo, 1);
     auto target = models::CausalLM::load(o.target, spec::load_options(eo));
     const ForwardBenchResult t = run_forward_bench(*target, fo);
@@ -187,9 +188,9 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
   for (float temperature : o.temperatures) {
     for (int n : o.n) {
       double ar = 0;
-      for (const std::string& engine : o.engines) {
-        SpecBenchRow row = run_row(o, engine, n, temperature);
-        if (engine == "ar") ar = row.tokens_per_s;
+      for (const spec::EngineKind kind : kinds) {
+        SpecBenchRow row = run_row(o, kind, n, temperature);
+        if (kind == spec::EngineKind::kAr) ar = row.tokens_per_s;
         row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;
         on_row(row);
         result.rows.push_back(row);

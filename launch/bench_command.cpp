@@ -12,7 +12,7 @@
 #include "launch/commands.h"
 #include "launch/runtime.h"
 #include "launch/distributed.h"
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::launch {
 namespace {
@@ -24,10 +24,6 @@ struct BenchForwardOptions {
   bench::ForwardBenchOptions bench;
 };
 
-// The performance bar of the foundation issue, printed beside the results.
-constexpr double kBoundFractionBar = 0.60;
-constexpr double kWidth16CostBar = 3.0;
-
 void print_forward_report(const BenchForwardOptions& options, const bench::ForwardBenchResult& r) {
   std::cout << fmt::format("model     {}  ({:.2f}M params, {:.1f} MB of weights read per token)\n",
                            options.model_dir, r.params / 1e6, r.weight_bytes / 1e6)
@@ -37,10 +33,9 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
                            r.copy_bandwidth / 1e9, r.read_bandwidth / 1e9)
             << fmt::format("decode    {:8.1f} tokens/s at batch 1  ({:.3f} ms/token)\n", r.decode_tokens_per_s,
                            1e3 * r.decode_seconds_per_token)
-            << fmt::format("          {:.2f} of the bandwidth bound (weights / max bandwidth = {:.3f} ms)  "
-                           "[bar >= {:.2f}]\n",
+            << fmt::format("          {:.2f} of the bandwidth bound (weights / max bandwidth = {:.3f} ms)\n",
                            r.bandwidth_bound_fraction,
-                           1e3 * r.weight_bytes / std::max(r.copy_bandwidth, r.read_bandwidth), kBoundFractionBar)
+                           1e3 * r.weight_bytes / std::max(r.copy_bandwidth, r.read_bandwidth))
             << fmt::format("prefill   {:8.1f} tokens/s  ({} tokens)\n", r.prefill_tokens_per_s,
                            options.bench.prefill_tokens)
             << fmt::format("forward cost of k tokens relative to 1 (after {} cached tokens):\n",
@@ -49,7 +44,7 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
   for (const auto& [k, ratio] : r.forward_cost_ratio) std::cout << fmt::format("{:>7}", k);
   std::cout << "\n          cost  ";
   for (const auto& [k, ratio] : r.forward_cost_ratio) std::cout << fmt::format("{:>7.2f}", ratio);
-  std::cout << fmt::format("   [bar: k=16 <= {:.1f}]\n", kWidth16CostBar);
+  std::cout << "\n";
 }
 
 void run_bench_forward(const BenchForwardOptions& options, const GlobalOptions& global) {
@@ -91,38 +86,12 @@ struct BenchSpecOptions {
   bench::SpecBenchOptions bench;
 };
 
-// The SEED paper's Table 1 range for an engine's speedup over AR.
-const char* paper_figure(const std::string& engine) {
-  if (engine == "sd") return "1.04-1.43x";
-  if (engine == "seed") return "1.08-1.50x";
-  return "";
-}
-
 void print_spec_row(const bench::SpecBenchRow& r) {
   const std::string tau_max = r.tau_max > 0 ? fmt::format("{:.2f}", r.tau_max) : "-";
-  std::cout << fmt::format("{:<11} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} {:>5.2f} {:>7} {:>6.2f}  {}\n",
+  std::cout << fmt::format("{:<11} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} {:>5.2f} {:>7} {:>6.2f}\n",
                            r.engine, r.n, r.temperature, r.threads, r.tokens_per_s, r.thought_tokens_per_s,
-                           r.evaluation_tokens_per_s, r.speedup_vs_ar, r.alpha, r.tau, tau_max, r.target_busy,
-                           paper_figure(r.engine))
+                           r.evaluation_tokens_per_s, r.speedup_vs_ar, r.alpha, r.tau, tau_max, r.target_busy)
             << std::flush;
-}
-
-// The issue's bar at n = 3, temperature 1.0, printed under the table.
-void print_spec_bar(const bench::SpecBenchResult& result) {
-  const auto find = [&](const std::string& engine) -> const bench::SpecBenchRow* {
-    for (const auto& r : result.rows) {
-      if (r.engine == engine && r.n == 3 && r.temperature == 1.0f) return &r;
-    }
-    return nullptr;
-  };
-  const auto *ar = find("ar"), *sd = find("sd"), *seed = find("seed"), *batch = find("seed-batch");
-  if (!ar || !sd || !seed) return;
-  std::cout << fmt::format("bar at n=3, T=1.0: seed/sd {:.2f} [>= 1.2], seed/ar {:.2f} [>= 2.0], "
-                           "seed target busy {:.2f} [>= 0.85]",
-                           seed->tokens_per_s / sd->tokens_per_s, seed->tokens_per_s / ar->tokens_per_s,
-                           seed->target_busy);
-  if (batch) std::cout << fmt::format(", seed-batch/seed {:.2f} [>= 1.0]", batch->tokens_per_s / seed->tokens_per_s);
-  std::cout << "\n";
 }
 
 // Under mpirun: each row's busy fraction per rank and rank 0's message
@@ -166,9 +135,9 @@ void run_bench_spec(const BenchSpecOptions& options) {
   const bench::SpecBenchResult result = bench::run_spec_bench(o, [&](const bench::SpecBenchRow& row) {
     if (!header) {
       header = true;
-      std::cout << fmt::format("{:<11} {:>2} {:>5} {:>7} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6}  {}\n", "engine",
-                               "n", "T", "threads", "tok/s", "thought", "eval", "vs ar", "alpha", "tau", "tau_max", "busy",
-                               "paper (SEED Table 1)");
+      std::cout << fmt::format("{:<11} {:>2} {:>5} {:>7} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6}\n", "engine",
+                               "n", "T", "threads", "tok/s", "thought", "eval", "vs ar", "alpha", "tau", "tau_max",
+                               "busy");
     }
     print_spec_row(row);
   });
@@ -176,7 +145,6 @@ void run_bench_spec(const BenchSpecOptions& options) {
   std::cout << fmt::format("limits: verifying k+1 = {} tokens costs {:.2f} target decode steps; a draft decode "
                            "step costs {:.3f} of the target's\n",
                            o.draft_length + 1, result.verify_cost, result.draft_cost);
-  print_spec_bar(result);
   if (!options.json_path.empty()) {
     std::ofstream out(options.json_path);
     SEED_CHECK(out.good(), kIo) << "cannot write " << options.json_path;

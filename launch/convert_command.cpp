@@ -9,7 +9,7 @@
 
 #include "launch/commands.h"
 #include "models/causal_lm.h"
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::launch {
 namespace {

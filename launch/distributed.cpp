@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/distributed_engine.h"
 
 namespace seed::launch {

@@ -12,7 +12,7 @@
 #include "launch/runtime.h"
 #include "launch/json_text.h"
 #include "launch/progress_line.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 

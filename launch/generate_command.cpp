@@ -9,8 +9,8 @@
 #include "launch/runtime.h"
 #include "models/autoregressive.h"
 #include "models/causal_lm.h"
-#include "models/error.h"
-#include "models/sampling.h"
+#include "models/base/error.h"
+#include "models/base/sampling.h"
 #include "models/tokenizer.h"
 
 namespace seed::launch {

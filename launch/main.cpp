@@ -10,7 +10,7 @@
 #include "launch/commands.h"
 #include "launch/distributed.h"
 #include "launch/runtime.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/mpi_session.h"
 
 int main(int argc, char** argv) {

@@ -15,7 +15,7 @@
 #include "launch/progress_line.h"
 #include "launch/runtime.h"
 #include "launch/run_results.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "search/search.h"
 #include "spec/engine_factory.h"
 #include "tasks/task.h"
@@ -75,7 +75,7 @@ json settings_json(const RunOptions& o, const tasks::Task& task) {
           {"search", o.search.algorithm},
           {"params", params_json(o.search.params)},
           {"seed", o.search.seed},
-          {"engine", o.engine.engine},
+          {"engine", o.engine.engine.name()},
           {"target", o.engine.target},
           {"draft", o.engine.draft},
           {"device", o.engine.device},
@@ -183,7 +183,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   o.search.params = task.spec().search;
   apply_flags(o, &o.search.params);
   const std::unique_ptr<search::Search> search = search::make_search(o.search);
-  if (o.out_dir.empty()) o.out_dir = "results/" + task.spec().name + "-" + o.search.algorithm + "-" + o.engine.engine;
+  if (o.out_dir.empty()) o.out_dir = "results/" + task.spec().name + "-" + o.search.algorithm + "-" + o.engine.engine.name();
   const json settings = settings_json(o, task);
   const json runtime = runtime_json(plan_engine_threads(global, o.engine, 0), o.engine);
   RunResults results(o.out_dir, settings, o.resume, runtime);
@@ -194,7 +194,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
     if (!results.done().count(i)) todo.push_back(&task.problems()[i]);
   }
   spdlog::info("{}: {} problems, {} already done; search {}, engine {}; results in {}", task.spec().name, total,
-               total - todo.size(), o.search.algorithm, o.engine.engine, results.results_path());
+               total - todo.size(), o.search.algorithm, o.engine.engine.name(), results.results_path());
   json trees = json::array();
   if (!todo.empty()) {
     const std::unique_ptr<spec::Engine> engine = make_engine(o.engine);
@@ -234,11 +234,16 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   o->engine.draft = "models/zoo/tiny-draft";
   CLI::App* cmd = app.add_subcommand("run", "Run a search algorithm over a task folder's problems");
   cmd->add_option("--task", o->task_dir, "Task folder (task.json)")->required();
-  std::string searches, engines;
+  std::string searches;
   for (const auto& s : search::search_names()) searches += (searches.empty() ? "" : " | ") + s;
-  for (const auto& e : spec::engine_names()) engines += (engines.empty() ? "" : " | ") + e;
+  std::vector<std::string> engines;
+  for (const spec::EngineKind kind : spec::kEngineKinds) engines.push_back(kind.name());
   cmd->add_option("--search", o->search.algorithm, searches)->capture_default_str();
-  cmd->add_option("--engine", o->engine.engine, engines)->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--engine", [o](const std::string& name) { o->engine.engine = spec::EngineKind::parse(name); },
+         spec::engine_kind_names())
+      ->check(CLI::IsMember(engines))
+      ->default_str(o->engine.engine.name());
   cmd->add_option("--target", o->engine.target, "Target model folder")->capture_default_str();
   cmd->add_option("--draft", o->engine.draft, "Draft model folder (speculative engines)")->capture_default_str();
   cmd->add_option("--device", o->engine.device, "cpu or cuda:N")->capture_default_str();

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "launch/json_text.h"
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::launch {
 namespace {

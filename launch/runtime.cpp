@@ -89,7 +89,7 @@ ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions&
   request.drafters = engine.drafters;
   // Under mpirun with several ranks the drafters live on draft ranks.
   const bool one_process = global.mpi == nullptr || global.mpi->world_size() == 1;
-  request.drafter_threads = one_process && (engine.engine == "seed" || engine.engine == "seed-batch");
+  request.drafter_threads = one_process && engine.engine.drafter_pool();
   request.max_useful_drafters = max_useful_drafters;
   const ThreadPlan plan = plan_threads(request);
   torch::set_num_threads(plan.target_threads);

@@ -1,4 +1,4 @@
-// `seed train`: train a model from a JSON config (models/train_config.h),
+// `seed train`: train a model from a JSON config (models/training/train_config.h),
 // with a progress line on stderr.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -14,7 +14,7 @@
 #include "launch/commands.h"
 #include "launch/cpu_features.h"
 #include "launch/runtime.h"
-#include "models/trainer.h"
+#include "models/training/trainer.h"
 
 namespace seed::launch {
 namespace {
@@ -142,7 +142,7 @@ void run_train(const TrainOptions& options, const GlobalOptions& global) {
 void add_train_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand("train", "Train a model (and its tokenizer) from a JSON config");
-  cmd->add_option("--config", options->config_path, "Training config (JSON, see models/train_config.h)")
+  cmd->add_option("--config", options->config_path, "Training config (JSON, see models/training/train_config.h)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_flag("--resume", options->resume, "Continue from OUTPUT/checkpoint if there is one");

@@ -2,8 +2,8 @@
 
 #include <torch/torch.h>
 
-#include "models/counter_rng.h"
-#include "models/error.h"
+#include "models/base/counter_rng.h"
+#include "models/base/error.h"
 
 namespace seed::models {
 

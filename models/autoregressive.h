@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "models/causal_lm.h"
-#include "models/sampling.h"
+#include "models/base/sampling.h"
 
 namespace seed::models {
 

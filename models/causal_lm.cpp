@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <optional>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "models/fused_ops.h"
-#include "parallel/communicator.h"
 
 namespace seed::models {
 
@@ -133,23 +133,32 @@ at::TensorOptions compute_options(const std::string& device) {
 }
 
 // The shard this process holds: the whole model without a group.
-TpShard shard_of(const ModelConfig& config, const parallel::Communicator* group) {
+TpShard shard_of(const ModelConfig& config, const TpCollectives* group) {
   return group ? TpShard::of(config, group->rank(), group->size()) : TpShard::whole(config);
 }
 
 }  // namespace
 
+// The RoPE tables, grown on demand and shared by concurrent forwards (the
+// drafters of one draft model): growing replaces the tensors, never writes
+// into them, so a caller keeps reading the handles it was given.
 struct CausalLM::Rope {
-  at::Tensor inv_freq;  // [head_dim / 2], float32 CPU
-  at::Tensor cos, sin;  // [positions, head_dim / 2] in compute dtype, on device
+  struct Tables {
+    at::Tensor cos, sin;  // [positions, head_dim / 2] in compute dtype, on device
+  };
+  at::Tensor inv_freq;  // [head_dim / 2], float32 CPU; set once, then read-only
+  std::mutex mutex;
+  Tables tables;  // guarded by mutex
 
-  void ensure(int64_t positions, at::TensorOptions options) {
-    if (cos.defined() && cos.size(0) >= positions) return;
+  // Tables covering at least positions [0, positions).
+  Tables at_least(int64_t positions, at::TensorOptions options) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (tables.cos.defined() && tables.cos.size(0) >= positions) return tables;
     // Grow geometrically so that decoding does not rebuild the table per token.
-    const int64_t n = std::max<int64_t>(positions, cos.defined() ? 2 * cos.size(0) : 256);
+    const int64_t n = std::max<int64_t>(positions, tables.cos.defined() ? 2 * tables.cos.size(0) : 256);
     at::Tensor angles = torch::outer(torch::arange(n, torch::kFloat), inv_freq);
-    cos = angles.cos().to(options);
-    sin = angles.sin().to(options);
+    tables = {angles.cos().to(options), angles.sin().to(options)};
+    return tables;
   }
 };
 
@@ -175,7 +184,7 @@ std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t s
 }
 
 CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions options,
-                   parallel::Communicator* tp_group)
+                   TpCollectives* tp_group)
     : config_(std::move(config)),
       shard_(shard_of(config_, tp_group)),
       tp_(shard_.is_whole() ? nullptr : tp_group),
@@ -230,7 +239,7 @@ void CausalLM::check_whole(const char* what) const {
                                      << shard_.size << " (tensor parallelism is for inference via forward)";
 }
 
-at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) {
+at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const {
   c10::InferenceMode inference;
   SEED_CHECK(!batch.empty(), kInvalidArgument) << "forward needs at least one sequence";
   BatchPlan plan;
@@ -298,9 +307,9 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   at::Tensor mask = torch::from_blob(plan.mask.data(), {B, 1, 1, S, T}, torch::kFloat).to(options_);
 
   const int64_t max_position = *std::max_element(plan.positions.begin(), plan.positions.end());
-  rope_->ensure(max_position + 1, options_);
-  at::Tensor cos = rope_->cos.index_select(0, positions).unsqueeze(1);  // [M, 1, D/2]
-  at::Tensor sin = rope_->sin.index_select(0, positions).unsqueeze(1);
+  const Rope::Tables rope = rope_->at_least(max_position + 1, options_);
+  at::Tensor cos = rope.cos.index_select(0, positions).unsqueeze(1);  // [M, 1, D/2]
+  at::Tensor sin = rope.sin.index_select(0, positions).unsqueeze(1);
 
   const ModelConfig& c = config_;
   const int64_t M = B * S, H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;  // this rank's heads
@@ -332,9 +341,9 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::S
   SEED_CHECK(T <= c.max_position_embeddings, kOutOfRange)
       << T << " tokens exceed the model's context of " << c.max_position_embeddings;
   const c10::ScalarType mm = matmul_dtype.value_or(options_.dtype().toScalarType());
-  rope_->ensure(T, options_);
-  at::Tensor cos = rope_->cos.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);  // [M, 1, D/2]
-  at::Tensor sin = rope_->sin.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);
+  const Rope::Tables rope = rope_->at_least(T, options_);
+  at::Tensor cos = rope.cos.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);  // [M, 1, D/2]
+  at::Tensor sin = rope.sin.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);
   const at::Tensor mask = causal_mask(T, H / Hkv, options_.dtype(mm));
 
   // Training reads `weight` through torch::linear (autograd); the transposed

@@ -14,8 +14,11 @@
 // Tensor parallel (tp_shard.h): given a group in LoadOptions, the model holds
 // one rank's shard and forward() runs the group's collectives; every rank
 // of the group then calls forward() with the same batch, in the same order.
-// Not thread-safe: one caller at a time (weights are read-only, but the
-// RoPE table grows lazily).
+// Thread safety: forward() is const and may run concurrently from threads
+// that each own their KvCache, on a whole model (a tensor-parallel group's
+// collectives take one caller at a time); so one model, with one packed copy
+// of its weights, serves several drafters (spec/draft_model_drafter.h).
+// Everything else (forward_full, training through weights()): one caller.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -29,11 +32,8 @@
 #include "models/kv_cache.h"
 #include "models/model_config.h"
 #include "models/model_weights.h"
+#include "models/tp_collectives.h"
 #include "models/tp_shard.h"
-
-namespace seed::parallel {
-class Communicator;
-}
 
 namespace seed::models {
 
@@ -44,7 +44,7 @@ struct LoadOptions {
   // The tensor-parallel group of this rank: the model loads only the rank's
   // shard. Borrowed: must outlive the model. Null, or a group of one rank:
   // the whole model.
-  parallel::Communicator* tp_group = nullptr;
+  TpCollectives* tp_group = nullptr;
   // CPU: the dtype the matrices (embedding, projections, LM head) keep in
   // memory. Unset keeps a file's bfloat16/float16 as stored and widens
   // anything else to float32; half-size weights halve the bytes a decoded
@@ -84,7 +84,7 @@ class CausalLM {
                                           const LoadOptions& options = {});
   // `weights` must be the shard of `tp_group`'s rank (whole when null).
   CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions options,
-           parallel::Communicator* tp_group = nullptr);
+           TpCollectives* tp_group = nullptr);
   ~CausalLM();
 
   const ModelConfig& config() const { return config_; }  // the whole model's
@@ -102,7 +102,7 @@ class CausalLM {
   // kInvalidArgument for an empty input, a bad parent or an out-of-vocab
   // token; on a throw the cache is unchanged. Every rank of a tp group gets
   // the whole logits.
-  at::Tensor forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which);
+  at::Tensor forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const;
 
   // tokens [B, T] (int64) -> logits [B, T, V], causal, positions 0..T-1, no
   // cache. Records autograd unless the caller disables it. Whole models
@@ -128,7 +128,7 @@ class CausalLM {
 
   ModelConfig config_;
   TpShard shard_;
-  parallel::Communicator* tp_ = nullptr;  // null for a whole model; borrowed
+  TpCollectives* tp_ = nullptr;  // null for a whole model; borrowed
   LlamaWeights weights_;
   at::TensorOptions options_;
   std::unique_ptr<Rope> rope_;

@@ -10,8 +10,8 @@
 
 #include <filesystem>
 
-#include "models/error.h"
-#include "models/json_fields.h"
+#include "models/base/error.h"
+#include "models/base/json_fields.h"
 
 namespace seed::models {
 namespace {

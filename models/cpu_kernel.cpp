@@ -1,6 +1,6 @@
 #include "models/cpu_kernel.h"
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::models {
 

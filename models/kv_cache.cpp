@@ -4,7 +4,7 @@
 
 #include <unordered_map>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::models {
 

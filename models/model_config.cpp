@@ -13,8 +13,8 @@
 #include <fstream>
 #include <utility>
 
-#include "models/error.h"
-#include "models/json_fields.h"
+#include "models/base/error.h"
+#include "models/base/json_fields.h"
 
 namespace seed::models {
 namespace {

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "models/panel_gemm.h"
 
 namespace seed::models {

@@ -19,6 +19,20 @@ struct F16Bits {
   uint16_t bits;
 };
 
+// Calls fn(W{}) with W the element type of `dtype`: each kernel file's
+// run<W> is instantiated for the three dtypes.
+template <typename Fn>
+void with_weight_type(WeightDtype dtype, Fn&& fn) {
+  switch (dtype) {
+    case WeightDtype::kFloat32:
+      return fn(float{});
+    case WeightDtype::kBFloat16:
+      return fn(Bf16Bits{});
+    case WeightDtype::kFloat16:
+      return fn(F16Bits{});
+  }
+}
+
 void panel_gemm_avx512(const PanelGemmArgs& args);
 void panel_gemm_avx2(const PanelGemmArgs& args);
 void panel_gemm_portable(const PanelGemmArgs& args);

@@ -43,14 +43,7 @@ void run(const PanelGemmArgs& a) {
 }  // namespace
 
 void panel_gemm_portable(const PanelGemmArgs& args) {
-  switch (args.dtype) {
-    case WeightDtype::kFloat32:
-      return run<float>(args);
-    case WeightDtype::kBFloat16:
-      return run<Bf16Bits>(args);
-    case WeightDtype::kFloat16:
-      return run<F16Bits>(args);
-  }
+  with_weight_type(args.dtype, [&](auto weight) { run<decltype(weight)>(args); });
 }
 
 }  // namespace seed::models

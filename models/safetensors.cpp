@@ -22,7 +22,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::models {
 namespace {

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::models {
 namespace {

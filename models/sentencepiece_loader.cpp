@@ -6,7 +6,7 @@
 #include <climits>
 #include <filesystem>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "models/sentencepiece_tokenizer.h"
 
 namespace seed::models {

@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 // Exported by libsentencepiece, not declared in its public headers.
 namespace sentencepiece::logging {

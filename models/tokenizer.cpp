@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "models/sentencepiece_tokenizer.h"
 
 namespace seed::models {

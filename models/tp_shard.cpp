@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::models {
 

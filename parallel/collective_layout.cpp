@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::parallel::detail {
 

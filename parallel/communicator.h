@@ -10,6 +10,8 @@
 //   mpi    make_mpi_communicator() (mpi_communicator.h): CPU tensors.
 //   nccl   make_nccl_communicator() (nccl_communicator.h): CUDA tensors.
 // The backend is chosen where the model lives (the launcher), never here.
+// A Communicator is the models::TpCollectives a tensor-parallel CausalLM
+// runs on (models/tp_collectives.h), plus what the rank loops need.
 // Communicators are RAII (they free their MPI/NCCL communicator) and can be
 // neither copied nor moved: callers hold them by unique_ptr. Not
 // thread-safe: one caller at a time.
@@ -20,25 +22,19 @@
 #include <cstdint>
 #include <memory>
 
+#include "models/tp_collectives.h"
+
 namespace seed::parallel {
 
-class Communicator {
+class Communicator : public models::TpCollectives {
  public:
   Communicator() = default;
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
-  virtual ~Communicator() = default;
 
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
+  // rank(), size(), all_reduce_sum() and all_gather(): models::TpCollectives.
   virtual const char* backend() const = 0;  // "local", "mpi" or "nccl"
 
-  // Every rank's `tensor` becomes the element-wise sum over the group.
-  // REQUIRES a contiguous tensor on the backend's device.
-  virtual void all_reduce_sum(at::Tensor& tensor) = 0;
-  // The ranks' tensors concatenated along `dim` in rank order; every rank
-  // gets the result. REQUIRES equal shapes on every rank.
-  virtual at::Tensor all_gather(const at::Tensor& tensor, int64_t dim) = 0;
   // Every rank's `tensor` becomes `root`'s, in place. REQUIRES a contiguous
   // tensor of the same shape and dtype on every rank.
   virtual void broadcast(at::Tensor& tensor, int root) = 0;

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "models/causal_lm.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/mpi_communicator.h"
 #include "parallel/remote_drafter.h"
 #include "parallel/remote_target.h"
@@ -99,7 +99,7 @@ std::vector<RankUsage> Coordinator::usage() {
 }
 
 std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions& o) {
-  const bool seed = o.engine == "seed" || o.engine == "seed-batch";
+  const bool pool = o.engine.drafter_pool();
   const std::vector<int> ranks = layout_.draft_ranks();
   if (layout_.tp > 0) {
     // The group's model answers room() and friends from its config, here.
@@ -108,14 +108,14 @@ std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions
     auto target = std::make_unique<RemoteTarget>(loop_, kTargetLeaderRank, config.vocab_size,
                                                  config.max_position_embeddings, rank_timeout_);
     std::vector<std::unique_ptr<spec::Drafter>> drafters;
-    for (int rank : seed ? ranks : std::vector<int>{}) {
+    for (int rank : pool ? ranks : std::vector<int>{}) {
       drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_));
     }
     return spec::make_engine(o, std::move(target), std::move(drafters));
   }
-  if (!seed) return spec::make_engine(o);
+  if (!pool) return spec::make_engine(o);
   SEED_CHECK(!ranks.empty(), kInvalidArgument)
-      << "engine '" << o.engine << "' under mpirun drafts on draft ranks, but " << layout_.world_size
+      << "engine '" << o.engine.name() << "' under mpirun drafts on draft ranks, but " << layout_.world_size
       << " rank(s) with --tp " << layout_.tp << " leave none; raise -np to at least " << layout_.tp + 2;
   std::vector<std::unique_ptr<spec::Drafter>> drafters;
   for (int rank : ranks) drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_));
@@ -129,8 +129,7 @@ WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layou
   const std::unique_ptr<Communicator> group = make_target_group(layout);
   if (group) return serve_target_rank(*group, rank, models);
   SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
-  std::unique_ptr<models::CausalLM> model = models::CausalLM::load(models.draft, spec::load_options(models));
-  spec::DraftModelDrafter drafter(*model);
+  spec::DraftModelDrafter drafter(models::CausalLM::load(models.draft, spec::load_options(models)));
   return serve_draft_requests(drafter, rank, /*coordinator=*/0, fault);
 }
 

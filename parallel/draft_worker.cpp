@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/blocking_messages.h"
 #include "parallel/rank_layout.h"
 #include "parallel/wire.h"

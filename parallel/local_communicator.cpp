@@ -1,6 +1,6 @@
 #include "parallel/communicator.h"
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::parallel {
 

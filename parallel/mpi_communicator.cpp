@@ -5,7 +5,7 @@
 
 #include <climits>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/collective_layout.h"
 #include "parallel/mpi_session.h"
 #include "parallel/mpi_wait.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/idle_backoff.h"
 
 namespace seed::parallel {

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/collective_layout.h"
 
 namespace seed::parallel {

@@ -1,5 +1,5 @@
 // The NCCL backend's entry points in a build without NCCL (SEED_WITH_NCCL off).
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/nccl_communicator.h"
 
 namespace seed::parallel {

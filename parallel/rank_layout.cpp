@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::parallel {
 

@@ -1,6 +1,6 @@
 #include "parallel/remote_target.h"
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/rank_layout.h"
 #include "parallel/wire.h"
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "parallel/wire.h"
 
 namespace seed::parallel {

@@ -4,7 +4,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 // The format is little-endian and arrays are copied as they lie in memory.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the wire format assumes a little-endian host");

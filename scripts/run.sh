@@ -1,9 +1,22 @@
 #!/usr/bin/env bash
-# The main job on the shipped default: builds seed, then streams the zoo
-# target's proposals for a Game-of-24 puzzle (models/zoo/README.md says how
-# competent the pair is).
+# The main job on the shipped default: builds seed, then runs Tree-of-Thoughts
+# BFS on the first Game-of-24 test puzzles with the zoo pair (models/zoo),
+# once with plain autoregressive decoding (ar) and once with SEED's scheduled
+# speculative decoding (seed). Each run prints its accuracy and tokens/s; the
+# seed run compares itself with the ar run: the speedup, and how many answers
+# agree (all of them: greedy speculation is lossless).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-build/launch/seed --threads 1 generate --model models/zoo/tiny-target \
-  --prompt $'Input: 4 9 10 13\nPossible next steps:\n' --max-new-tokens 256 --temperature 0.7 --seed 1
+
+puzzles=8  # about a minute for both runs on 2 cores
+out=results/main-job
+rm -rf "$out/ar" "$out/seed"
+for engine in ar seed; do
+  baseline=()
+  [ "$engine" = seed ] && baseline=(--baseline "$out/ar")
+  echo
+  echo "== ToT-BFS on $puzzles Game-of-24 puzzles, engine $engine"
+  build/launch/seed run --task tasks/game24 --search bfs --engine "$engine" --limit "$puzzles" \
+    --out "$out/$engine" "${baseline[@]}"
+done

@@ -13,49 +13,28 @@
 #include <algorithm>
 
 #include "search/search_algorithms.h"
-#include "search/search_context.h"
 
 namespace seed::search {
-namespace {
 
-class BfsSearch : public Search {
- public:
-  explicit BfsSearch(const SearchConfig& config) : config_(config) {}
-  std::string name() const override { return "bfs"; }
-
-  SearchResult solve(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine) const override {
-    const tasks::SearchParams& p = config_.params;
-    SearchContext ctx(task, problem, engine, config_.seed);
-    std::vector<int> frontier = {0};
-    for (int step = 1; step <= p.depth; ++step) {
-      std::vector<int> open, candidates;
-      for (const int id : frontier) {
-        (ctx.tree().node(id).final ? candidates : open).push_back(id);
-      }
-      if (open.empty()) break;
-      const std::vector<int> children = ctx.expand(open, p.n);
-      ctx.evaluate(children);
-      candidates.insert(candidates.end(), children.begin(), children.end());
-      if (candidates.empty()) break;  // nothing could be generated: keep the last level
-      std::sort(candidates.begin(), candidates.end(),
-                [&](int a, int b) { return ranks_above(ctx.tree().node(a), ctx.tree().node(b)); });
-      if (static_cast<int>(candidates.size()) > p.b) candidates.resize(p.b);
-      for (const int id : candidates) ctx.tree().node(id).kept = true;
-      frontier = candidates;
+int run_bfs(SearchContext& ctx, const tasks::SearchParams& p) {
+  std::vector<int> frontier = {0};
+  for (int step = 1; step <= p.depth; ++step) {
+    std::vector<int> open, candidates;
+    for (const int id : frontier) {
+      (ctx.tree().node(id).final ? candidates : open).push_back(id);
     }
-    SearchResult result;
-    result.answer = ctx.answer(frontier.front());
-    result.usage = ctx.usage();
-    result.tree = std::move(ctx.tree());
-    return result;
+    if (open.empty()) break;
+    const std::vector<int> children = ctx.expand(open, p.n);
+    ctx.evaluate(children);
+    candidates.insert(candidates.end(), children.begin(), children.end());
+    if (candidates.empty()) break;  // nothing could be generated: keep the last level
+    std::sort(candidates.begin(), candidates.end(),
+              [&](int a, int b) { return ranks_above(ctx.tree().node(a), ctx.tree().node(b)); });
+    if (static_cast<int>(candidates.size()) > p.b) candidates.resize(p.b);
+    for (const int id : candidates) ctx.tree().node(id).kept = true;
+    frontier = candidates;
   }
-
- private:
-  SearchConfig config_;
-};
-
-}  // namespace
-
-std::unique_ptr<Search> make_bfs_search(const SearchConfig& config) { return std::make_unique<BfsSearch>(config); }
+  return frontier.front();
+}
 
 }  // namespace seed::search

@@ -29,7 +29,6 @@
 #include <set>
 
 #include "search/search_algorithms.h"
-#include "search/search_context.h"
 
 namespace seed::search {
 namespace {
@@ -169,27 +168,8 @@ class MctsRun {
   std::map<int, double> rollout_value_;
 };
 
-class MctsSearch : public Search {
- public:
-  explicit MctsSearch(const SearchConfig& config) : config_(config) {}
-  std::string name() const override { return "mcts"; }
-
-  SearchResult solve(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine) const override {
-    SearchContext ctx(task, problem, engine, config_.seed);
-    const int chosen = MctsRun(ctx, config_.params).run();
-    SearchResult result;
-    result.answer = ctx.answer(chosen);
-    result.usage = ctx.usage();
-    result.tree = std::move(ctx.tree());
-    return result;
-  }
-
- private:
-  SearchConfig config_;
-};
-
 }  // namespace
 
-std::unique_ptr<Search> make_mcts_search(const SearchConfig& config) { return std::make_unique<MctsSearch>(config); }
+int run_mcts(SearchContext& ctx, const tasks::SearchParams& params) { return MctsRun(ctx, params).run(); }
 
 }  // namespace seed::search

@@ -1,18 +1,25 @@
-// The constructors behind make_search (search.h), one per algorithm file.
-// Internal to search/.
+// The algorithms behind make_search (search.h), one per file. Internal to
+// search/.
+//
+// An algorithm is a function over one solve()'s SearchContext: it grows the
+// tree through the context's batched operations and returns the node the
+// answer is written from. What every solve() shares (the context, writing
+// the answer, handing back the tree and usage) lives once, in
+// search_registry.cpp.
 #pragma once
 
-#include <memory>
-
-#include "search/search.h"
+#include "search/search_context.h"
 
 namespace seed::search {
 
-std::unique_ptr<Search> make_bfs_search(const SearchConfig& config);
-std::unique_ptr<Search> make_dvts_search(const SearchConfig& config);
-std::unique_ptr<Search> make_mcts_search(const SearchConfig& config);
-std::unique_ptr<Search> make_cot_search(const SearchConfig& config);
-std::unique_ptr<Search> make_best_of_n_search(const SearchConfig& config);
-std::unique_ptr<Search> make_self_consistency_search(const SearchConfig& config);
+// REQUIRES params passed SearchParams::validate. Returns a node id of ctx.tree().
+using Algorithm = int (*)(SearchContext& ctx, const tasks::SearchParams& params);
+
+int run_bfs(SearchContext& ctx, const tasks::SearchParams& params);
+int run_dvts(SearchContext& ctx, const tasks::SearchParams& params);
+int run_mcts(SearchContext& ctx, const tasks::SearchParams& params);
+int run_cot(SearchContext& ctx, const tasks::SearchParams& params);
+int run_best_of_n(SearchContext& ctx, const tasks::SearchParams& params);
+int run_self_consistency(SearchContext& ctx, const tasks::SearchParams& params);
 
 }  // namespace seed::search

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::search {
 namespace {

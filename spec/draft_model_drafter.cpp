@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "models/counter_rng.h"
-#include "models/error.h"
+#include "models/base/counter_rng.h"
+#include "models/base/error.h"
 
 namespace seed::spec {
 
@@ -41,9 +41,12 @@ std::vector<int32_t> top_tokens(const float* logits, int64_t vocab, int count) {
 
 }  // namespace
 
-DraftModelDrafter::DraftModelDrafter(models::CausalLM& model)
-    : model_(std::make_unique<models::CausalLM>(model.config(), model.weights(), model.tensor_options())),
-      cache_(model_->make_cache()) {}
+DraftModelDrafter::DraftModelDrafter(std::shared_ptr<const models::CausalLM> model)
+    : model_(std::move(model)), cache_(model_->make_cache()) {
+  SEED_CHECK(model_->shard().is_whole(), kInvalidArgument)
+      << "drafter: the draft model is tp rank " << model_->shard().rank << " of " << model_->shard().size
+      << "; drafters run whole models";
+}
 
 DraftModelDrafter::~DraftModelDrafter() = default;
 

@@ -9,6 +9,10 @@
 // the first child continues its parent's sequence, so the rank-0 path of
 // the tree lies on the slot's main sequence and, when the verifier accepts
 // along it (always, for chains), nothing is recomputed.
+//
+// The draft model is shared: the drafters of one engine (one per worker
+// thread) hold the same immutable CausalLM, and so one copy of its packed
+// weights; each drafter owns only its KV cache and slots.
 #pragma once
 
 #include <map>
@@ -21,9 +25,10 @@ namespace seed::spec {
 
 class DraftModelDrafter : public Drafter {
  public:
-  // Shares `model`'s weights but owns its forward state and KV cache, so
-  // drafters built from one model may run on different threads.
-  explicit DraftModelDrafter(models::CausalLM& model);
+  // Shares `model` (REQUIRES a whole model, not a tensor-parallel shard) and
+  // owns its KV cache, so drafters built from one model may run on
+  // different threads (CausalLM::forward is const and thread-safe).
+  explicit DraftModelDrafter(std::shared_ptr<const models::CausalLM> model);
   ~DraftModelDrafter() override;
 
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;
@@ -36,7 +41,7 @@ class DraftModelDrafter : public Drafter {
   Slot& slot_state(uint64_t slot);
   void release_forks(Slot& s);
 
-  std::unique_ptr<models::CausalLM> model_;
+  std::shared_ptr<const models::CausalLM> model_;
   models::KvCache cache_;
   std::map<uint64_t, Slot> slots_;
 };

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "models/sampling.h"
+#include "models/base/sampling.h"
 
 namespace seed::spec {
 

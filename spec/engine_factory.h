@@ -10,6 +10,7 @@
 #include "models/cpu_kernel.h"
 #include "spec/drafter.h"
 #include "spec/engine.h"
+#include "spec/engine_kind.h"
 #include "spec/target.h"
 
 namespace seed::models {
@@ -19,10 +20,9 @@ struct LoadOptions;
 namespace seed::spec {
 
 struct EngineOptions {
-  // ar | ar-batch | sd | mcsd | seed | seed-batch
-  std::string engine = "seed";
+  EngineKind engine = EngineKind::kSeed;
   std::string target;  // HF model folder (config.json, safetensors, tokenizer)
-  std::string draft;   // HF model folder; needed by every engine but ar, ar-batch
+  std::string draft;   // HF model folder; needed by engines that draft (EngineKind::drafts)
   std::string device = "cpu";
   // CPU: the dtype the models' matrices keep in memory (unset: as stored)
   // and the matrix kernel (models/cpu_kernel.h).
@@ -33,29 +33,27 @@ struct EngineOptions {
   // k_config, e.g. {2, 2, 1} (SEED appendix B).
   int draft_length = 4;
   std::vector<int> k_config;  // empty: a chain of draft_length
-  // seed, seed-batch: drafter threads (sequences are assigned round-robin);
-  // 0: one. `seed` sizes it to the machine (launch/thread_plan.h).
+  // drafter_pool kinds: drafter threads (sequences are assigned
+  // round-robin); 0: one. `seed` sizes it to the machine
+  // (launch/thread_plan.h).
   int drafters = 0;
-  int max_batch = 16;         // seed-batch, ar-batch: proposals per target forward
+  int max_batch = 16;         // batched_verify kinds: proposals per target forward
   int draft_threads = 1;      // intra-op threads of each drafter
 };
 
 // How the engines load their models: device, weight dtype, kernel.
 models::LoadOptions load_options(const EngineOptions& options);
 
-// The engine names make_engine accepts, in the order benchmarks list them.
-const std::vector<std::string>& engine_names();
-
-// Throws seed::Error: kInvalidArgument naming the option (unknown engine,
-// no draft for a speculative engine, k_config entry < 1), and what loading
+// Throws seed::Error: kInvalidArgument naming the option (no draft for an
+// engine that drafts, k_config entry < 1), and what loading
 // the models throws (naming the file at fault), kInvalidArgument if the two
 // models' vocabularies differ.
 std::unique_ptr<Engine> make_engine(const EngineOptions& options);
 
-// As above, but `seed` and `seed-batch` draft with the given drafters (say,
-// proxies for draft ranks under mpirun) instead of draft-model threads;
-// only the draft's config.json is read (its vocabulary must match).
-// REQUIRES options.engine is seed or seed-batch, drafters non-empty.
+// As above, but an engine with a drafter pool drafts with the given drafters
+// (say, proxies for draft ranks under mpirun) instead of draft-model
+// threads; only the draft's config.json is read (its vocabulary must match).
+// REQUIRES options.engine.drafter_pool(), drafters non-empty.
 std::unique_ptr<Engine> make_engine(const EngineOptions& options, std::vector<std::unique_ptr<Drafter>> drafters);
 
 // As above, but every engine verifies on `target` (say, a proxy for a

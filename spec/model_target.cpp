@@ -4,7 +4,7 @@
 
 #include <numeric>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::spec {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::spec {
 namespace {
@@ -68,7 +68,7 @@ std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests,
     seq.request = &r;
     seq.prompt = tokenize(r, i, settings, target.vocab_size());
     seq.stats.prompt_tokens = static_cast<int64_t>(seq.prompt.size());
-    seq.output.emplace(settings.tokenizer, settings.eos, r.max_new_tokens, r.stop);
+    seq.output.emplace(settings.tokenizer.get(), settings.eos, r.max_new_tokens, r.stop);
     if (static_cast<int64_t>(seq.prompt.size()) > target.max_positions()) {
       seq.output->end(FinishReason::kError, "request " + std::to_string(i) + ": prompt of " +
                                                 std::to_string(seq.prompt.size()) +

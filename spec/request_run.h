@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,9 +36,10 @@ struct Sequence {
 };
 
 // What the engines share: the tokenizer (null for token-only use), EOS, and
-// the draft shape.
+// the draft shape. An engine keeps its RunSettings, so it shares ownership
+// of the tokenizer.
 struct RunSettings {
-  const models::Tokenizer* tokenizer = nullptr;
+  std::shared_ptr<const models::Tokenizer> tokenizer;
   int32_t eos = -1;
   std::vector<int> k_config;  // empty: no drafting
 };

@@ -3,7 +3,7 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::spec {
 

@@ -1,6 +1,6 @@
 #include "spec/serial_engine.h"
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::spec {
 

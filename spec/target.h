@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/sampling.h"
+#include "models/base/sampling.h"
 #include "spec/verifier.h"
 
 namespace seed::spec {

@@ -40,7 +40,7 @@
 #include <limits>
 #include <vector>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::spec {
 namespace {

@@ -33,8 +33,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/counter_rng.h"
-#include "models/sampling.h"
+#include "models/base/counter_rng.h"
+#include "models/base/sampling.h"
 
 namespace seed::spec {
 

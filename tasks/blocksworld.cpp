@@ -6,7 +6,7 @@
 #include <deque>
 #include <unordered_map>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tasks/random_draw.h"
 
 namespace seed::tasks {

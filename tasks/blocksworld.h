@@ -17,8 +17,8 @@
 // A goal is a list of "X is on top of Y" facts, as in PlanBench; blocks it
 // does not mention may be anywhere.
 //
-// Users: the corpus generator (issue 3) and the blocksworld task's plan
-// validator (issue 5). Torch-free and deterministic; all functions are
+// Users: the corpus generator (tasks/corpus.h) and the blocksworld task's
+// plan validator (tasks/checkers.h). Torch-free and deterministic; all functions are
 // thread-safe (no shared state). Errors: blocks_apply and
 // blocks_validate_state throw seed::Error kInvalidArgument on a broken
 // precondition; everything that reads model output (blocks_parse_action,

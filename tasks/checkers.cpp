@@ -4,7 +4,7 @@
 
 #include <regex>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tasks/blocksworld.h"
 #include "tasks/corpus_formats.h"
 #include "tasks/game24.h"

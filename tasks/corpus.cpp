@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tasks/blocksworld.h"
 #include "tasks/corpus_formats.h"
 #include "tasks/random_draw.h"

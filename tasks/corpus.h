@@ -1,4 +1,4 @@
-// Synthetic training corpora for the project's tiny models (issue 3).
+// Synthetic training corpora for the project's tiny models (models/zoo).
 //
 // Each example is a prompt (a template of corpus_formats.h, filled) and the
 // completion the model should learn; the trainer masks the prompt's loss.

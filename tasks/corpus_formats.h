@@ -1,7 +1,7 @@
 // Every prompt template of the project's task formats, in one place.
 //
-// The training corpora (issue 3, tasks/corpus.h) and the task folders that
-// prompt the trained models (issue 5, tasks/game24, tasks/blocksworld) must
+// The training corpora (tasks/corpus.h) and the task folders that prompt
+// the trained models (tasks/game24, tasks/blocksworld) must
 // use the same text byte for byte, or the shipped models see prompts they
 // were never trained on. So the templates live here, and a task.json that
 // prompts the zoo models copies them verbatim.

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::tasks {
 namespace {

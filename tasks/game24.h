@@ -9,8 +9,8 @@
 //
 //   4 + 9 = 13 (left: 10 13 13)
 //
-// Users: the corpus generator (issue 3, tasks/corpus.h) and the game24 task's
-// checker (issue 5). Everything here is torch-free, exact and deterministic.
+// Users: the corpus generator (tasks/corpus.h) and the game24 task's
+// checker (tasks/checkers.h). Everything here is torch-free, exact and deterministic.
 // Free functions are thread-safe; a Game24Solver is not (it owns a memo).
 //
 // Errors: functions that read the project's own inputs (parse_puzzle, the CSV
@@ -182,7 +182,7 @@ struct ExpressionCheck {
   bool correct() const { return verdict == ExpressionVerdict::kCorrect; }
 };
 
-// The Game-of-24 checker (issue 5): `expression` uses + - * /, parentheses and
+// The Game-of-24 checker: `expression` uses + - * /, parentheses and
 // non-negative integer literals (no unary minus), with the usual precedence;
 // anything from the first '=' on is ignored, as ToT's checker does
 // ("(13 - 9) * (10 - 4) = 24" is accepted). Correct iff the literals are the

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::tasks {
 namespace {

@@ -1,6 +1,7 @@
 // Portable random draws for generated task data.
 //
-// Corpora must be identical for the same seed on every machine (issue 3).
+// Corpora must be identical for the same seed on every machine, or a model
+// trained elsewhere would not be reproducible from its recipe.
 // std::mt19937_64's output sequence is fixed by the standard, but
 // std::uniform_int_distribution and std::shuffle are implementation-defined,
 // so libstdc++ and libc++ would generate different corpora. These helpers
@@ -13,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::tasks {
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::tasks {
 namespace {

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <regex>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tasks/prompt_template.h"
 
 namespace seed::tasks {

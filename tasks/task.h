@@ -48,7 +48,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/sampling.h"
+#include "models/base/sampling.h"
 #include "tasks/checkers.h"
 #include "tasks/task_data.h"
 

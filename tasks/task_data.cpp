@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tasks/blocksworld.h"
 #include "tasks/game24.h"
 #include "tasks/random_draw.h"

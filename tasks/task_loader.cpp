@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 
-#include "models/error.h"
-#include "models/json_fields.h"
+#include "models/base/error.h"
+#include "models/base/json_fields.h"
 #include "tasks/prompt_template.h"
 #include "tasks/task.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::testing {
 

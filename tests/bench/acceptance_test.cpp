@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tests/models/tiny_models.h"
 
 namespace seed::bench {

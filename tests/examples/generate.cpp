@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "models/causal_lm.h"
-#include "models/counter_rng.h"
-#include "models/sampling.h"
+#include "models/base/counter_rng.h"
+#include "models/base/sampling.h"
 #include "models/tokenizer.h"
 
 using namespace seed;

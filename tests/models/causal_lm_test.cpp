@@ -7,9 +7,9 @@
 
 #include <map>
 
-#include "models/counter_rng.h"
-#include "models/error.h"
-#include "models/sampling.h"
+#include "models/base/counter_rng.h"
+#include "models/base/error.h"
+#include "models/base/sampling.h"
 #include "tests/models/tiny_models.h"
 
 namespace seed::models {

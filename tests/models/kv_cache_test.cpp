@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tests/models/tiny_models.h"
 
 namespace seed::models {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/causal_lm.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tests/models/tiny_models.h"
 #include "tests/throws_error.h"
 

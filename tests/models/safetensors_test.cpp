@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tests/throws_error.h"
 
 namespace seed::models {

@@ -1,6 +1,6 @@
 // Sampling distribution, inverse-CDF draw and the counter RNG, including
 // chi-square checks that draws follow the distribution they claim.
-#include "models/sampling.h"
+#include "models/base/sampling.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "models/counter_rng.h"
-#include "models/error.h"
+#include "models/base/counter_rng.h"
+#include "models/base/error.h"
 
 namespace seed {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::models {
 namespace {

@@ -2,7 +2,7 @@
 // generated arithmetic corpus: loss falls, resume reproduces an uninterrupted
 // run, the saved folder reloads with the same logits, only completions are
 // learned, config errors name their field, distillation shrinks the KL.
-#include "models/trainer.h"
+#include "models/training/trainer.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "models/tokenizer.h"
-#include "models/train_checkpoint.h"
-#include "models/training_data.h"
+#include "models/training/train_checkpoint.h"
+#include "models/training/training_data.h"
 #include "tests/throws_error.h"
 
 namespace seed::models {

@@ -63,7 +63,7 @@ class DistributedEngineTest : public ::testing::Test {
 
   static spec::EngineOptions options(const std::string& engine) {
     spec::EngineOptions o = *models_;
-    o.engine = engine;
+    o.engine = spec::EngineKind::parse(engine);
     o.drafters = static_cast<int>(layout().draft_ranks().size());
     return o;
   }

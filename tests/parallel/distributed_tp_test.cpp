@@ -62,7 +62,7 @@ class DistributedTpTest : public ::testing::Test {
 
   static spec::EngineOptions options(const std::string& engine) {
     spec::EngineOptions o = *models_;
-    o.engine = engine;
+    o.engine = spec::EngineKind::parse(engine);
     o.drafters = 2;  // local drafter threads when no draft rank is left
     return o;
   }

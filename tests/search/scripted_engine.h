@@ -1,5 +1,5 @@
 // ScriptedEngine: a real Engine that replays fixed completions, for testing
-// search algorithms deterministically (issue 5).
+// search algorithms deterministically.
 //
 // Completions come from a table, prompt -> completions: the k-th request
 // with a prompt gets completions[k % size]. A prompt missing from the table
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "spec/engine.h"
 
 namespace seed::testing {

@@ -1,4 +1,4 @@
-// The engines' invariants (issue: speculation layer), on tiny random models
+// The engines' invariants (DESIGN.md, Determinism), on tiny random models
 // written to real model folders and loaded through make_engine:
 //   - greedy: every engine produces exactly `ar`'s tokens;
 //   - sampled: `seed` and `seed-batch` produce exactly serial `sd`'s (and,
@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "models/causal_lm.h"
 #include "spec/draft_model_drafter.h"
@@ -67,7 +68,7 @@ class EngineTest : public ::testing::Test {
   static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
                                         const ModelPair* pair = nullptr) {
     EngineOptions o;
-    o.engine = name;
+    o.engine = EngineKind::parse(name);
     o.target = (pair ? pair : pair_)->target;
     o.draft = (pair ? pair : pair_)->draft;
     o.draft_length = 3;
@@ -237,7 +238,8 @@ TEST_F(EngineTest, BatchedSeedVerifiesEveryReadyProposalOnceInArrivalOrder) {
 // Fails the given slot's third proposal, like a drafter that loses its model.
 class FailingDrafter : public Drafter {
  public:
-  FailingDrafter(models::CausalLM& model, uint64_t failing_slot) : inner_(model), failing_slot_(failing_slot) {}
+  FailingDrafter(std::shared_ptr<const models::CausalLM> model, uint64_t failing_slot)
+      : inner_(std::move(model)), failing_slot_(failing_slot) {}
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
     inner_.start(slot, tokens, settings);
   }
@@ -257,14 +259,14 @@ class FailingDrafter : public Drafter {
 TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
   const auto sd = tokens_of(engine("sd")->generate(requests(1.0f)));
   auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
-  auto draft = models::CausalLM::load(pair_->draft);
+  const std::shared_ptr<const models::CausalLM> draft = models::CausalLM::load(pair_->draft);
   RunSettings settings;
   settings.k_config = {1, 1, 1};
   std::vector<std::unique_ptr<Drafter>> drafters;
-  drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
-  drafters.push_back(std::make_unique<FailingDrafter>(*draft, 3));
+  drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
+  drafters.push_back(std::make_unique<FailingDrafter>(draft, 3));
   SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, 1, 1);
-  SerialEngine serial("sd", std::make_unique<ModelTarget>(target), std::make_unique<FailingDrafter>(*draft, 3),
+  SerialEngine serial("sd", std::make_unique<ModelTarget>(target), std::make_unique<FailingDrafter>(draft, 3),
                       settings);
   for (Engine* e : std::vector<Engine*>{&seed, &serial}) {
     const std::vector<Completion> out = e->generate(requests(1.0f));
@@ -285,7 +287,8 @@ TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
 // call fails with kUnavailable, as a remote drafter on a dead rank does.
 class VanishingDrafter : public Drafter {
  public:
-  VanishingDrafter(models::CausalLM& model, int proposals) : inner_(model), left_(proposals) {}
+  VanishingDrafter(std::shared_ptr<const models::CausalLM> model, int proposals)
+      : inner_(std::move(model)), left_(proposals) {}
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
     check();
     inner_.start(slot, tokens, settings);
@@ -311,15 +314,15 @@ class VanishingDrafter : public Drafter {
 
 TEST_F(EngineTest, SequencesOfAVanishedDrafterMoveOnWithTheSameTokens) {
   auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
-  auto draft = models::CausalLM::load(pair_->draft);
+  const std::shared_ptr<const models::CausalLM> draft = models::CausalLM::load(pair_->draft);
   RunSettings settings;
   settings.k_config = {1, 1, 1};
   for (float temperature : {0.0f, 1.0f}) {
     const auto sd = tokens_of(engine("sd")->generate(requests(temperature)));
     std::vector<std::unique_ptr<Drafter>> drafters;
-    drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
-    drafters.push_back(std::make_unique<VanishingDrafter>(*draft, 4));
-    drafters.push_back(std::make_unique<DraftModelDrafter>(*draft));
+    drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
+    drafters.push_back(std::make_unique<VanishingDrafter>(draft, 4));
+    drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
     SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, 1, 1);
     EXPECT_EQ(tokens_of(seed.generate(requests(temperature))), sd) << temperature;
     EXPECT_EQ(seed.stats().drafter_faults, 2) << "the vanished drafter hosted requests 1 and 4";
@@ -331,15 +334,51 @@ TEST_F(EngineTest, SequencesOfAVanishedDrafterMoveOnWithTheSameTokens) {
 
 TEST_F(EngineTest, WithEveryDrafterGoneTheTargetDecodesAlone) {
   auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
-  auto draft = models::CausalLM::load(pair_->draft);
+  const std::shared_ptr<const models::CausalLM> draft = models::CausalLM::load(pair_->draft);
   RunSettings settings;
   settings.k_config = {1, 1, 1};
   std::vector<std::unique_ptr<Drafter>> drafters;
-  drafters.push_back(std::make_unique<VanishingDrafter>(*draft, 3));
+  drafters.push_back(std::make_unique<VanishingDrafter>(draft, 3));
   SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, 1, 1);
   const std::vector<Completion> out = seed.generate(requests(0.0f));
   EXPECT_EQ(tokens_of(out), tokens_of(engine("ar")->generate(requests(0.0f))));
   for (const Completion& c : out) EXPECT_EQ(c.finish, FinishReason::kLength);
+}
+
+// Drafters hold the draft model itself, not copies of its (packed)
+// weights, and draft on it from several threads at once exactly as one
+// drafter alone does.
+TEST_F(EngineTest, DraftersShareOneDraftModelAcrossThreads) {
+  const std::shared_ptr<const models::CausalLM> draft = models::CausalLM::load(pair_->draft);
+  DraftSettings settings;
+  settings.k_config = {2, 1, 1};
+  settings.seed = 5;
+  const std::vector<GenRequest> batch = requests(1.0f);
+  const auto drafts_of = [&](DraftModelDrafter& drafter, size_t first, size_t step) {
+    std::vector<std::vector<int32_t>> out(batch.size());
+    for (size_t i = first; i < batch.size(); i += step) {
+      settings.stream = i;
+      drafter.start(i, batch[i].prompt_tokens, settings);
+      out[i] = drafter.propose(i, 3).tokens;
+    }
+    return out;
+  };
+  DraftModelDrafter alone(draft);
+  const auto expected = drafts_of(alone, 0, 1);
+
+  std::vector<std::unique_ptr<DraftModelDrafter>> drafters;
+  for (int t = 0; t < 3; ++t) drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
+  EXPECT_EQ(draft.use_count(), 5) << "the test, `alone` and three drafters hold one model";
+  std::vector<std::vector<std::vector<int32_t>>> got(drafters.size());
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < drafters.size(); ++t) {
+    threads.emplace_back([&, t] { got[t] = drafts_of(*drafters[t], t, drafters.size()); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_FALSE(expected[i].empty());
+    EXPECT_EQ(got[i % drafters.size()][i], expected[i]) << "request " << i;
+  }
 }
 
 TEST_F(EngineTest, AFullContextEndsTheRequestAtTheSameTokenInEveryEngine) {
@@ -384,9 +423,7 @@ TEST_F(EngineTest, MalformedRequestsAreErrorsNamingTheRequestAndField) {
 TEST_F(EngineTest, FactoryErrorsNameTheOption) {
   EngineOptions o;
   o.target = pair_->target;
-  o.engine = "beam";
-  EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--engine", "beam"}));
-  o.engine = "seed";
+  o.engine = EngineKind::kSeed;
   EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--draft"}));
   o.draft = small_->draft;
   EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--draft", "vocabulary"}));

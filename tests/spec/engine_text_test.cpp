@@ -14,7 +14,7 @@ const std::string kZoo = SEED_ZOO_DIR;
 
 std::unique_ptr<Engine> zoo_engine(const std::string& name) {
   EngineOptions o;
-  o.engine = name;
+  o.engine = EngineKind::parse(name);
   o.target = kZoo + "/tiny-target";
   o.draft = kZoo + "/tiny-draft";
   o.drafters = 2;

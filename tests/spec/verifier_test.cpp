@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "models/counter_rng.h"
-#include "models/error.h"
-#include "models/sampling.h"
+#include "models/base/counter_rng.h"
+#include "models/base/error.h"
+#include "models/base/sampling.h"
 #include "tests/spec/chi_square.h"
 #include "tests/throws_error.h"
 

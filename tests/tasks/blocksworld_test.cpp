@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::tasks {
 namespace {

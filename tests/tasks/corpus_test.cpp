@@ -12,7 +12,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "tasks/blocksworld.h"
 #include "tasks/corpus_formats.h"
 

@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::tasks {
 namespace {

@@ -11,7 +11,7 @@
 #include <random>
 
 #include "models/causal_lm.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "models/tokenizer.h"
 
 namespace {

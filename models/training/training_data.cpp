@@ -1,4 +1,4 @@
-#include "models/training_data.h"
+#include "models/training/training_data.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <utility>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::models {
 namespace {

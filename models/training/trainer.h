@@ -1,11 +1,11 @@
 // The trainer: trains a Llama-family model from scratch on prompt/completion
 // examples and saves it as a Hugging Face model folder.
 //
-// What it does (TrainConfig, models/train_config.h, says how much):
+// What it does (TrainConfig, models/training/train_config.h, says how much):
 //   tokenizer  trained with SentencePiece on the training split, or reused
 //              from another model folder (a draft shares its target's);
 //   data       examples packed into rows, only completions learned
-//              (models/training_data.h), order fixed by (seed, epoch);
+//              (models/training/training_data.h), order fixed by (seed, epoch);
 //   model      CausalLM::random(seed), trained through forward_full;
 //   objective  masked cross-entropy, mean over learned tokens, optionally
 //              mixed with forward KL from a teacher (DistillConfig);
@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "models/causal_lm.h"
-#include "models/train_config.h"
+#include "models/training/train_config.h"
 
 namespace seed::models {
 

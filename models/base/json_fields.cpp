@@ -1,4 +1,4 @@
-#include "models/json_fields.h"
+#include "models/base/json_fields.h"
 
 #include <cerrno>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <limits>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed::models {
 

@@ -1,4 +1,4 @@
-#include "models/train_checkpoint.h"
+#include "models/training/train_checkpoint.h"
 
 #include <torch/torch.h>
 
@@ -7,9 +7,9 @@
 #include <set>
 
 #include "models/causal_lm.h"
-#include "models/error.h"
-#include "models/json_fields.h"
-#include "models/train_config.h"
+#include "models/base/error.h"
+#include "models/base/json_fields.h"
+#include "models/training/train_config.h"
 
 namespace seed::models {
 namespace {

@@ -1,7 +1,7 @@
-// The training loop of `seed train` (models/trainer.h): set-up (tokenizer,
+// The training loop of `seed train` (models/training/trainer.h): set-up (tokenizer,
 // data, model, optimizer, teacher, resume), steps, evaluation, checkpoints
 // and the final model folder.
-#include "models/trainer.h"
+#include "models/training/trainer.h"
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -14,10 +14,10 @@
 #include <limits>
 #include <utility>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "models/tokenizer.h"
-#include "models/train_checkpoint.h"
-#include "models/training_data.h"
+#include "models/training/train_checkpoint.h"
+#include "models/training/training_data.h"
 
 namespace seed::models {
 namespace {

@@ -3,7 +3,7 @@
 // Unlike config.json (where Hugging Face adds keys seed has no use for), a
 // training config is written by hand for seed, so a key seed does not know is
 // a typo and an error.
-#include "models/train_config.h"
+#include "models/training/train_config.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <utility>
 
-#include "models/error.h"
-#include "models/json_fields.h"
+#include "models/base/error.h"
+#include "models/base/json_fields.h"
 
 namespace seed::models {
 namespace {
@@ -49,7 +49,7 @@ void parse_model(const json& value, const std::string& source, ModelConfig* mode
   f.optional("tie_word_embeddings", &model->tie_word_embeddings);
   f.optional("rope_theta", &model->rope_theta);
   f.optional("rms_norm_eps", &model->rms_norm_eps);
-  f.reject_unknown("check its spelling (see models/train_config.h)");
+  f.reject_unknown("check its spelling (see models/training/train_config.h)");
   SEED_CHECK(model->num_attention_heads > 0 && model->hidden_size % model->num_attention_heads == 0, kInvalidArgument)
       << f.where("num_attention_heads") << " (" << model->num_attention_heads
       << ") must be positive and divide hidden_size (" << model->hidden_size << ")";
@@ -144,12 +144,12 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
     if (const json* train = t.find("train")) {
       JsonFields tt(*train, source, "tokenizer.train.");
       tt.required("vocab_size", &c.tokenizer.train_vocab_size);
-      tt.reject_unknown("check its spelling (see models/train_config.h)");
+      tt.reject_unknown("check its spelling (see models/training/train_config.h)");
       SEED_CHECK(c.tokenizer.train_vocab_size > 0, kInvalidArgument)
           << tt.where("vocab_size") << " must be positive";
     }
     t.optional("from", &c.tokenizer.from_dir);
-    t.reject_unknown("check its spelling (see models/train_config.h)");
+    t.reject_unknown("check its spelling (see models/training/train_config.h)");
     if (!c.tokenizer.from_dir.empty()) {
       c.tokenizer.from_dir = resolve(c.tokenizer.from_dir, base_dir);
       check_file(c.tokenizer.from_dir + "/tokenizer.model", t.where("from"));
@@ -161,7 +161,7 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
     d.required("teacher", &c.distill.teacher);
     d.optional("alpha", &c.distill.alpha);
     d.optional("temperature", &c.distill.temperature);
-    d.reject_unknown("check its spelling (see models/train_config.h)");
+    d.reject_unknown("check its spelling (see models/training/train_config.h)");
     c.distill.teacher = resolve(c.distill.teacher, base_dir);
     check_model_dir(c.distill.teacher, d.where("teacher"));
   }
@@ -198,7 +198,7 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
   f.optional("threads", &c.threads);
   f.optional("device", &c.device);
   f.optional("precision", &c.precision);
-  f.reject_unknown("check its spelling (see models/train_config.h)");
+  f.reject_unknown("check its spelling (see models/training/train_config.h)");
 
   if (c.model.max_position_embeddings == 0) c.model.max_position_embeddings = c.seq_len;
   c.validate();

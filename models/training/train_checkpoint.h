@@ -1,5 +1,5 @@
 // Training checkpoints: output/checkpoint/, written atomically (private to
-// the trainer, models/trainer.h).
+// the trainer, models/training/trainer.h).
 //
 // A checkpoint folder holds the model as a loadable HF folder (config.json,
 // model.safetensors), tokenizer.model, optimizer.pt (torch::save of the

@@ -1,4 +1,4 @@
-#include "models/counter_rng.h"
+#include "models/base/counter_rng.h"
 
 namespace seed {
 namespace {

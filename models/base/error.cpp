@@ -1,4 +1,4 @@
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed {
 

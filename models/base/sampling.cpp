@@ -4,7 +4,7 @@
 // top-p are off, nth_element for top-k, and for top-p only the head of the
 // distribution is sorted, in chunks that double until the nucleus is found
 // (usually a few dozen tokens out of 32k-256k).
-#include "models/sampling.h"
+#include "models/base/sampling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <numeric>
 #include <vector>
 
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace seed {
 namespace {

@@ -2,7 +2,7 @@
 // JSON file.
 //
 // One aggregate, parsed and validated once (by the launcher), then passed by
-// const reference to train() (models/trainer.h). Parsing is strict: an
+// const reference to train() (models/training/trainer.h). Parsing is strict: an
 // unknown key, a key of the wrong type, a value out of range or a corpus file
 // that does not exist is kInvalidArgument (kNotFound for files) naming the
 // config file and the field ("model.hidden_size", "corpus[1]"). Relative paths
