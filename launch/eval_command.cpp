@@ -78,9 +78,9 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
                         {"cot_accuracy", r.cot_accuracy()}};
   std::cout << fmt::format("Game of 24, {} test puzzles (rows 900-{}), model {}\n", count, 899 + count,
                            options.model_dir)
-            << fmt::format("propose  {:5.1f}% of {} step lines well-formed and exact  [bar >= 95%]\n",
+            << fmt::format("propose  {:5.1f}% of {} step lines well-formed and exact\n",
                            100 * r.step_validity(), r.step_lines)
-            << fmt::format("value    {:5.1f}% of {} states agree with the solver ({} unparsed)  [bar >= 85%]\n",
+            << fmt::format("value    {:5.1f}% of {} states agree with the solver ({} unparsed)\n",
                            100 * r.value_agreement(), r.value_states, r.value_unparsed);
   const char* names[] = {"sure", "likely", "impossible"};
   std::cout << "         solver \\ model   sure  likely  impossible\n";
@@ -109,7 +109,7 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
     const int k = options.draft_length;
     const double tau_max = alpha < 1.0 ? (1.0 - std::pow(alpha, k + 1)) / (1.0 - alpha) : k + 1;
     std::cout << fmt::format("draft    {}: alpha {:.3f} ({} of {} draft tokens accepted) at temperature 0.7, k = {}"
-                             "  [bar >= 0.6]\n         tokens per target forward {:.2f} (i.i.d. limit "
+                             "\n         tokens per target forward {:.2f} (i.i.d. limit "
                              "(1 - alpha^(k+1)) / (1 - alpha) = {:.2f})\n",
                              options.draft_dir, alpha, a.accepted, a.proposed, k, a.tokens_per_round(), tau_max);
     out["draft"] = options.draft_dir;
