@@ -117,6 +117,8 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, int n, fl
     }
     total.wall_s += s.wall_s;
     total.target_busy_s += s.target_busy_s;
+    total.prefill.prompt_tokens += s.prefill.prompt_tokens;
+    total.prefill.computed_tokens += s.prefill.computed_tokens;
   }
   row.tokens_per_s = median(all);
   row.thought_tokens_per_s = median(thought);
@@ -129,6 +131,8 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, int n, fl
   }
   row.target_busy = total.target_busy();
   row.tokens = total.generated_tokens;
+  row.prompt_tokens = total.prefill.prompt_tokens;
+  row.prefill_tokens = total.prefill.computed_tokens;
   if (o.sample_ranks) add_rank_figures(ranks_before, o.sample_ranks(), row.tokens, row);
   return row;
 }
@@ -150,6 +154,8 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"tau_max", r.tau_max},
                          {"target_busy", r.target_busy},
                          {"tokens", r.tokens},
+                         {"prompt_tokens", r.prompt_tokens},
+                         {"prefill_tokens", r.prefill_tokens},
                          {"threads", r.threads}};
     if (!r.rank_busy.empty()) {
       nlohmann::json ranks = nlohmann::json::array();

@@ -82,6 +82,8 @@ struct SpecBenchRow {
   double tau_max = 0;  // (1 - alpha^(k+1)) / (1 - alpha), chains only (0 otherwise)
   double target_busy = 0;
   int64_t tokens = 0;  // generated over all repeats
+  int64_t prompt_tokens = 0;   // over all repeats: requested...
+  int64_t prefill_tokens = 0;  // ...and computed by the target (the rest came from its prefix cache)
   std::string threads;  // the thread split the row ran with (plan_threads)
   // Under mpirun (sample_ranks set): each rank's busy fraction, and rank
   // 0's messages and bytes per generated token.

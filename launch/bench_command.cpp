@@ -8,6 +8,7 @@
 
 #include "bench/forward_bench.h"
 #include "bench/gemm_bench.h"
+#include "bench/search_bench.h"
 #include "bench/spec_bench.h"
 #include "launch/commands.h"
 #include "launch/runtime.h"
@@ -152,6 +153,39 @@ void run_bench_spec(const BenchSpecOptions& options) {
   }
 }
 
+struct BenchSearchOptions {
+  std::string json_path;
+  bench::SearchBenchOptions bench;
+};
+
+void run_bench_search(const BenchSearchOptions& options) {
+  const bench::SearchBenchOptions& o = options.bench;
+  std::cout << fmt::format("{} on {} (first {} problems), engine {}; the target's prompt work with its KV prefix "
+                           "cache off and on\n",
+                           o.search, o.task_dir, o.limit, o.engine.engine.name())
+            << fmt::format("{:<7} {:>8} {:>10} {:>10} {:>9} {:>12} {:>10} {:>9} {:>8}\n", "prefix", "correct",
+                           "prompt", "prefilled", "tokens", "prefill/tok", "KV MB", "evicted", "wall s")
+            << std::flush;
+  const bench::SearchBenchResult result = bench::run_search_bench(o, [](const bench::SearchBenchRow& r) {
+    std::cout << fmt::format("{:<7} {:>4}/{:<3} {:>10} {:>10} {:>9} {:>12.2f} {:>10.1f} {:>9} {:>8.1f}\n",
+                             r.prefix_cache ? "on" : "off", r.correct, r.problems, r.prompt_tokens, r.prefill_tokens,
+                             r.tokens, r.prefill_per_token(), r.kv_peak_bytes / 1e6, r.evicted_blocks, r.wall_s)
+              << std::flush;
+  });
+  const bench::SearchBenchRow& off = result.rows.front();
+  const bench::SearchBenchRow& on = result.rows.back();
+  std::cout << fmt::format("prefix cache: {:.2f}x fewer prompt tokens computed, {:.2f}x wall time; answers and "
+                           "generated tokens {}\n",
+                           on.prefill_tokens ? double(off.prefill_tokens) / double(on.prefill_tokens) : 0.0,
+                           on.wall_s > 0 ? off.wall_s / on.wall_s : 0.0,
+                           result.identical() ? "identical" : "DIFFER");
+  if (!options.json_path.empty()) {
+    std::ofstream out(options.json_path);
+    SEED_CHECK(out.good(), kIo) << "cannot write " << options.json_path;
+    out << result.to_json().dump(2) << "\n";
+  }
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, const GlobalOptions& global) {
@@ -223,6 +257,38 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       };
       if (coordinator) options.bench.sample_ranks = [coordinator] { return sample_ranks(*coordinator); };
       run_bench_spec(options);
+    });
+  });
+
+  auto search_options = std::make_shared<BenchSearchOptions>();
+  bench::SearchBenchOptions& sb = search_options->bench;
+  sb.engine.target = "models/zoo/tiny-target";
+  sb.engine.draft = "models/zoo/tiny-draft";
+  CLI::App* search_bench = bench->add_subcommand(
+      "search", "A search over a task's problems with the KV prefix cache off and on: prompt tokens computed, "
+                "KV memory, wall time, and whether results agree");
+  search_bench->add_option("--task", sb.task_dir, "Task folder (task.json)")->required()->check(CLI::ExistingDirectory);
+  search_bench->add_option("--search", sb.search, "Search algorithm")->capture_default_str();
+  search_bench->add_option("--limit", sb.limit, "The task's first N problems")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  search_bench->add_option_function<std::string>(
+                  "--engine", [&sb](const std::string& name) { sb.engine.engine = spec::EngineKind::parse(name); },
+                  spec::engine_kind_names())
+      ->default_str(sb.engine.engine.name());
+  search_bench->add_option("--target", sb.engine.target, "Target model folder")->capture_default_str();
+  search_bench->add_option("--draft", sb.engine.draft, "Draft model folder")->capture_default_str();
+  search_bench->add_option("--kv-cache-mb", sb.engine.kv_cache_mb, "KV cache budget per model in MiB (0 = automatic)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  search_bench->add_option("--seed", sb.seed, "Run seed")->capture_default_str();
+  search_bench->add_option("--json", search_options->json_path, "Also write the rows to this JSON file");
+  search_bench->callback([search_options, &global] {
+    run_with_engines(global, search_options->bench.engine, [&](const EngineMaker& make_engine) {
+      BenchSearchOptions options = *search_options;
+      plan_engine_threads(global, options.bench.engine, 0);
+      options.bench.make_engine = make_engine;
+      run_bench_search(options);
     });
   });
 }

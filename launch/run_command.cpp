@@ -56,6 +56,7 @@ void apply_flags(const RunOptions& o, tasks::SearchParams* p) {
   if (given("c-puct")) p->c_puct = o.flags.c_puct;
   if (given("selection")) p->selection = o.flags.selection;
   if (given("rollout-depth")) p->rollout_depth = o.flags.rollout_depth;
+  if (given("early-stop")) p->early_stop = o.flags.early_stop;
 }
 
 json params_json(const tasks::SearchParams& p) {
@@ -64,7 +65,7 @@ json params_json(const tasks::SearchParams& p) {
           {"beams", p.beams},           {"beam_width", p.beam_width},
           {"simulations", p.simulations}, {"parallel", p.parallel},
           {"c_puct", p.c_puct},         {"selection", p.selection},
-          {"rollout_depth", p.rollout_depth}};
+          {"rollout_depth", p.rollout_depth}, {"early_stop", p.early_stop}};
 }
 
 // What a resumed run must share with the run it continues.
@@ -104,6 +105,8 @@ json problem_record(const tasks::Task& task, const tasks::Problem& problem, cons
           {"thought_tokens", result.usage.thought_tokens},
           {"evaluation_tokens", result.usage.evaluation_tokens},
           {"target_forwards", after.target_forwards - before.target_forwards},
+          {"prompt_tokens", after.prefill.prompt_tokens - before.prefill.prompt_tokens},
+          {"prefill_tokens", after.prefill.computed_tokens - before.prefill.computed_tokens},
           {"drafted_tokens", drafted},
           {"accepted_tokens", accepted},
           {"alpha", drafted ? double(accepted) / double(drafted) : 0.0},
@@ -158,6 +161,11 @@ void print_summary(const json& s) {
              s["problems"].get<int64_t>(), s["correct"].get<int64_t>(), 100 * s["accuracy"].get<double>(),
              s["tokens"].get<int64_t>(), s["tokens_per_s"].get<double>(),
              s["tokens_per_target_forward"].get<double>(), s["alpha"].get<double>(), s["wall_s"].get<double>());
+  const int64_t prompt = s.value("prompt_tokens", int64_t{0}), prefill = s.value("prefill_tokens", int64_t{0});
+  if (prompt > 0) {
+    fmt::print("prompt tokens: {} requested, {} computed by the target ({:.1f}% reused from its prefix cache)\n",
+               prompt, prefill, 100.0 * double(prompt - prefill) / double(prompt));
+  }
   if (s.contains("baseline")) {
     const json& b = s["baseline"];
     fmt::print("speedup vs {} ({}): {:.2f}x over {} problems; identical answers: {} of {}\n",
@@ -175,6 +183,9 @@ json runtime_json(const ThreadPlan& plan, const spec::EngineOptions& engine) {
           {"drafters", plan.drafters},
           {"draft_threads", plan.draft_threads},
           {"cpu_kernel", models::cpu_kernel_name(engine.cpu_kernel)},
+          {"prefix_cache", engine.prefix_cache},
+          {"schedule", engine.schedule ? spec::schedule_policy_name(*engine.schedule) : "default"},
+          {"kv_cache_mb", engine.kv_cache_mb},
           {"weights_dtype", engine.weights_dtype ? models::weight_dtype_name(*engine.weights_dtype) : "as stored"}};
 }
 
@@ -253,6 +264,17 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--max-batch", o->engine.max_batch, "Batched engines: proposals per target forward")
       ->capture_default_str();
+  cmd->add_option_function<std::string>(
+      "--schedule", [o](const std::string& name) { o->engine.schedule = spec::parse_schedule_policy(name); },
+      "seed engines: what each target forward verifies: fcfs | batch | priority (default: fcfs for seed, batch "
+      "for seed-batch)");
+  cmd->add_flag("--no-prefix-cache{false}", o->engine.prefix_cache,
+               "Prefill every prompt in full instead of reusing the KV of prefixes computed before");
+  cmd->add_option("--kv-cache-mb", o->engine.kv_cache_mb,
+                  "KV cache budget per model in MiB; cached prefixes are evicted beyond it (0 = half the free "
+                  "memory)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--seed", o->search.seed, "Run seed: every request's random stream derives from it")
       ->capture_default_str();
   const auto param = [&](const std::string& name, auto* target, const std::string& help) {
@@ -270,6 +292,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   param("c-puct", &o->flags.c_puct, "mcts: exploration constant");
   param("selection", &o->flags.selection, "mcts: uct | puct");
   param("rollout-depth", &o->flags.rollout_depth, "mcts: rollout thoughts below a new node");
+  param("early-stop", &o->flags.early_stop,
+        "self-consistency: stop sampling once the majority answer is decided (true | false)");
   cmd->add_option("--limit", o->limit, "Run the first N problems (0 = all)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--data", o->data_path, "Data file replacing task.json's data.path");
   cmd->add_option("--out", o->out_dir, "Output folder (default results/TASK-SEARCH-ENGINE)");

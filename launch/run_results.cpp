@@ -82,6 +82,7 @@ void RunResults::append(const json& record) {
 
 json RunResults::summary(const json& settings) const {
   int64_t correct = 0, tokens = 0, forwards = 0, drafted = 0, accepted = 0, requests = 0, failed = 0;
+  int64_t prompt = 0, prefill = 0;
   double wall = 0;
   for (const auto& [index, r] : done_) {
     correct += r.at("correct").get<bool>() ? 1 : 0;
@@ -91,6 +92,9 @@ json RunResults::summary(const json& settings) const {
     accepted += r.at("accepted_tokens").get<int64_t>();
     requests += r.at("requests").get<int64_t>();
     failed += r.at("failed_requests").get<int64_t>();
+    // Absent from results written before the prefix cache existed.
+    prompt += r.value("prompt_tokens", int64_t{0});
+    prefill += r.value("prefill_tokens", int64_t{0});
     wall += r.at("wall_s").get<double>();
   }
   const int64_t problems = static_cast<int64_t>(done_.size());
@@ -107,6 +111,8 @@ json RunResults::summary(const json& settings) const {
             {"alpha", drafted ? double(accepted) / double(drafted) : 0.0},
             {"requests", requests},
             {"failed_requests", failed},
+            {"prompt_tokens", prompt},
+            {"prefill_tokens", prefill},
             {"wall_s", wall},
             {"tokens_per_s", wall > 0 ? double(tokens) / wall : 0.0}};
   return s;

@@ -94,13 +94,26 @@ at::Tensor causal_mask(int64_t seq, int64_t group, const at::TensorOptions& opti
   return torch::full({seq, seq}, masked, options).triu(1).repeat({group, 1}).unsqueeze(0);
 }
 
-// Where the new tokens of a batch go and what each may attend to.
+// Where the new tokens of a batch go and what each may attend to. Rows are
+// packed (sequence b's tokens at rows offset_b .. offset_b + S_b - 1);
+// attention alone runs padded, [B, S_max] queries against [B, T_max] keys.
 struct BatchPlan {
-  int64_t batch = 0, seq = 0, ctx = 0;  // B, S_max, T_max
-  std::vector<int64_t> tokens, positions, write_slots, gather_slots;
-  std::vector<float> mask;  // [B, S, T], 0 or mask_value
-  std::vector<int64_t> last_rows;  // row b*S + S_b - 1 of each sequence
+  int64_t batch = 0, seq = 0, ctx = 0, rows = 0;  // B, S_max, T_max, sum of S_b
+  std::vector<int64_t> tokens, positions, write_slots;  // per packed row
+  std::vector<int64_t> padded_rows;                     // packed row -> b * S_max + i
+  std::vector<int64_t> gather_slots;                    // [B, T_max]
+  std::vector<float> mask;                              // [B, S, T], 0 or mask_value
+  std::vector<int64_t> logit_rows;                      // packed rows whose logits are returned
+  bool packed() const { return rows != batch * seq; }
 };
+
+// A chain: each token follows the one before (no parents, or parents i - 1).
+bool is_chain(const SequenceInput& in) {
+  for (size_t i = 0; i < in.parents.size(); ++i) {
+    if (in.parents[i] != static_cast<int32_t>(i) - 1) return false;
+  }
+  return true;
+}
 
 // Depth of each node of a token tree (0 for children of the prefix);
 // validates the parent indices.
@@ -251,6 +264,11 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
     SEED_CHECK(in.parents.empty() || in.parents.size() == in.tokens.size(), kInvalidArgument)
         << "sequence " << in.sequence << ": " << in.parents.size() << " parents for " << in.tokens.size()
         << " tokens";
+    SEED_CHECK(which != LogitsFor::kTail ||
+                   (in.logits_from >= 0 && in.logits_from < static_cast<int32_t>(in.tokens.size())),
+               kInvalidArgument)
+        << "sequence " << in.sequence << ": logits_from " << in.logits_from << " outside its " << in.tokens.size()
+        << " new tokens";
     for (int32_t token : in.tokens) {
       SEED_CHECK(token >= 0 && token < config_.vocab_size, kInvalidArgument)
           << "token id " << token << " is outside the vocabulary [0, " << config_.vocab_size << ")";
@@ -268,7 +286,7 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   // Reserve cache slots; undo every reservation if one fails (cache full).
   std::vector<std::vector<int64_t>> slots;
   try {
-    for (const SequenceInput& in : batch) slots.push_back(cache.extend(in.sequence, in.tokens.size()));
+    for (const SequenceInput& in : batch) slots.push_back(cache.extend(in.sequence, in.tokens, is_chain(in)));
   } catch (...) {
     for (size_t b = 0; b < slots.size(); ++b) cache.truncate(batch[b].sequence, base[b]);
     throw;
@@ -277,25 +295,26 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   const int64_t B = plan.batch, S = plan.seq;
   for (int64_t b = 0; b < B; ++b) plan.ctx = std::max(plan.ctx, cache.length(batch[b].sequence));
   const int64_t T = plan.ctx;
-  plan.tokens.assign(B * S, 0);
-  plan.positions.assign(B * S, 0);
-  plan.write_slots.assign(B * S, KvCache::kTrashSlot);
   plan.gather_slots.reserve(B * T);
   plan.mask.assign(B * S * T, mask_value(options_.dtype().toScalarType()));
   for (int64_t b = 0; b < B; ++b) {
     const SequenceInput& in = batch[b];
     const int64_t n = static_cast<int64_t>(in.tokens.size());
+    const int64_t offset = plan.rows;
     for (int64_t i = 0; i < n; ++i) {
-      plan.tokens[b * S + i] = in.tokens[i];
-      plan.positions[b * S + i] = base[b] + depths[b][i];
-      plan.write_slots[b * S + i] = slots[b][i];
+      plan.tokens.push_back(in.tokens[i]);
+      plan.positions.push_back(base[b] + depths[b][i]);
+      plan.write_slots.push_back(slots[b][i]);
+      plan.padded_rows.push_back(b * S + i);
       float* row = &plan.mask[(b * S + i) * T];
       std::fill(row, row + base[b], 0.0f);  // the cached prefix
       for (int64_t j = i; j >= 0; j = in.parents.empty() ? j - 1 : in.parents[j]) row[base[b] + j] = 0.0f;
     }
+    plan.rows += n;
     cache.append_slots(in.sequence, plan.gather_slots);
     plan.gather_slots.resize((b + 1) * T, KvCache::kTrashSlot);
-    plan.last_rows.push_back(b * S + n - 1);
+    const int64_t from = which == LogitsFor::kLast ? n - 1 : which == LogitsFor::kTail ? in.logits_from : 0;
+    for (int64_t i = from; i < n; ++i) plan.logit_rows.push_back(offset + i);
   }
 
   const auto device = options_.device();
@@ -304,6 +323,7 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   at::Tensor positions = torch::tensor(plan.positions, index).to(device);
   at::Tensor write_slots = torch::tensor(plan.write_slots, index).to(device);
   at::Tensor gather_slots = torch::tensor(plan.gather_slots, index).to(device);
+  at::Tensor padded_rows = plan.packed() ? torch::tensor(plan.padded_rows, index).to(device) : at::Tensor();
   at::Tensor mask = torch::from_blob(plan.mask.data(), {B, 1, 1, S, T}, torch::kFloat).to(options_);
 
   const int64_t max_position = *std::max_element(plan.positions.begin(), plan.positions.end());
@@ -312,7 +332,15 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   at::Tensor sin = rope.sin.index_select(0, positions).unsqueeze(1);
 
   const ModelConfig& c = config_;
-  const int64_t M = B * S, H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;  // this rank's heads
+  const int64_t M = plan.rows, H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;  // this rank's heads
+  // Packed queries to attention's padded layout and its output back.
+  const auto padded = [&](const at::Tensor& q) {
+    if (!plan.packed()) return q;
+    return torch::zeros({B * S, H, D}, q.options()).index_copy_(0, padded_rows, q);
+  };
+  const auto unpadded = [&](const at::Tensor& out) {
+    return plan.packed() ? out.index_select(0, padded_rows) : out;
+  };
   at::Tensor x = embed(tokens);  // [M, hidden]
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
@@ -323,13 +351,20 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
     values.index_copy_(0, write_slots, qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({M, Hkv, D}));
     at::Tensor k = keys.index_select(0, gather_slots).view({B, T, Hkv, D});
     at::Tensor v = values.index_select(0, gather_slots).view({B, T, Hkv, D});
-    x = x + sum_partial(w.o(attention(qk.narrow(1, 0, H), k, v, mask, B, S, Hkv)));
+    x = x + sum_partial(w.o(unpadded(attention(padded(qk.narrow(1, 0, H)), k, v, mask, B, S, Hkv))));
     const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
     x = x + sum_partial(w.down(torch::silu(w.gate(h)).mul_(w.up(h))));
   }
-  if (which == LogitsFor::kLast) x = x.index_select(0, torch::tensor(plan.last_rows, index).to(device));
+  for (const SequenceInput& in : batch) cache.publish(in.sequence);
+  if (static_cast<int64_t>(plan.logit_rows.size()) != M) {
+    x = x.index_select(0, torch::tensor(plan.logit_rows, index).to(device));
+  }
   at::Tensor logits = lm_head(rms_norm(x, weights_.norm, c.rms_norm_eps)).to(torch::kFloat);
-  return which == LogitsFor::kLast ? logits : logits.view({B, S, c.vocab_size});
+  if (which != LogitsFor::kAll) return logits;
+  if (plan.packed()) {
+    logits = torch::zeros({B * S, c.vocab_size}, logits.options()).index_copy_(0, padded_rows, logits);
+  }
+  return logits.view({B, S, c.vocab_size});
 }
 
 at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::ScalarType> matmul_dtype) {

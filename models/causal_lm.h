@@ -65,11 +65,17 @@ struct SequenceInput {
   // the cached prefix and to its ancestors; its logits equal those of running
   // its root-to-node path alone.
   std::vector<int32_t> parents;
+  // LogitsFor::kTail: the first new token whose logits are returned.
+  int32_t logits_from = 0;
 };
 
+// Which logits forward() returns. The LM head runs only on those rows: on a
+// long prompt it would otherwise cost as much as the rest of the model.
 enum class LogitsFor {
-  kAll,   // [B, S_max, V]: row s of sequence b is its token s (padding past S_b)
+  kAll,   // [B, S_max, V]: row s of sequence b is its token s (zeros past S_b)
   kLast,  // [B, V]: the last new token of each sequence
+  kTail,  // [sum of S_b - logits_from_b, V]: each sequence's tokens from its
+          // logits_from on, sequences one after another
 };
 
 class CausalLM {
@@ -97,7 +103,10 @@ class CausalLM {
 
   // Appends each input's tokens to its cache sequence (cache lengths grow by
   // S_b; a tree's nodes are stored in order, see KvCache::commit_path) and
-  // returns logits (float32, on the model's device).
+  // returns logits (float32, on the model's device). The batch is packed:
+  // projections and the MLP run on the sum of S_b rows, not B * S_max.
+  // Full blocks of chain tokens are then published to the cache's prefix
+  // table (KvCache::publish).
   // Throws kOutOfRange if a position would pass max_position_embeddings, and
   // kInvalidArgument for an empty input, a bad parent or an out-of-vocab
   // token; on a throw the cache is unchanged. Every rank of a tp group gets

@@ -9,7 +9,14 @@
 //               a branch of a search tree costs no memory until it diverges;
 //   - trees:    a draft tree's nodes are appended like a chain (node i at
 //               position length+i, see CausalLM::forward) and commit_path()
-//               then keeps one root-to-leaf path, moving it into place.
+//               then keeps one root-to-leaf path, moving it into place;
+//   - prefixes: every full block whose tokens are known to form a chain from
+//               position 0 is named by its content (PrefixTable), so a new
+//               sequence starts from the longest prefix any sequence computed
+//               (create_with_prefix) and computes only the rest. Blocks no
+//               sequence holds stay named in an LRU list and are evicted,
+//               least recently released first, only when the pool is at its
+//               budget (max_blocks); so a budget bounds memory, never results.
 // Slot 0's block is reserved as a scratch "trash" block: padding tokens of a
 // batched forward write there and masked positions read from there.
 //
@@ -34,6 +41,20 @@ struct KvCacheOptions {
   int64_t block_size = 16;      // tokens per block: sharing granularity
   int64_t initial_blocks = 64;  // the pool doubles when it runs out
   int64_t max_blocks = 0;       // 0 = unbounded; else extend() throws kOutOfRange
+  int64_t max_bytes = 0;        // 0 = unbounded; else the pool's bytes (bounds max_blocks)
+  bool prefix_cache = true;     // share and keep full blocks by content
+};
+
+// Counters since construction, for run summaries and benchmarks.
+struct KvCacheStats {
+  int64_t evicted_blocks = 0;  // named blocks reused for other contents
+  int64_t peak_bytes = 0;      // most bytes the pool ever held (live, named and free blocks)
+};
+
+// A new sequence and how many of its tokens the cache already holds.
+struct CachedStart {
+  SequenceId sequence = 0;
+  int64_t cached = 0;
 };
 
 class KvCache {
@@ -46,6 +67,10 @@ class KvCache {
   KvCache& operator=(KvCache&&) noexcept;
 
   SequenceId create();                    // an empty sequence
+  // A sequence holding the longest cached prefix of `tokens` that is a whole
+  // number of blocks and leaves at least one token to compute (whose logits
+  // the caller needs); the caller feeds tokens[cached:].
+  CachedStart create_with_prefix(const std::vector<int32_t>& tokens);
   SequenceId fork(SequenceId parent);     // shares parent's tokens, no copy
   void release(SequenceId sequence);      // frees blocks no one else holds
   bool contains(SequenceId sequence) const;
@@ -63,11 +88,18 @@ class KvCache {
   // Bytes of the blocks held by at least one sequence (shared blocks once).
   int64_t bytes_in_use() const;
   int64_t bytes_per_token() const;
+  int64_t block_size() const;
+  KvCacheStats stats() const;
 
   // --- for CausalLM::forward ---
-  // Reserves `count` positions after the current end, copying a shared tail
-  // block first; returns their slots. Throws kOutOfRange past max_blocks.
-  std::vector<int64_t> extend(SequenceId sequence, int64_t count);
+  // Reserves positions for `tokens` after the current end, copying a shared
+  // tail block first; returns their slots. `chain`: the tokens follow each
+  // other (not the nodes of a tree), so once written they may be shared.
+  // Throws kOutOfRange past max_blocks when no cached block can be evicted.
+  std::vector<int64_t> extend(SequenceId sequence, const std::vector<int32_t>& tokens, bool chain = true);
+  // After the forward wrote what extend() reserved: names the sequence's
+  // new full chain blocks so that other sequences can start from them.
+  void publish(SequenceId sequence);
   // Slot of every position [0, length) of `sequence`, in order.
   void append_slots(SequenceId sequence, std::vector<int64_t>& out) const;
   static constexpr int64_t kTrashSlot = 0;

@@ -29,7 +29,8 @@ WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineO
   SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
   models::LoadOptions options = spec::load_options(models);
   options.tp_group = &group;
-  auto local = std::make_unique<spec::ModelTarget>(models::CausalLM::load(models.target, options));
+  auto local = std::make_unique<spec::ModelTarget>(models::CausalLM::load(models.target, options),
+                                                   spec::kv_cache_options(models, /*caches=*/1));
   if (group.rank() != 0) return serve_tp_target(*local, group, kTargetLeaderRank);
   TpLeaderTarget leader(std::move(local), &group);  // its destructor ends the peers' loops
   return serve_target_requests(leader, rank, /*coordinator=*/0);
@@ -129,7 +130,8 @@ WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layou
   const std::unique_ptr<Communicator> group = make_target_group(layout);
   if (group) return serve_target_rank(*group, rank, models);
   SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
-  spec::DraftModelDrafter drafter(models::CausalLM::load(models.draft, spec::load_options(models)));
+  spec::DraftModelDrafter drafter(models::CausalLM::load(models.draft, spec::load_options(models)),
+                                  spec::kv_cache_options(models, /*caches=*/1));
   return serve_draft_requests(drafter, rank, /*coordinator=*/0, fault);
 }
 

@@ -82,6 +82,7 @@ std::vector<spec::Verdict> RemoteTarget::verify(const std::vector<spec::VerifyIt
     s.pending = 1;
     out.push_back(std::move(v.verdict));
   }
+  prefill_ = verdicts->prefill;
   return out;
 }
 

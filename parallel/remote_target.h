@@ -49,6 +49,8 @@ class RemoteTarget final : public spec::Target {
   int64_t room(uint64_t slot) const override;
   std::vector<spec::Verdict> verify(const std::vector<spec::VerifyItem>& items) override;
   void finish(uint64_t slot) override;
+  // The leader's, as of its last verdicts.
+  spec::PrefillStats prefill_stats() const override { return prefill_; }
 
  private:
   struct Slot {
@@ -64,6 +66,7 @@ class RemoteTarget final : public spec::Target {
   int64_t max_positions_;
   std::chrono::milliseconds timeout_;
   std::map<uint64_t, Slot> slots_;
+  spec::PrefillStats prefill_;
 };
 
 }  // namespace seed::parallel

@@ -29,6 +29,7 @@ wire::Message verify(spec::Target& target, const wire::VerifyMessage& request,
     std::vector<spec::Verdict> verdicts = target.verify(items);
     wire::VerdictsMessage reply;
     for (size_t i = 0; i < items.size(); ++i) reply.items.push_back({items[i].slot, std::move(verdicts[i])});
+    reply.prefill = target.prefill_stats();
     return reply;
   } catch (const std::exception& e) {
     return wire::ErrorMessage{e.what()};

@@ -115,4 +115,6 @@ WorkerStats serve_tp_target(spec::Target& local, Communicator& control, int lead
   }
 }
 
+spec::PrefillStats TpLeaderTarget::prefill_stats() const { return local_->prefill_stats(); }
+
 }  // namespace seed::parallel

@@ -40,6 +40,7 @@ class TpLeaderTarget final : public spec::Target {
   int64_t room(uint64_t slot) const override;  // local: every rank's state is the same
   std::vector<spec::Verdict> verify(const std::vector<spec::VerifyItem>& items) override;
   void finish(uint64_t slot) override;
+  spec::PrefillStats prefill_stats() const override;  // local: every rank's is the same
   // Every group rank's usage, in group rank order: `leader`'s own, then the
   // peers' (their world ranks follow the leader's).
   std::vector<RankUsage> group_usage(const RankUsage& leader);

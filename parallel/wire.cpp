@@ -230,6 +230,11 @@ struct Encoder {
   void operator()(const VerdictsMessage& m) {
     w.put_count(m.items.size(), "items");
     for (const VerdictMessage& item : m.items) (*this)(item);
+    w.put(m.prefill.prompt_tokens);
+    w.put(m.prefill.computed_tokens);
+    w.put(m.prefill.kv_peak_bytes);
+    w.put(m.prefill.kv_live_bytes);
+    w.put(m.prefill.evicted_blocks);
   }
   void operator()(const UsageRequestMessage&) {}
   void operator()(const UsageMessage& m) {
@@ -314,6 +319,11 @@ Message decode_body(Type type, Reader& r) {
         item.verdict = get_verdict(r);
         m.items.push_back(std::move(item));
       }
+      m.prefill.prompt_tokens = r.get<int64_t>("prompt_tokens");
+      m.prefill.computed_tokens = r.get<int64_t>("computed_tokens");
+      m.prefill.kv_peak_bytes = r.get<int64_t>("kv_peak_bytes");
+      m.prefill.kv_live_bytes = r.get<int64_t>("kv_live_bytes");
+      m.prefill.evicted_blocks = r.get<int64_t>("evicted_blocks");
       return m;
     }
     case Type::kUsageRequest: return UsageRequestMessage{};

@@ -45,6 +45,7 @@
 
 #include "parallel/rank_usage.h"
 #include "spec/drafter.h"
+#include "spec/target.h"
 #include "spec/verifier.h"
 
 namespace seed::parallel::wire {
@@ -73,6 +74,7 @@ struct VerifyMessage {
 };
 struct VerdictsMessage {
   std::vector<VerdictMessage> items;
+  spec::PrefillStats prefill;  // the target's totals after this verify
 };
 struct FinishMessage {
   uint64_t slot = 0;

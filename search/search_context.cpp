@@ -53,7 +53,7 @@ bool SearchContext::terminal(int id, int depth_limit) const {
 }
 
 spec::GenRequest SearchContext::request(const tasks::PromptSpec& prompt, std::string text, uint64_t stream,
-                                        spec::RequestKind kind) const {
+                                        spec::RequestKind kind, double priority) const {
   spec::GenRequest r;
   r.prompt = std::move(text);
   r.max_new_tokens = prompt.max_new_tokens;
@@ -62,12 +62,14 @@ spec::GenRequest SearchContext::request(const tasks::PromptSpec& prompt, std::st
   r.seed = seed_;
   r.stream = stream;
   r.kind = kind;
+  r.priority = priority;
   return r;
 }
 
-std::vector<spec::Completion> SearchContext::run(const std::vector<spec::GenRequest>& batch) {
+std::vector<spec::Completion> SearchContext::run(const std::vector<spec::GenRequest>& batch,
+                                                const spec::CompletionCallback& on_complete) {
   if (batch.empty()) return {};
-  std::vector<spec::Completion> out = engine_.generate(batch);
+  std::vector<spec::Completion> out = engine_.generate(batch, on_complete);
   SEED_CHECK(out.size() == batch.size(), kInternal)
       << "engine " << engine_.name() << " returned " << out.size() << " completions for " << batch.size()
       << " requests";
@@ -86,7 +88,8 @@ std::vector<spec::Completion> SearchContext::run(const std::vector<spec::GenRequ
 }
 
 std::vector<std::vector<tasks::Thought>> SearchContext::generate(const std::vector<tasks::State>& states,
-                                                                 const std::vector<uint64_t>& keys, int n) {
+                                                                 const std::vector<uint64_t>& keys,
+                                                                 const std::vector<double>& priorities, int n) {
   const tasks::GenerateSpec& spec = task_.spec().generate;
   std::vector<std::vector<tasks::Thought>> out(states.size());
   // Candidate thoughts per state, before de-duplication.
@@ -95,7 +98,7 @@ std::vector<std::vector<tasks::Thought>> SearchContext::generate(const std::vect
     std::vector<spec::GenRequest> batch;
     for (size_t s = 0; s < states.size(); ++s) {
       batch.push_back(request(spec.stages[0], task_.generation_prompt(0, problem_, states[s], {}),
-                              mix_key(keys[s], 0), spec::RequestKind::kThought));
+                              mix_key(keys[s], 0), spec::RequestKind::kThought, priorities[s]));
     }
     const std::vector<spec::Completion> done = run(batch);
     for (size_t s = 0; s < states.size(); ++s) raw[s] = task_.split_proposals(done[s].text);
@@ -115,7 +118,7 @@ std::vector<std::vector<tasks::Thought>> SearchContext::generate(const std::vect
       for (const Pending& p : pending) {
         batch.push_back(request(spec.stages[stage], task_.generation_prompt(stage, problem_, states[p.state], p.partial),
                                 mix_key(mix_key(keys[p.state], stage), static_cast<uint64_t>(p.sample)),
-                                spec::RequestKind::kThought));
+                                spec::RequestKind::kThought, priorities[p.state]));
       }
       const std::vector<spec::Completion> done = run(batch);
       std::vector<Pending> next;
@@ -141,11 +144,13 @@ std::vector<std::vector<tasks::Thought>> SearchContext::generate(const std::vect
 std::vector<int> SearchContext::expand(const std::vector<int>& nodes, int n) {
   std::vector<tasks::State> states;
   std::vector<uint64_t> keys;
+  std::vector<double> priorities;
   for (const int id : nodes) {
     states.push_back(state(id));
     keys.push_back(key(Purpose::kGenerate, static_cast<uint64_t>(id)));
+    priorities.push_back(normalized_value(id));
   }
-  std::vector<std::vector<tasks::Thought>> thoughts = generate(states, keys, n);
+  std::vector<std::vector<tasks::Thought>> thoughts = generate(states, keys, priorities, n);
   std::vector<int> children;
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node& parent = tree_.node(nodes[i]);
@@ -245,6 +250,7 @@ std::vector<double> SearchContext::rollout(const std::vector<int>& nodes, int st
     std::vector<size_t> active;
     std::vector<tasks::State> from;
     std::vector<uint64_t> keys;
+    std::vector<double> priorities;
     for (size_t i = 0; i < nodes.size(); ++i) {
       const tasks::State& s = states[i];
       const bool done = static_cast<int>(s.thoughts.size()) >= depth_limit || task_.is_final(problem_, s);
@@ -252,9 +258,10 @@ std::vector<double> SearchContext::rollout(const std::vector<int>& nodes, int st
       active.push_back(i);
       from.push_back(s);
       keys.push_back(mix_key(key(Purpose::kRollout, static_cast<uint64_t>(nodes[i])), step));
+      priorities.push_back(normalized_value(nodes[i]));
     }
     if (active.empty()) break;
-    const std::vector<std::vector<tasks::Thought>> next = generate(from, keys, 1);
+    const std::vector<std::vector<tasks::Thought>> next = generate(from, keys, priorities, 1);
     for (size_t a = 0; a < active.size(); ++a) {
       if (!next[a].empty()) states[active[a]].thoughts.push_back(next[a].front());
     }
@@ -266,18 +273,32 @@ std::vector<double> SearchContext::rollout(const std::vector<int>& nodes, int st
   return out;
 }
 
-std::vector<int> SearchContext::sample_chains(int count) {
+std::vector<int> SearchContext::sample_chains(int count, const std::function<bool(const std::string&)>& enough) {
   const tasks::PromptSpec& cot = *task_.spec().cot;
   const std::string prompt = task_.cot_prompt(problem_);
   std::vector<spec::GenRequest> batch;
   for (int i = 0; i < count; ++i) {
     batch.push_back(request(cot, prompt, key(Purpose::kChain, static_cast<uint64_t>(i)), spec::RequestKind::kThought));
   }
-  const std::vector<spec::Completion> done = run(batch);
+  spec::CompletionCallback on_complete;
+  if (enough) {
+    std::vector<bool> completed(batch.size(), false);
+    on_complete = [&enough, completed](size_t index, const spec::Completion& c) mutable {
+      completed[index] = true;
+      std::vector<size_t> cancel;
+      if (!enough(c.text)) return cancel;
+      for (size_t i = 0; i < completed.size(); ++i) {
+        if (!completed[i]) cancel.push_back(i);
+      }
+      return cancel;
+    };
+  }
+  const std::vector<spec::Completion> done = run(batch, on_complete);
   tree_.node(0).expanded = true;
   tree_.node(0).order = expansions_++;
   std::vector<int> ids;
   for (const spec::Completion& c : done) {
+    if (c.finish == spec::FinishReason::kCancelled) continue;
     tasks::Thought thought;
     thought.text = c.text;
     thought.parts["chain"] = c.text;

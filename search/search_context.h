@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -55,21 +56,28 @@ class SearchContext {
   std::vector<double> rollout(const std::vector<int>& nodes, int steps, int depth_limit);
 
   // `count` chains of thought from the task's cot prompt, added as chain
-  // children of the root; returns their ids. One batch.
-  std::vector<int> sample_chains(int count);
+  // children of the root; returns their ids. One batch. With `enough`, it
+  // is told each chain's text as the chain completes; once it returns true
+  // the chains still running are cancelled and left out.
+  std::vector<int> sample_chains(int count, const std::function<bool(const std::string&)>& enough = {});
 
   // The final text from node `id` (the task's answer prompt, one request;
   // without one, the node's steps or chain) and marks the node chosen.
   std::string answer(int id);
 
  private:
+  // `priority`: the normalized value of the node the request works for, so
+  // that an engine that ranks work serves the promising branches first.
   spec::GenRequest request(const tasks::PromptSpec& prompt, std::string text, uint64_t stream,
-                           spec::RequestKind kind) const;
-  std::vector<spec::Completion> run(const std::vector<spec::GenRequest>& batch);
+                           spec::RequestKind kind, double priority = 0) const;
+  std::vector<spec::Completion> run(const std::vector<spec::GenRequest>& batch,
+                                    const spec::CompletionCallback& on_complete = {});
   // Thoughts for each state: per state, a list of distinct thoughts (at
-  // most n); `keys` key each state's random streams.
+  // most n); `keys` key each state's random streams, `priorities` rank its
+  // requests.
   std::vector<std::vector<tasks::Thought>> generate(const std::vector<tasks::State>& states,
-                                                    const std::vector<uint64_t>& keys, int n);
+                                                    const std::vector<uint64_t>& keys,
+                                                    const std::vector<double>& priorities, int n);
   // Summed values of states, one batch (cached by prompt).
   std::vector<double> values(const std::vector<tasks::State>& states);
 

@@ -12,6 +12,7 @@ namespace seed::spec {
 
 struct DraftModelDrafter::Slot {
   models::SequenceId main = 0;
+  bool started = false;        // `main` exists (from the first proposal on)
   DraftSettings settings;
   std::vector<int32_t> unfed;  // accepted tokens not yet in the cache
   int64_t accepted = 0;        // accepted tokens (in the cache or unfed)
@@ -41,8 +42,9 @@ std::vector<int32_t> top_tokens(const float* logits, int64_t vocab, int count) {
 
 }  // namespace
 
-DraftModelDrafter::DraftModelDrafter(std::shared_ptr<const models::CausalLM> model)
-    : model_(std::move(model)), cache_(model_->make_cache()) {
+DraftModelDrafter::DraftModelDrafter(std::shared_ptr<const models::CausalLM> model,
+                                     models::KvCacheOptions cache_options)
+    : model_(std::move(model)), cache_(model_->make_cache(cache_options)) {
   SEED_CHECK(model_->shard().is_whole(), kInvalidArgument)
       << "drafter: the draft model is tp rank " << model_->shard().rank << " of " << model_->shard().size
       << "; drafters run whole models";
@@ -65,7 +67,6 @@ void DraftModelDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens,
   }
   finish(slot);
   Slot s;
-  s.main = cache_.create();
   s.settings = settings;
   s.unfed = tokens;
   s.accepted = static_cast<int64_t>(tokens.size());
@@ -90,6 +91,14 @@ DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
   tree.deterministic = greedy;
 
   SEED_CHECK(!s.unfed.empty(), kInternal) << "drafter: slot " << slot << " proposed twice without advance";
+  if (!s.started) {
+    // Started here rather than in start(), so a slot started after another
+    // with the same prompt, but proposed after it, reuses its prefix.
+    const models::CachedStart start = cache_.create_with_prefix(s.unfed);
+    s.main = start.sequence;
+    s.started = true;
+    s.unfed.erase(s.unfed.begin(), s.unfed.begin() + start.cached);
+  }
   at::Tensor logits = model_->forward({{s.main, s.unfed, {}}}, cache_, models::LogitsFor::kLast);
   s.unfed.clear();
   s.base = cache_.length(s.main);
@@ -165,7 +174,7 @@ void DraftModelDrafter::finish(uint64_t slot) {
   const auto it = slots_.find(slot);
   if (it == slots_.end()) return;
   release_forks(it->second);
-  cache_.release(it->second.main);
+  if (it->second.started) cache_.release(it->second.main);
   slots_.erase(it);
 }
 

@@ -10,6 +10,10 @@
 // the tree lies on the slot's main sequence and, when the verifier accepts
 // along it (always, for chains), nothing is recomputed.
 //
+// A slot's first proposal starts its cache sequence from the longest prefix
+// of its tokens that the drafter's KV cache holds (KvCache's prefix table),
+// so the requests of one search state, and siblings, prefill once per drafter.
+//
 // The draft model is shared: the drafters of one engine (one per worker
 // thread) hold the same immutable CausalLM, and so one copy of its packed
 // weights; each drafter owns only its KV cache and slots.
@@ -28,7 +32,7 @@ class DraftModelDrafter : public Drafter {
   // Shares `model` (REQUIRES a whole model, not a tensor-parallel shard) and
   // owns its KV cache, so drafters built from one model may run on
   // different threads (CausalLM::forward is const and thread-safe).
-  explicit DraftModelDrafter(std::shared_ptr<const models::CausalLM> model);
+  explicit DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options = {});
   ~DraftModelDrafter() override;
 
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;

@@ -9,6 +9,7 @@ const char* finish_reason_name(FinishReason reason) {
     case FinishReason::kStop: return "stop";
     case FinishReason::kContext: return "context";
     case FinishReason::kError: return "error";
+    case FinishReason::kCancelled: return "cancelled";
   }
   return "unknown";
 }

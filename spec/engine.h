@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,7 @@ enum class FinishReason {
   kStop,     // a stop string
   kContext,  // the model's context is full
   kError,    // this request failed; Completion::error says why
+  kCancelled,  // the caller no longer needed it (generate's on_complete)
 };
 const char* finish_reason_name(FinishReason reason);  // "length", "eos", ...
 
@@ -79,6 +81,15 @@ struct Completion {
   RequestStats stats;
 };
 
+// Prompt work on the target (what its prefix cache saved) and its KV cache.
+struct PrefillStats {
+  int64_t prompt_tokens = 0;    // prompt tokens of the slots started
+  int64_t computed_tokens = 0;  // of those, run through the model (the rest were cached)
+  int64_t kv_peak_bytes = 0;    // most bytes the KV cache held, live and cached
+  int64_t kv_live_bytes = 0;    // bytes live slots hold now
+  int64_t evicted_blocks = 0;   // cached blocks given up to stay within the KV budget
+};
+
 // Totals over every generate() call since construction (or reset_stats()).
 struct EngineStats {
   int64_t requests = 0;
@@ -91,6 +102,7 @@ struct EngineStats {
   double target_busy_s = 0;     // time the target spent in forwards
   double draft_s = 0;           // drafting time, summed over drafters
   int64_t drafter_faults = 0;   // sequences moved off a drafter that became unavailable
+  PrefillStats prefill;         // kv_peak_bytes: the most at any point
   RequestStats thought;         // per kind, summed over requests (wall_s: summed latency)
   RequestStats evaluation;
 
@@ -108,6 +120,11 @@ struct EngineStats {
   double target_busy() const { return wall_s > 0 ? target_busy_s / wall_s : 0.0; }
 };
 
+// Told of each completion as it happens (the request's index and its
+// completion); returns the indices of requests still running that are no
+// longer needed.
+using CompletionCallback = std::function<std::vector<size_t>(size_t index, const Completion& completion)>;
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -116,7 +133,14 @@ class Engine {
   // disturb the others. Throws seed::Error for a malformed request (naming
   // the request index and field) and for failures of the target model,
   // which no request can survive.
-  virtual std::vector<Completion> generate(const std::vector<GenRequest>& requests) = 0;
+  std::vector<Completion> generate(const std::vector<GenRequest>& requests) { return generate(requests, {}); }
+  // As above, calling `on_complete` (on the calling thread) as each request
+  // completes, in the order they complete. The requests it names stop where
+  // they are and complete with FinishReason::kCancelled (their text and
+  // tokens as far as they got); what they held in the target and drafters
+  // is freed. A request cancelled before it started generates nothing.
+  virtual std::vector<Completion> generate(const std::vector<GenRequest>& requests,
+                                           const CompletionCallback& on_complete) = 0;
   virtual std::string name() const = 0;
   virtual EngineStats stats() const = 0;
   virtual void reset_stats() = 0;

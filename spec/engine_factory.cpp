@@ -1,5 +1,8 @@
 #include "spec/engine_factory.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 
 #include "models/causal_lm.h"
@@ -19,6 +22,20 @@ models::LoadOptions load_options(const EngineOptions& o) {
   options.weights_dtype = o.weights_dtype;
   options.cpu_kernel = o.cpu_kernel;
   return options;
+}
+
+models::KvCacheOptions kv_cache_options(const EngineOptions& o, int caches) {
+  SEED_CHECK(o.kv_cache_mb >= 0, kInvalidArgument) << "--kv-cache-mb: " << o.kv_cache_mb << " < 0";
+  models::KvCacheOptions cache;
+  cache.prefix_cache = o.prefix_cache;
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  if (o.kv_cache_mb > 0) {
+    cache.max_bytes = o.kv_cache_mb * kMiB;
+  } else if (o.device == "cpu") {
+    const int64_t free_bytes = int64_t{sysconf(_SC_AVPHYS_PAGES)} * sysconf(_SC_PAGESIZE);
+    cache.max_bytes = std::max<int64_t>(free_bytes / 2 / std::max(caches, 1), 64 * kMiB);
+  }
+  return cache;
 }
 
 namespace {
@@ -48,8 +65,15 @@ RunSettings run_settings(const EngineOptions& o) {
   return settings;
 }
 
+// Caches in this process: the target's and one per draft-model drafter.
+int cache_count(const EngineOptions& o) {
+  if (!o.engine.drafts()) return 1;
+  return 1 + (o.engine.drafter_pool() ? std::max(o.drafters, 1) : 1);
+}
+
 std::unique_ptr<Target> load_target(const EngineOptions& o) {
-  return std::make_unique<ModelTarget>(models::CausalLM::load(o.target, load_options(o)));
+  return std::make_unique<ModelTarget>(models::CausalLM::load(o.target, load_options(o)),
+                                       kv_cache_options(o, cache_count(o)));
 }
 
 void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t target_vocab) {
@@ -78,15 +102,19 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     check_vocabularies(o, config.vocab_size, target->vocab_size());
   }
   if (!kind.drafter_pool()) {
-    return std::make_unique<SerialEngine>(kind.name(), std::move(target), std::make_unique<DraftModelDrafter>(draft),
+    return std::make_unique<SerialEngine>(kind.name(), std::move(target),
+                                          std::make_unique<DraftModelDrafter>(draft, kv_cache_options(o, cache_count(o))),
                                           settings);
   }
   if (drafters.empty()) {
     SEED_CHECK(o.drafters >= 0, kInvalidArgument) << "--drafters: " << o.drafters << " < 0";
-    for (int i = 0; i < std::max(o.drafters, 1); ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
+    const models::KvCacheOptions cache = kv_cache_options(o, cache_count(o));
+    for (int i = 0; i < std::max(o.drafters, 1); ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(draft, cache));
   }
-  const int max_batch = kind.batched_verify() ? o.max_batch : 1;
-  return std::make_unique<SeedEngine>(kind.name(), std::move(target), std::move(drafters), settings, max_batch,
+  const SchedulePolicy policy = o.schedule.value_or(kind.batched_verify() ? SchedulePolicy::kBatch : SchedulePolicy::kFcfs);
+  const size_t max_batch = static_cast<size_t>(kind.batched_verify() ? o.max_batch : 1);
+  return std::make_unique<SeedEngine>(kind.name(), std::move(target), std::move(drafters), settings,
+                                      Scheduler(policy, max_batch),
                                       o.draft_threads);
 }
 

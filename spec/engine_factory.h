@@ -11,10 +11,12 @@
 #include "spec/drafter.h"
 #include "spec/engine.h"
 #include "spec/engine_kind.h"
+#include "spec/scheduler.h"
 #include "spec/target.h"
 
 namespace seed::models {
 struct LoadOptions;
+struct KvCacheOptions;
 }
 
 namespace seed::spec {
@@ -38,11 +40,25 @@ struct EngineOptions {
   // (launch/thread_plan.h).
   int drafters = 0;
   int max_batch = 16;         // batched_verify kinds: proposals per target forward
+  // drafter_pool kinds: what each target forward verifies (spec/scheduler.h);
+  // unset: fcfs for seed, batch for seed-batch.
+  std::optional<SchedulePolicy> schedule;
   int draft_threads = 1;      // intra-op threads of each drafter
+  // KV caches of the target and of each draft model: share prompt prefixes
+  // by content (models/kv_cache.h), and the most each may hold in MiB; 0
+  // sizes them from the host memory free at start (kv_cache_options).
+  bool prefix_cache = true;
+  int64_t kv_cache_mb = 0;
 };
 
 // How the engines load their models: device, weight dtype, kernel.
 models::LoadOptions load_options(const EngineOptions& options);
+
+// The KV cache of one of `caches` models in this process: kv_cache_mb each,
+// or, with 0, half the host memory free now shared among them (on CUDA, 0
+// leaves the cache to grow on demand). Throws kInvalidArgument naming
+// --kv-cache-mb for a negative budget.
+models::KvCacheOptions kv_cache_options(const EngineOptions& options, int caches);
 
 // Throws seed::Error: kInvalidArgument naming the option (no draft for an
 // engine that drafts, k_config entry < 1), and what loading

@@ -11,8 +11,10 @@ LockstepEngine::LockstepEngine(std::unique_ptr<Target> target, RunSettings setti
   SEED_CHECK(max_batch_ >= 1, kInvalidArgument) << "ar-batch: max_batch " << max_batch_ << " < 1";
 }
 
-std::vector<Completion> LockstepEngine::generate(const std::vector<GenRequest>& requests) {
+std::vector<Completion> LockstepEngine::generate(const std::vector<GenRequest>& requests,
+                                                 const CompletionCallback& on_complete) {
   const Clock::time_point start = Clock::now();
+  const PrefillStats prefill_before = target_->prefill_stats();
   std::vector<Sequence> seqs = prepare_sequences(requests, settings_, *target_);
   std::vector<Sequence*> active;
   for (Sequence& seq : seqs) {
@@ -24,8 +26,12 @@ std::vector<Completion> LockstepEngine::generate(const std::vector<GenRequest>& 
   double target_s = 0;
   int64_t forwards = 0;
   const auto retire = [&](Sequence* seq) {
-    mark_done(*seq, seconds_since(start));
+    settle(*seq, seconds_since(start));
     target_->finish(seq->slot);
+    for (Sequence* cancelled : cancelled_by(on_complete, *seq, seqs)) {
+      settle(*cancelled, seconds_since(start));
+      target_->finish(cancelled->slot);
+    }
   };
   while (!active.empty()) {
     std::vector<Sequence*> next;
@@ -34,6 +40,7 @@ std::vector<Completion> LockstepEngine::generate(const std::vector<GenRequest>& 
       std::vector<VerifyItem> items;
       std::vector<Sequence*> batch;
       for (size_t i = from; i < to; ++i) {
+        if (active[i]->output->finished()) continue;  // cancelled
         if (draft_depth(*active[i], *target_, 0) < 0) {
           active[i]->output->end(FinishReason::kContext);
           retire(active[i]);
@@ -50,6 +57,7 @@ std::vector<Completion> LockstepEngine::generate(const std::vector<GenRequest>& 
       forwards += 1;
       for (size_t b = 0; b < batch.size(); ++b) {
         batch[b]->stats.verify_s += verify_s / static_cast<double>(batch.size());
+        if (batch[b]->output->finished()) continue;  // cancelled by a request retired before it
         if (apply_verdict(*batch[b], none, verdicts[b])) {
           retire(batch[b]);
         } else {
@@ -59,7 +67,8 @@ std::vector<Completion> LockstepEngine::generate(const std::vector<GenRequest>& 
     }
     active = std::move(next);
   }
-  return take_completions(seqs, stats_, seconds_since(start), target_s, forwards);
+  return take_completions(seqs, stats_, seconds_since(start), target_s, forwards, prefill_before,
+                          target_->prefill_stats());
 }
 
 }  // namespace seed::spec

@@ -17,7 +17,9 @@ class LockstepEngine : public Engine {
  public:
   LockstepEngine(std::unique_ptr<Target> target, RunSettings settings, int max_batch);
 
-  std::vector<Completion> generate(const std::vector<GenRequest>& requests) override;
+  using Engine::generate;
+  std::vector<Completion> generate(const std::vector<GenRequest>& requests,
+                                   const CompletionCallback& on_complete) override;
   std::string name() const override { return "ar-batch"; }
   EngineStats stats() const override { return stats_; }
   void reset_stats() override { stats_ = {}; }

@@ -5,6 +5,13 @@
 // mask: the pending tokens form a chain and the draft's roots hang from the
 // last of them. So prefill rides along with a slot's first verification,
 // and a batch may mix prefills, drafts and plain decoding steps.
+//
+// Prompts share work through the KV cache's prefix table: a slot's first
+// verification starts its sequence from the longest prefix cached, and
+// when several slots of one batch share an uncached prefix (the samples of
+// one search state, siblings under one parent) one of them computes it in a
+// first forward that the others then reuse. The LM head runs only on the
+// rows the verifier reads: the last pending token's and the draft's.
 #pragma once
 
 #include <map>
@@ -17,7 +24,7 @@ namespace seed::spec {
 
 class ModelTarget : public Target {
  public:
-  explicit ModelTarget(std::shared_ptr<models::CausalLM> model);
+  explicit ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options = {});
   ~ModelTarget() override;
 
   int64_t vocab_size() const override;
@@ -26,18 +33,28 @@ class ModelTarget : public Target {
   int64_t room(uint64_t slot) const override;
   std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override;
   void finish(uint64_t slot) override;
+  PrefillStats prefill_stats() const override;
 
  private:
   struct Slot {
     models::SequenceId sequence = 0;
+    bool started = false;    // the cache sequence exists (from the first verify on)
+    bool prefilled = false;  // the prompt is in the cache (after the first verify)
     TargetSettings settings;
+    std::vector<int32_t> prompt;   // until started
     std::vector<int32_t> pending;  // accepted, not yet in the cache
+    int64_t length = 0;            // tokens in the cache
   };
   const Slot& slot_state(uint64_t slot) const;
+  // Starts the cache sequences of the items' new slots, computing the
+  // prefixes they share once.
+  void start_sequences(const std::vector<VerifyItem>& items);
+  void start_sequence(Slot& s);
 
   std::shared_ptr<models::CausalLM> model_;
   models::KvCache cache_;
   std::map<uint64_t, Slot> slots_;
+  PrefillStats stats_;
 };
 
 }  // namespace seed::spec

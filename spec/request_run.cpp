@@ -105,13 +105,32 @@ bool apply_verdict(Sequence& seq, const DraftTree& draft, const Verdict& verdict
   return false;
 }
 
-void mark_done(Sequence& seq, double elapsed) { seq.stats.wall_s = elapsed; }
+void settle(Sequence& seq, double elapsed) {
+  seq.stats.wall_s = elapsed;
+  seq.completion = seq.output->take();
+}
+
+std::vector<Sequence*> cancelled_by(const CompletionCallback& on_complete, const Sequence& seq,
+                                    std::vector<Sequence>& seqs) {
+  if (!on_complete) return {};
+  std::vector<Sequence*> out;
+  for (const size_t index : on_complete(seq.slot, *seq.completion)) {
+    SEED_CHECK(index < seqs.size(), kInvalidArgument)
+        << "on_complete cancelled request " << index << " of a batch of " << seqs.size();
+    Sequence& other = seqs[index];
+    if (other.output->finished()) continue;
+    other.output->end(FinishReason::kCancelled);
+    out.push_back(&other);
+  }
+  return out;
+}
 
 std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStats& stats, double wall_s,
-                                         double target_busy_s, int64_t target_forwards) {
+                                         double target_busy_s, int64_t target_forwards, const PrefillStats& before,
+                                         const PrefillStats& after) {
   std::vector<Completion> out;
   for (Sequence& seq : seqs) {
-    Completion c = seq.output->take();
+    Completion c = seq.completion ? std::move(*seq.completion) : seq.output->take();
     seq.stats.generated_tokens = c.stats.generated_tokens;
     c.stats = seq.stats;
     stats.requests += 1;
@@ -126,6 +145,11 @@ std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStat
   stats.wall_s += wall_s;
   stats.target_busy_s += target_busy_s;
   stats.target_forwards += target_forwards;
+  stats.prefill.prompt_tokens += after.prompt_tokens - before.prompt_tokens;
+  stats.prefill.computed_tokens += after.computed_tokens - before.computed_tokens;
+  stats.prefill.evicted_blocks += after.evicted_blocks - before.evicted_blocks;
+  stats.prefill.kv_peak_bytes = std::max(stats.prefill.kv_peak_bytes, after.kv_peak_bytes);
+  stats.prefill.kv_live_bytes = after.kv_live_bytes;
   return out;
 }
 

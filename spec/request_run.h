@@ -32,6 +32,7 @@ struct Sequence {
   const GenRequest* request = nullptr;
   std::vector<int32_t> prompt;
   std::optional<RequestOutput> output;
+  std::optional<Completion> completion;  // once settled
   RequestStats stats;
 };
 
@@ -64,11 +65,20 @@ int draft_depth(const Sequence& seq, const Target& target, int shape_depth);
 // counts. Returns true if the request is finished.
 bool apply_verdict(Sequence& seq, const DraftTree& draft, const Verdict& verdict);
 
-// Marks the request finished (if it is) at `elapsed` seconds into generate().
-void mark_done(Sequence& seq, double elapsed);
+// Records the completion of `seq` (REQUIRES its output finished) at
+// `elapsed` seconds into generate().
+void settle(Sequence& seq, double elapsed);
 
-// Completions in request order, and the run's totals added to `stats`.
+// Tells `on_complete` (if any) that `seq` (settled) completed and ends the
+// requests it cancels in reply: those of `seqs` still running, returned so
+// that the engine frees what they hold and settles them.
+std::vector<Sequence*> cancelled_by(const CompletionCallback& on_complete, const Sequence& seq,
+                                    std::vector<Sequence>& seqs);
+
+// Completions in request order, and the run's totals added to `stats`
+// (prefill: the target's counters `before` and `after` the run).
 std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStats& stats, double wall_s,
-                                         double target_busy_s, int64_t target_forwards);
+                                         double target_busy_s, int64_t target_forwards, const PrefillStats& before,
+                                         const PrefillStats& after);
 
 }  // namespace seed::spec

@@ -18,6 +18,7 @@ struct SeedEngine::Task {
 
 struct SeedEngine::Proposal {
   Sequence* seq = nullptr;
+  int64_t ready_at = 0;  // the scheduler's forward count when it was queued
   DraftTree draft;
   double draft_s = 0;
   std::string error;         // the drafter failed; this request ends with kError...
@@ -34,15 +35,14 @@ struct SeedEngine::Worker {
 };
 
 SeedEngine::SeedEngine(std::string name, std::unique_ptr<Target> target,
-                       std::vector<std::unique_ptr<Drafter>> drafters, RunSettings settings, int max_batch,
+                       std::vector<std::unique_ptr<Drafter>> drafters, RunSettings settings, Scheduler scheduler,
                        int draft_threads)
     : name_(std::move(name)),
       target_(std::move(target)),
       settings_(std::move(settings)),
-      max_batch_(static_cast<size_t>(max_batch)),
-      draft_threads_(draft_threads) {
+      draft_threads_(draft_threads),
+      scheduler_(scheduler) {
   SEED_CHECK(!drafters.empty(), kInvalidArgument) << name_ << ": needs at least one drafter";
-  SEED_CHECK(max_batch >= 1, kInvalidArgument) << name_ << ": max_batch " << max_batch << " < 1";
   SEED_CHECK(draft_threads >= 1, kInvalidArgument) << name_ << ": draft_threads " << draft_threads << " < 1";
   SEED_CHECK(!settings_.k_config.empty(), kInvalidArgument) << name_ << ": empty draft shape";
   for (size_t i = 0; i < drafters.size(); ++i) {
@@ -79,7 +79,7 @@ void SeedEngine::work(Worker& worker) {
     lock.unlock();
 
     Sequence& seq = *task.seq;
-    Proposal proposal{&seq, {}, 0, {}, dead};
+    Proposal proposal{&seq, 0, {}, 0, {}, dead};
     const bool propose = task.kind != Task::kFinish;
     const Clock::time_point t0 = Clock::now();
     if (!dead) {
@@ -116,6 +116,7 @@ void SeedEngine::work(Worker& worker) {
     }
     if (propose) {
       schedule_.push_back({ScheduleEvent::kProposed, seq.slot, worker.index});
+      proposal.ready_at = scheduler_.forwards();
       queue_.push_back(std::move(proposal));
       proposals_ready_.notify_one();
     }
@@ -130,7 +131,7 @@ void SeedEngine::post(Sequence& seq, Task task) {
   if (owner < 0) {
     // No drafter left: the target decodes this sequence alone (empty drafts).
     if (task.kind != Task::kFinish) {
-      queue_.push_back({&seq, {}, 0, {}, false});
+      queue_.push_back({&seq, scheduler_.forwards(), {}, 0, {}, false});
       proposals_ready_.notify_one();
     }
     return;
@@ -156,11 +157,20 @@ int SeedEngine::live_worker_with_fewest(const std::vector<Sequence>& seqs) const
 std::vector<SeedEngine::Proposal> SeedEngine::take_proposals() {
   std::unique_lock<std::mutex> lock(mutex_);
   proposals_ready_.wait(lock, [&] { return !queue_.empty(); });
+  std::vector<ReadyProposal> ready;
+  for (const Proposal& p : queue_) ready.push_back({p.seq->request->priority, p.ready_at});
+  const std::vector<size_t> picked = scheduler_.pick(ready);
   std::vector<Proposal> taken;
-  while (!queue_.empty() && taken.size() < max_batch_) {
-    taken.push_back(std::move(queue_.front()));
-    queue_.pop_front();
+  std::vector<bool> gone(queue_.size(), false);
+  for (size_t i : picked) {
+    taken.push_back(std::move(queue_[i]));
+    gone[i] = true;
   }
+  std::deque<Proposal> left;
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    if (!gone[i]) left.push_back(std::move(queue_[i]));
+  }
+  queue_ = std::move(left);
   return taken;
 }
 
@@ -169,8 +179,10 @@ std::vector<ScheduleEvent> SeedEngine::schedule() const {
   return schedule_;
 }
 
-std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requests) {
+std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requests,
+                                             const CompletionCallback& on_complete) {
   const Clock::time_point start = Clock::now();
+  const PrefillStats prefill_before = target_->prefill_stats();
   std::vector<Sequence> seqs = prepare_sequences(requests, settings_, *target_);
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -192,10 +204,20 @@ std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requ
   size_t active = 0;
   double target_s = 0;
   int64_t forwards = 0;
-  const auto retire = [&](Sequence& seq) {
-    mark_done(seq, seconds_since(start));
+  const auto free_target = [&](Sequence& seq) {
+    settle(seq, seconds_since(start));
     target_->finish(seq.slot);
     --active;
+  };
+  // Retires a finished sequence (its drafter is told by the caller) and the
+  // ones cancelled in reply: their proposals still queued or being drafted
+  // are dropped when they arrive.
+  const auto retire = [&](Sequence& seq) {
+    free_target(seq);
+    for (Sequence* cancelled : cancelled_by(on_complete, seq, seqs)) {
+      free_target(*cancelled);
+      post(*cancelled, {Task::kFinish, nullptr, {}, 0});
+    }
   };
   try {
     for (Sequence& seq : seqs) {
@@ -210,6 +232,7 @@ std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requ
       std::vector<VerifyItem> items;
       std::vector<Proposal*> verified;
       for (Proposal& p : taken) {
+        if (p.seq->output->finished()) continue;  // cancelled while drafting
         if (p.unavailable) {
           // Its drafter is gone: restart the sequence on another one from
           // everything accepted so far (drafts depend only on those tokens).
@@ -245,6 +268,7 @@ std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requ
       for (size_t i = 0; i < verified.size(); ++i) {
         Sequence& seq = *verified[i]->seq;
         seq.stats.verify_s += verify_s / static_cast<double>(verified.size());
+        if (seq.output->finished()) continue;  // cancelled by a request retired before it
         bool done = apply_verdict(seq, verified[i]->draft, verdicts[i]);
         const int depth = done ? 0 : draft_depth(seq, *target_, shape_depth);
         if (!done && depth < 0) {
@@ -269,7 +293,8 @@ std::vector<Completion> SeedEngine::generate(const std::vector<GenRequest>& requ
     throw;
   }
   drain();
-  return take_completions(seqs, stats_, seconds_since(start), target_s, forwards);
+  return take_completions(seqs, stats_, seconds_since(start), target_s, forwards, prefill_before,
+                          target_->prefill_stats());
 }
 
 void SeedEngine::drain() {

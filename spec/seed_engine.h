@@ -10,7 +10,8 @@
 // a drafter re-enters drafting after its proposal was verified). So drafting
 // of some sequences overlaps verification of others.
 //   seed        FCFS: one proposal per target forward, oldest first;
-//   seed-batch  every ready proposal (up to max_batch) in one forward.
+//   seed-batch  every ready proposal (up to max_batch) in one forward;
+// or any Scheduler policy (spec/scheduler.h), e.g. by request priority.
 // A drafter that reports ErrorKind::kUnavailable (a draft rank that died or
 // stopped answering) is retired: its sequences restart on the least loaded
 // live drafter from their accepted tokens, or, with none left, continue
@@ -31,6 +32,7 @@
 #include "spec/drafter.h"
 #include "spec/engine.h"
 #include "spec/request_run.h"
+#include "spec/scheduler.h"
 #include "spec/target.h"
 
 namespace seed::spec {
@@ -45,12 +47,15 @@ struct ScheduleEvent {
 class SeedEngine : public Engine {
  public:
   // One worker thread per drafter (at least one), each running its drafter
-  // with `draft_threads` intra-op threads. max_batch 1 is FCFS (`seed`).
+  // with `draft_threads` intra-op threads; `scheduler` picks what each
+  // target forward verifies.
   SeedEngine(std::string name, std::unique_ptr<Target> target, std::vector<std::unique_ptr<Drafter>> drafters,
-             RunSettings settings, int max_batch, int draft_threads);
+             RunSettings settings, Scheduler scheduler, int draft_threads);
   ~SeedEngine() override;
 
-  std::vector<Completion> generate(const std::vector<GenRequest>& requests) override;
+  using Engine::generate;
+  std::vector<Completion> generate(const std::vector<GenRequest>& requests,
+                                   const CompletionCallback& on_complete) override;
   std::string name() const override { return name_; }
   EngineStats stats() const override { return stats_; }
   void reset_stats() override { stats_ = {}; }
@@ -74,13 +79,13 @@ class SeedEngine : public Engine {
   std::string name_;
   std::unique_ptr<Target> target_;
   RunSettings settings_;
-  size_t max_batch_;
   int draft_threads_;
   EngineStats stats_;
 
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable proposals_ready_;
-  std::deque<Proposal> queue_;
+  std::deque<Proposal> queue_;  // ready proposals, oldest first
+  Scheduler scheduler_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<int> owner_;  // per slot of the current call: its worker, -1 none (touched by the caller only)
   size_t next_worker_ = 0;  // where the next call's round-robin starts

@@ -8,18 +8,25 @@ SerialEngine::SerialEngine(std::string name, std::unique_ptr<Target> target, std
                            RunSettings settings)
     : name_(std::move(name)), target_(std::move(target)), drafter_(std::move(drafter)), settings_(std::move(settings)) {}
 
-std::vector<Completion> SerialEngine::generate(const std::vector<GenRequest>& requests) {
+std::vector<Completion> SerialEngine::generate(const std::vector<GenRequest>& requests,
+                                               const CompletionCallback& on_complete) {
   const Clock::time_point start = Clock::now();
+  const PrefillStats prefill_before = target_->prefill_stats();
   std::vector<Sequence> seqs = prepare_sequences(requests, settings_, *target_);
   double target_s = 0;
   int64_t forwards = 0;
-  for (Sequence& seq : seqs) run(seq, start, target_s, forwards);
-  return take_completions(seqs, stats_, seconds_since(start), target_s, forwards);
+  for (Sequence& seq : seqs) {
+    if (seq.output->finished()) continue;  // rejected by prepare_sequences, or cancelled
+    run(seq, start, target_s, forwards);
+    // Requests run one at a time: the ones cancelled have not started.
+    for (Sequence* cancelled : cancelled_by(on_complete, seq, seqs)) settle(*cancelled, seconds_since(start));
+  }
+  return take_completions(seqs, stats_, seconds_since(start), target_s, forwards, prefill_before,
+                          target_->prefill_stats());
 }
 
 void SerialEngine::run(Sequence& seq, Clock::time_point start, double& target_s, int64_t& forwards) {
   RequestOutput& output = *seq.output;
-  if (output.finished()) return;  // rejected by prepare_sequences
   const int shape_depth = drafter_ ? static_cast<int>(settings_.k_config.size()) : 0;
   target_->start(seq.slot, seq.prompt, target_settings(*seq.request));
   // A drafter failure ends this request only (the target's would end the run).
@@ -52,7 +59,7 @@ void SerialEngine::run(Sequence& seq, Clock::time_point start, double& target_s,
     if (apply_verdict(seq, draft, verdict)) break;
     if (drafter_ && !drafting([&] { drafter_->advance(seq.slot, verdict); })) break;
   }
-  mark_done(seq, seconds_since(start));
+  settle(seq, seconds_since(start));
   target_->finish(seq.slot);
   if (drafter_) drafter_->finish(seq.slot);
 }

@@ -22,7 +22,9 @@ class SerialEngine : public Engine {
   SerialEngine(std::string name, std::unique_ptr<Target> target, std::unique_ptr<Drafter> drafter,
                RunSettings settings);
 
-  std::vector<Completion> generate(const std::vector<GenRequest>& requests) override;
+  using Engine::generate;
+  std::vector<Completion> generate(const std::vector<GenRequest>& requests,
+                                   const CompletionCallback& on_complete) override;
   std::string name() const override { return name_; }
   EngineStats stats() const override { return stats_; }
   void reset_stats() override { stats_ = {}; }

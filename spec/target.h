@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/base/sampling.h"
+#include "spec/engine.h"
 #include "spec/verifier.h"
 
 namespace seed::spec {
@@ -44,6 +45,7 @@ class Target {
   // is pending. REQUIRES each slot at most once, draft depth <= room(slot).
   virtual std::vector<Verdict> verify(const std::vector<VerifyItem>& items) = 0;
   virtual void finish(uint64_t slot) = 0;  // frees the slot's cache
+  virtual PrefillStats prefill_stats() const = 0;
 };
 
 }  // namespace seed::spec

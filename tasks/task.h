@@ -111,6 +111,9 @@ struct SearchParams {
   double c_puct = 1.0;     // mcts: exploration constant
   std::string selection = "puct";  // mcts: uct | puct
   int rollout_depth = 0;   // mcts: greedy rollout steps below a new leaf
+  // self-consistency: stop sampling once the chains left cannot change the
+  // majority answer (the answer is the full vote's, for fewer tokens).
+  bool early_stop = true;
 
   // Throws kInvalidArgument naming the parameter (prefixed by `where`).
   void validate(const std::string& where) const;

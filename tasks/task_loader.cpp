@@ -116,8 +116,10 @@ SearchParams read_search(JsonFields& top, const std::string& source) {
   fields.optional("c_puct", &params.c_puct);
   fields.optional("selection", &params.selection);
   fields.optional("rollout_depth", &params.rollout_depth);
+  fields.optional("early_stop", &params.early_stop);
   fields.reject_unknown(
-      "(known: depth, n, b, samples, beams, beam_width, simulations, parallel, c_puct, selection, rollout_depth)");
+      "(known: depth, n, b, samples, beams, beam_width, simulations, parallel, c_puct, selection, rollout_depth, "
+      "early_stop)");
   params.validate(source + ": field 'search.");
   return params;
 }

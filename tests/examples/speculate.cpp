@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<spec::Drafter>> drafters;
     for (int i = 0; i < 2; ++i) drafters.push_back(std::make_unique<spec::DraftModelDrafter>(draft));
     spec::SeedEngine scheduled("seed", std::make_unique<spec::ModelTarget>(target), std::move(drafters), settings,
-                               /*max_batch=*/1, /*draft_threads=*/1);
+                               spec::Scheduler(spec::SchedulePolicy::kFcfs, 1), /*draft_threads=*/1);
 
     // 5. Generate, and check the invariant: greedy speculation is lossless.
     const std::vector<spec::Completion> reference = ar.generate(requests);

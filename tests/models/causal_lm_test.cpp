@@ -189,6 +189,40 @@ TEST_P(CausalLmTest, BatchedForwardMatchesSeparateForwards) {
   EXPECT_LT(max_diff(batched_next, separate_next), kTolerance);
 }
 
+// kTail runs the LM head only on the rows asked for; they equal kAll's.
+TEST_P(CausalLmTest, TailLogitsAreThoseRowsOfAllLogits) {
+  const int64_t V = model_->config().vocab_size;
+  const std::vector<std::vector<int32_t>> prompts = {random_tokens(7, V, 40), random_tokens(3, V, 41)};
+  const std::vector<int32_t> from = {4, 0};
+  auto run = [&](LogitsFor which) {
+    KvCache cache = model_->make_cache({/*block_size=*/4});
+    std::vector<SequenceInput> batch;
+    for (size_t b = 0; b < prompts.size(); ++b) batch.push_back({cache.create(), prompts[b], {}, from[b]});
+    return model_->forward(batch, cache, which);
+  };
+  const at::Tensor all = run(LogitsFor::kAll), tail = run(LogitsFor::kTail);
+  ASSERT_EQ(tail.size(0), 3 + 3);
+  EXPECT_LT(max_diff(tail.narrow(0, 0, 3), all[0].narrow(0, 4, 3)), kTolerance);
+  EXPECT_LT(max_diff(tail.narrow(0, 3, 3), all[1].narrow(0, 0, 3)), kTolerance);
+  KvCache cache = model_->make_cache();
+  SequenceInput out_of_range{cache.create(), prompts[1], {}, 3};
+  EXPECT_THROW(model_->forward({out_of_range}, cache, LogitsFor::kTail), Error);
+}
+
+// A sequence started from a cached prefix computes only the rest, and its
+// logits are those of prefilling the whole prompt.
+TEST_P(CausalLmTest, APrefixFromTheCacheGivesTheLogitsOfAFullPrefill) {
+  const int64_t V = model_->config().vocab_size;
+  const std::vector<int32_t> prompt = random_tokens(11, V, 50);
+  KvCache cache = model_->make_cache({/*block_size=*/4});
+  const at::Tensor full = model_->forward({{cache.create(), prompt, {}}}, cache, LogitsFor::kLast);
+  const CachedStart start = cache.create_with_prefix(prompt);
+  ASSERT_EQ(start.cached, 8);
+  const std::vector<int32_t> rest(prompt.begin() + start.cached, prompt.end());
+  const at::Tensor reused = model_->forward({{start.sequence, rest, {}}}, cache, LogitsFor::kLast);
+  EXPECT_LT(max_diff(reused, full), kTolerance);
+}
+
 // forward_full attends one sequence at a time (causal_attention): each row
 // of a batch must see only itself, whatever the others hold.
 TEST_P(CausalLmTest, FullForwardOfABatchMatchesEachSequenceAlone) {

@@ -54,7 +54,7 @@ std::vector<Message> one_of_each() {
           ShutdownMessage{},
           ErrorMessage{"rank 2: out of memory"},
           VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}},
-          VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}}}}},
+          VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}}}}, {120, 40, 4096, 1024, 3}},
           UsageRequestMessage{},
           UsageMessage{{RankUsage{1, 2.5, 10.0, 3.25}, RankUsage{2, 0.5, 9.75, 0.125}}}};
 }
@@ -105,6 +105,11 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
         EXPECT_EQ(g.items[i].verdict.bonus, m->items[i].verdict.bonus);
         EXPECT_EQ(g.items[i].verdict.tokens, m->items[i].verdict.tokens);
       }
+      EXPECT_EQ(g.prefill.prompt_tokens, m->prefill.prompt_tokens);
+      EXPECT_EQ(g.prefill.computed_tokens, m->prefill.computed_tokens);
+      EXPECT_EQ(g.prefill.kv_peak_bytes, m->prefill.kv_peak_bytes);
+      EXPECT_EQ(g.prefill.kv_live_bytes, m->prefill.kv_live_bytes);
+      EXPECT_EQ(g.prefill.evicted_blocks, m->prefill.evicted_blocks);
     } else if (auto* m = std::get_if<UsageMessage>(&sent)) {
       const auto& g = std::get<UsageMessage>(got);
       ASSERT_EQ(g.ranks.size(), m->ranks.size());

@@ -12,13 +12,14 @@ namespace {
 using Prompts = std::vector<std::string>;
 
 SearchResult run(const std::string& algorithm, int samples, testing::ScriptedEngine& engine,
-                 const std::string& answer) {
+                 const std::string& answer, bool early_stop = true) {
   testing::TempTaskFolder folder(testing::toy_task_json(),
                                  nlohmann::json{{"input", "x"}, {"answer", answer}}.dump() + "\n");
   const tasks::Task task = tasks::Task::load(folder.path());
   SearchConfig config;
   config.algorithm = algorithm;
   config.params.samples = samples;
+  config.params.early_stop = early_stop;
   return make_search(config)->solve(task, task.problems()[0], engine);
 }
 
@@ -50,6 +51,20 @@ TEST(ChainSearches, SelfConsistencyTakesTheMajorityAndBreaksTiesByFirstReached) 
   EXPECT_EQ(result.answer, "y");  // y reaches 2 votes first; x's second vote only ties
   EXPECT_EQ(result.tree.node(1).value, 2.0);
   EXPECT_FALSE(result.tree.node(5).value.has_value());  // no answer, no vote
+}
+
+// Once five of eight chains agree, the other three cannot change the
+// majority: they are cancelled, and the answer is the full vote's.
+TEST(ChainSearches, SelfConsistencyStopsOnceTheMajorityIsDecided) {
+  const std::map<std::string, std::vector<std::string>> script = {{"cot x", {"a", "a", "b", "a", "a", "a", "b", "b"}}};
+  testing::ScriptedEngine early(script), full(script);
+  const SearchResult stopped = run("self-consistency", 8, early, "a");
+  const SearchResult voted = run("self-consistency", 8, full, "a", /*early_stop=*/false);
+  EXPECT_EQ(stopped.answer, voted.answer);
+  EXPECT_EQ(stopped.answer, "a");
+  EXPECT_EQ(voted.tree.size(), 1 + 8);
+  EXPECT_EQ(stopped.tree.size(), 1 + 6);  // decided at the sixth chain: 5 > 1 + 2 left
+  EXPECT_LT(stopped.usage.generated_tokens, voted.usage.generated_tokens);
 }
 
 TEST(ChainSearches, UnknownAlgorithmListsTheKnownOnes) {

@@ -21,10 +21,21 @@ class ScriptedEngine : public spec::Engine {
  public:
   explicit ScriptedEngine(std::map<std::string, std::vector<std::string>> script) : script_(std::move(script)) {}
 
-  std::vector<spec::Completion> generate(const std::vector<spec::GenRequest>& requests) override {
+  using spec::Engine::generate;
+  // Completes the requests in order; the ones on_complete cancels complete
+  // empty, with kCancelled, when their turn comes.
+  std::vector<spec::Completion> generate(const std::vector<spec::GenRequest>& requests,
+                                         const spec::CompletionCallback& on_complete) override {
     batches_.push_back(requests);
     std::vector<spec::Completion> out;
+    std::vector<bool> cancelled(requests.size(), false);
     for (const spec::GenRequest& r : requests) {
+      if (cancelled[out.size()]) {
+        spec::Completion c;
+        c.finish = spec::FinishReason::kCancelled;
+        out.push_back(std::move(c));
+        continue;
+      }
       const auto it = script_.find(r.prompt);
       SEED_CHECK(it != script_.end() && !it->second.empty(), kNotFound)
           << "scripted engine: no completion for prompt '" << r.prompt << "'";
@@ -37,6 +48,11 @@ class ScriptedEngine : public spec::Engine {
       stats_.requests += 1;
       stats_.generated_tokens += c.stats.generated_tokens;
       stats_.target_forwards += c.stats.generated_tokens;
+      if (on_complete) {
+        for (const size_t index : on_complete(out.size(), c)) {
+          if (index > out.size()) cancelled.at(index) = true;  // done ones stay done
+        }
+      }
       out.push_back(std::move(c));
     }
     return out;

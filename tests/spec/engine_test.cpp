@@ -66,8 +66,9 @@ class EngineTest : public ::testing::Test {
   }
 
   static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
-                                        const ModelPair* pair = nullptr) {
+                                        const ModelPair* pair = nullptr, bool prefix_cache = true) {
     EngineOptions o;
+    o.prefix_cache = prefix_cache;
     o.engine = EngineKind::parse(name);
     o.target = (pair ? pair : pair_)->target;
     o.draft = (pair ? pair : pair_)->draft;
@@ -107,6 +108,73 @@ class EngineTest : public ::testing::Test {
 fs::path* EngineTest::dir_ = nullptr;
 ModelPair* EngineTest::pair_ = nullptr;
 ModelPair* EngineTest::small_ = nullptr;
+
+// Six requests as a search sends them: a common 40-token stem, and pairs
+// of identical prompts (the samples of one state).
+std::vector<GenRequest> shared_prefix_requests(float temperature) {
+  std::vector<GenRequest> out;
+  for (int i = 0; i < 6; ++i) {
+    GenRequest r;
+    for (int t = 0; t < 40; ++t) r.prompt_tokens.push_back((5 * t + 2) % 64);
+    for (int t = 0; t <= i / 2; ++t) r.prompt_tokens.push_back((11 * t + i / 2) % 64);
+    r.max_new_tokens = 12;
+    r.sampling.temperature = temperature;
+    r.seed = 7;
+    r.stream = static_cast<uint64_t>(i);
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST_F(EngineTest, PrefixCacheChangesNoTokenAndComputesFewerPromptTokens) {
+  for (const float temperature : {0.0f, 1.0f}) {
+    for (const std::string name : {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"}) {
+      auto off = engine(name, {}, 2, nullptr, /*prefix_cache=*/false);
+      auto on = engine(name, {}, 2, nullptr, /*prefix_cache=*/true);
+      const auto requests = shared_prefix_requests(temperature);
+      EXPECT_EQ(tokens_of(on->generate(requests)), tokens_of(off->generate(requests)))
+          << name << " at T = " << temperature;
+      const PrefillStats without = off->stats().prefill, with = on->stats().prefill;
+      EXPECT_EQ(without.prompt_tokens, 6 * 40 + 2 * (1 + 2 + 3)) << name;
+      EXPECT_EQ(without.computed_tokens, without.prompt_tokens) << name;
+      EXPECT_EQ(with.prompt_tokens, without.prompt_tokens) << name;
+      // At least the 32 tokens of the stem's two whole blocks come from the
+      // cache for every request but one.
+      EXPECT_LE(with.computed_tokens, without.prompt_tokens - 5 * 32) << name;
+    }
+  }
+}
+
+// The first request to complete cancels the others: they complete with
+// kCancelled, what completed is unchanged, and the target holds nothing
+// afterwards.
+TEST_F(EngineTest, CancelledRequestsStopAndFreeWhatTheyHeld) {
+  for (const std::string name : {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"}) {
+    auto e = engine(name);
+    const auto reference = tokens_of(engine(name)->generate(requests(1.0f)));
+    std::vector<size_t> order;
+    const auto cancel_the_rest = [&](size_t index, const Completion&) {
+      order.push_back(index);
+      std::vector<size_t> rest;
+      for (size_t i = 0; i < 6; ++i) {
+        if (i != index) rest.push_back(i);
+      }
+      return rest;
+    };
+    const std::vector<Completion> out = e->generate(requests(1.0f), cancel_the_rest);
+    ASSERT_EQ(order.size(), 1u) << name << ": cancelled requests are not reported";
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (i == order[0]) {
+        EXPECT_EQ(out[i].tokens, reference[i]) << name;
+        EXPECT_NE(out[i].finish, FinishReason::kCancelled) << name;
+      } else {
+        EXPECT_EQ(out[i].finish, FinishReason::kCancelled) << name << " request " << i;
+      }
+    }
+    EXPECT_EQ(e->stats().prefill.kv_live_bytes, 0) << name;
+    EXPECT_EQ(tokens_of(e->generate(requests(1.0f))), reference) << name << ": the engine works on afterwards";
+  }
+}
 
 TEST_F(EngineTest, GreedyEveryEngineProducesTheArTokens) {
   const auto reference = tokens_of(engine("ar")->generate(requests(0.0f)));
@@ -265,7 +333,7 @@ TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
   std::vector<std::unique_ptr<Drafter>> drafters;
   drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
   drafters.push_back(std::make_unique<FailingDrafter>(draft, 3));
-  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, 1, 1);
+  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, Scheduler(SchedulePolicy::kFcfs, 1), 1);
   SerialEngine serial("sd", std::make_unique<ModelTarget>(target), std::make_unique<FailingDrafter>(draft, 3),
                       settings);
   for (Engine* e : std::vector<Engine*>{&seed, &serial}) {
@@ -323,7 +391,7 @@ TEST_F(EngineTest, SequencesOfAVanishedDrafterMoveOnWithTheSameTokens) {
     drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
     drafters.push_back(std::make_unique<VanishingDrafter>(draft, 4));
     drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
-    SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, 1, 1);
+    SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, Scheduler(SchedulePolicy::kFcfs, 1), 1);
     EXPECT_EQ(tokens_of(seed.generate(requests(temperature))), sd) << temperature;
     EXPECT_EQ(seed.stats().drafter_faults, 2) << "the vanished drafter hosted requests 1 and 4";
     // The next call runs on the live drafters only.
@@ -339,7 +407,7 @@ TEST_F(EngineTest, WithEveryDrafterGoneTheTargetDecodesAlone) {
   settings.k_config = {1, 1, 1};
   std::vector<std::unique_ptr<Drafter>> drafters;
   drafters.push_back(std::make_unique<VanishingDrafter>(draft, 3));
-  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, 1, 1);
+  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, Scheduler(SchedulePolicy::kFcfs, 1), 1);
   const std::vector<Completion> out = seed.generate(requests(0.0f));
   EXPECT_EQ(tokens_of(out), tokens_of(engine("ar")->generate(requests(0.0f))));
   for (const Completion& c : out) EXPECT_EQ(c.finish, FinishReason::kLength);

@@ -1,0 +1,54 @@
+// Scheduler: which of the ready proposals the target verifies next.
+//
+// The SEED engines' drafters queue proposals as they finish them; before
+// each target forward the engine asks its Scheduler which ones to verify.
+//   fcfs      one per forward, the oldest (the paper's rounds-scheduled
+//             queue: a drafter re-enters drafting only after its proposal
+//             was verified);
+//   batch     every ready one, oldest first, up to max_batch per forward;
+//   priority  the most urgent first (GenRequest::priority, which searches
+//             set from a node's score or rank), up to max_batch. So that
+//             low priorities never starve, a proposal that waited
+//             max_wait forwards goes before any priority, oldest first.
+// Pure bookkeeping; not thread-safe (the engine calls it under its lock).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seed::spec {
+
+enum class SchedulePolicy { kFcfs, kBatch, kPriority };
+
+// "fcfs", "batch", "priority".
+const char* schedule_policy_name(SchedulePolicy policy);
+// Throws seed::Error kInvalidArgument naming --schedule and the known names.
+SchedulePolicy parse_schedule_policy(const std::string& name);
+
+struct ReadyProposal {
+  double priority = 0;    // larger is more urgent
+  int64_t ready_at = 0;   // Scheduler::forwards() when it was queued
+};
+
+class Scheduler {
+ public:
+  static constexpr int64_t kDefaultMaxWait = 8;
+
+  Scheduler(SchedulePolicy policy, size_t max_batch, int64_t max_wait = kDefaultMaxWait);
+
+  // Indices into `ready` (queued oldest first) of the proposals the next
+  // forward verifies, in the order picked; counts a forward. REQUIRES ready
+  // non-empty.
+  std::vector<size_t> pick(const std::vector<ReadyProposal>& ready);
+  int64_t forwards() const { return forwards_; }
+  SchedulePolicy policy() const { return policy_; }
+
+ private:
+  SchedulePolicy policy_;
+  size_t max_batch_;
+  int64_t max_wait_;
+  int64_t forwards_ = 0;
+};
+
+}  // namespace seed::spec
