@@ -19,6 +19,7 @@ namespace seed::bench {
 
 struct SearchBenchOptions {
   std::string task_dir;
+  std::string data_path;  // replaces task.json's data.path when set
   std::string search = "bfs";
   int limit = 10;      // the task's first problems
   uint64_t seed = 0;   // the run seed (search::SearchConfig)

@@ -268,6 +268,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       "search", "A search over a task's problems with the KV prefix cache off and on: prompt tokens computed, "
                 "KV memory, wall time, and whether results agree");
   search_bench->add_option("--task", sb.task_dir, "Task folder (task.json)")->required()->check(CLI::ExistingDirectory);
+  search_bench->add_option("--data", sb.data_path, "Data file replacing task.json's data.path");
   search_bench->add_option("--search", sb.search, "Search algorithm")->capture_default_str();
   search_bench->add_option("--limit", sb.limit, "The task's first N problems")
       ->check(CLI::PositiveNumber)
@@ -279,7 +280,6 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   search_bench->add_option("--target", sb.engine.target, "Target model folder")->capture_default_str();
   search_bench->add_option("--draft", sb.engine.draft, "Draft model folder")->capture_default_str();
   search_bench->add_option("--kv-cache-mb", sb.engine.kv_cache_mb, "KV cache budget per model in MiB (0 = automatic)")
-      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   search_bench->add_option("--seed", sb.seed, "Run seed")->capture_default_str();
   search_bench->add_option("--json", search_options->json_path, "Also write the rows to this JSON file");

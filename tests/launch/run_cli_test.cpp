@@ -118,6 +118,54 @@ TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
   EXPECT_NE(r.output.find("identical answers: 2 of 2"), std::string::npos) << r.output;
 }
 
+// The prefix cache and its budget change what the target computes, never
+// what a search answers; summary.json says how much prompt work was saved.
+TEST_F(RunCliTest, PrefixCacheAndKvBudgetChangeNoAnswer) {
+  const std::string shared = (out_ / "shared").string(), full = (out_ / "full").string();
+  const std::string small = (out_ / "small").string();
+  ASSERT_EQ(run_command(seed_run("seed", shared, "--limit 2")).exit_code, 0);
+  ASSERT_EQ(run_command(seed_run("seed", full, "--limit 2 --no-prefix-cache")).exit_code, 0);
+  const Outcome r = run_command(seed_run("seed", small, "--limit 2 --kv-cache-mb 4"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<json> a = read_lines(out_ / "shared" / "results.jsonl");
+  const std::vector<json> b = read_lines(out_ / "full" / "results.jsonl");
+  const std::vector<json> c = read_lines(out_ / "small" / "results.jsonl");
+  ASSERT_EQ(a.size(), 2u);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i]["answer_text"], b[i]["answer_text"]) << i;
+    EXPECT_EQ(a[i]["answer_text"], c[i]["answer_text"]) << i;
+    EXPECT_EQ(a[i]["tokens"], b[i]["tokens"]) << i;
+  }
+  const auto summary = [](const fs::path& dir) { return json::parse(std::ifstream(dir / "summary.json")); };
+  const json with = summary(out_ / "shared"), without = summary(out_ / "full");
+  EXPECT_EQ(with["prompt_tokens"], without["prompt_tokens"]);
+  EXPECT_EQ(without["prefill_tokens"], without["prompt_tokens"]);
+  EXPECT_LT(with["prefill_tokens"].get<int64_t>(), with["prompt_tokens"].get<int64_t>());
+  const Outcome bad = run_command(seed_run("seed", (out_ / "bad").string(), "--limit 1 --kv-cache-mb -1"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--kv-cache-mb"), std::string::npos) << bad.output;
+}
+
+TEST_F(RunCliTest, BenchSearchWritesTheDocumentedJsonRows) {
+  const std::string src = SEED_SOURCE_DIR;
+  const fs::path json_path = out_ / "search.json";
+  const Outcome r = run_command(std::string(SEED_BINARY) + " --threads 1 --log-level warn bench search --task " +
+                                src + "/tasks/game24 --data " + csv_.string() + " --search cot --limit 2 --target " +
+                                src + "/models/zoo/tiny-target --draft " + src + "/models/zoo/tiny-draft --json " +
+                                json_path.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json rows = json::parse(std::ifstream(json_path))["rows"];
+  ASSERT_EQ(rows.size(), 2u);
+  for (const char* key : {"task", "search", "engine", "prefix_cache", "prefill_tokens", "prompt_tokens", "tokens",
+                          "correct", "wall_s"}) {
+    EXPECT_TRUE(rows[0].contains(key)) << key;
+  }
+  EXPECT_FALSE(rows[0]["prefix_cache"].get<bool>());
+  EXPECT_TRUE(rows[1]["prefix_cache"].get<bool>());
+  EXPECT_EQ(rows[0]["tokens"], rows[1]["tokens"]);
+  EXPECT_NE(r.output.find("identical"), std::string::npos) << r.output;
+}
+
 TEST_F(RunCliTest, ATaskJsonErrorNamesTheFileAndField) {
   fs::create_directories(out_ / "bad");
   std::ofstream(out_ / "bad" / "task.json") << R"({"name": "bad", "dat": {}})";
