@@ -62,6 +62,7 @@ spec::GenRequest SearchContext::request(const tasks::PromptSpec& prompt, std::st
   r.seed = seed_;
   r.stream = stream;
   r.kind = kind;
+  r.group = seed_;  // one problem: its requests share what drafters learn
   return r;
 }
 

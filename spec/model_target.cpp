@@ -8,8 +8,8 @@
 
 namespace seed::spec {
 
-ModelTarget::ModelTarget(std::shared_ptr<models::CausalLM> model)
-    : model_(std::move(model)), cache_(model_->make_cache()) {}
+ModelTarget::ModelTarget(std::shared_ptr<models::CausalLM> model, int distribution_top_k)
+    : model_(std::move(model)), cache_(model_->make_cache()), distribution_top_k_(distribution_top_k) {}
 
 ModelTarget::~ModelTarget() = default;
 
@@ -82,6 +82,12 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
       cache_.commit_path(s.sequence, bases[b], path);
     }
     s.pending.assign(1, verdict.bonus);
+    if (distribution_top_k_ > 0) {
+      verdict.target_top.push_back(top_entries(p.data(), vocab, distribution_top_k_));
+      for (int32_t node : verdict.accepted) {
+        verdict.target_top.push_back(top_entries(p.data() + (node + 1) * vocab, vocab, distribution_top_k_));
+      }
+    }
     verdicts.push_back(std::move(verdict));
   }
   return verdicts;
