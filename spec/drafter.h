@@ -21,8 +21,9 @@ struct DraftSettings {
   uint64_t seed = 0;        // the request's random stream (GenRequest::seed, stream)
   uint64_t stream = 0;
   // Children per node at each depth: {1, 1, 1, 1} is a chain of 4, {2, 2, 1}
-  // a tree of 2 + 4 + 4 nodes. Siblings are drawn i.i.d. from q (what the
-  // multi-candidate rule in verifier.h requires); greedy drafts take the top
+  // a tree of 2 + 4 + 4 nodes. A draft model draws siblings i.i.d. from q,
+  // STAND without replacement (DraftTree::without_replacement); the
+  // verifier has a lossless rule for each. Greedy drafts take the top
   // tokens instead (siblings of a greedy draft are distinct).
   std::vector<int> k_config;
   uint64_t group = 0;  // GenRequest::group: whose shared drafting state this slot uses and grows
