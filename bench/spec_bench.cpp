@@ -26,9 +26,31 @@ struct Workload {
   std::vector<spec::GenRequest> thoughts, evaluations;
 };
 
-// Repeat r of row (n, temperature): puzzle r, streams distinct per request.
-Workload make_workload(const SpecBenchOptions& o, int n, float temperature, int repeat) {
+bool best_of_n(const SpecBenchOptions& o) { return o.workload == "best-of-n"; }
+
+// Best-of-n: n chains of thought for the puzzle, one group.
+Workload make_best_of_n(const SpecBenchOptions& o, const tasks::Numbers& puzzle, int n, float temperature,
+                        int repeat, uint64_t group) {
+  Workload w;
+  for (int i = 0; i < n; ++i) {
+    spec::GenRequest r;
+    r.sampling.temperature = temperature;
+    r.seed = o.seed + static_cast<uint64_t>(repeat);
+    r.stream = static_cast<uint64_t>(i);
+    r.group = group;
+    r.kind = spec::RequestKind::kThought;
+    r.max_new_tokens = o.thought_tokens;
+    r.prompt = tasks::render_prompt(tasks::kGame24CotPrompt, {{"input", tasks::numbers_text(puzzle)}});
+    w.thoughts.push_back(r);
+  }
+  return w;
+}
+
+// Repeat r of row (n, temperature): puzzle r, streams distinct per request,
+// one request group per puzzle (the warm-up's, `group` 0, stays apart).
+Workload make_workload(const SpecBenchOptions& o, int n, float temperature, int repeat, uint64_t group) {
   const tasks::Numbers puzzle = tasks::parse_puzzle(o.puzzles[static_cast<size_t>(repeat) % o.puzzles.size()]);
+  if (best_of_n(o)) return make_best_of_n(o, puzzle, n, temperature, repeat, group);
   const std::vector<tasks::Game24Step> steps = tasks::game24_next_steps(puzzle);
   Workload w;
   for (int i = 0; i < n; ++i) {
@@ -36,6 +58,7 @@ Workload make_workload(const SpecBenchOptions& o, int n, float temperature, int 
     r.sampling.temperature = temperature;
     r.seed = o.seed + static_cast<uint64_t>(repeat);
     r.stream = static_cast<uint64_t>(i);
+    r.group = group;
     r.kind = spec::RequestKind::kThought;
     r.max_new_tokens = o.thought_tokens;
     r.prompt = tasks::render_prompt(tasks::kGame24ProposePrompt, {{"input", tasks::numbers_text(puzzle)}});
@@ -77,6 +100,8 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, int n, fl
   eo.target = o.target;
   eo.draft = o.draft;
   eo.draft_length = o.draft_length;
+  eo.drafter = spec::DrafterKind::parse(o.drafter);
+  eo.tree = o.tree;
   if (kind.tree_drafts()) eo.k_config = o.k_config;
   eo.max_batch = std::max(n, 1);
   SpecBenchRow row;
@@ -87,21 +112,23 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, int n, fl
   }
   std::unique_ptr<spec::Engine> engine = o.make_engine ? o.make_engine(eo) : spec::make_engine(eo);
   // Warm-up: thread pools, the RoPE table, the KV-cache pools.
-  const Workload warm = make_workload(o, n, temperature, 0);
+  const Workload warm = make_workload(o, n, temperature, 0, 0);
   engine->generate(warm.thoughts);
 
   row.engine = kind.name();
+  if (kind.drafts()) row.drafter = o.drafter;
+  row.trajectories = best_of_n(o) ? n : 0;
   row.n = n;
   row.temperature = temperature;
   std::vector<double> all, thought, evaluation;
   spec::EngineStats total;
   const RanksSample ranks_before = o.sample_ranks ? o.sample_ranks() : RanksSample{};
   for (int r = 0; r < o.repeats; ++r) {
-    const Workload w = make_workload(o, n, temperature, r);
+    const Workload w = make_workload(o, n, temperature, r, static_cast<uint64_t>(r) + 1);
     engine->reset_stats();
     engine->generate(w.thoughts);
     const spec::EngineStats after_thoughts = engine->stats();
-    engine->generate(w.evaluations);
+    if (!w.evaluations.empty()) engine->generate(w.evaluations);
     const spec::EngineStats s = engine->stats();
     all.push_back(s.tokens_per_s());
     thought.push_back(tokens_per_s(after_thoughts.thought, after_thoughts.wall_s));
@@ -119,6 +146,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, int n, fl
     total.target_busy_s += s.target_busy_s;
     total.prefill.prompt_tokens += s.prefill.prompt_tokens;
     total.prefill.computed_tokens += s.prefill.computed_tokens;
+    total.draft_s += s.draft_s;
   }
   row.tokens_per_s = median(all);
   row.thought_tokens_per_s = median(thought);
@@ -133,6 +161,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, int n, fl
   row.tokens = total.generated_tokens;
   row.prompt_tokens = total.prefill.prompt_tokens;
   row.prefill_tokens = total.prefill.computed_tokens;
+  if (row.tokens > 0) row.draft_ms_per_token = 1e3 * total.draft_s / static_cast<double>(row.tokens);
   if (o.sample_ranks) add_rank_figures(ranks_before, o.sample_ranks(), row.tokens, row);
   return row;
 }
@@ -143,6 +172,8 @@ nlohmann::json SpecBenchResult::to_json() const {
   nlohmann::json rows_json = nlohmann::json::array();
   for (const SpecBenchRow& r : rows) {
     nlohmann::json row = {{"engine", r.engine},
+                         {"drafter", r.drafter},
+                         {"trajectories", r.trajectories},
                          {"n", r.n},
                          {"temperature", r.temperature},
                          {"tokens_per_s", r.tokens_per_s},
@@ -153,6 +184,7 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"tau", r.tau},
                          {"tau_max", r.tau_max},
                          {"target_busy", r.target_busy},
+                         {"draft_ms_per_token", r.draft_ms_per_token},
                          {"tokens", r.tokens},
                          {"prompt_tokens", r.prompt_tokens},
                          {"prefill_tokens", r.prefill_tokens},
@@ -173,6 +205,10 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
   SEED_CHECK(o.repeats >= 1, kInvalidArgument) << "--repeats must be >= 1";
   SEED_CHECK(!o.puzzles.empty(), kInvalidArgument) << "--puzzles: need at least one puzzle";
   for (int n : o.n) SEED_CHECK(n >= 1, kInvalidArgument) << "--n: " << n << " < 1";
+  SEED_CHECK(o.workload == "tot" || best_of_n(o), kInvalidArgument)
+      << "--workload: unknown workload '" << o.workload << "'; expected tot, best-of-n";
+  for (int n : o.trajectories) SEED_CHECK(n >= 1, kInvalidArgument) << "--trajectories: " << n << " < 1";
+  spec::DrafterKind::parse(o.drafter);
   std::vector<spec::EngineKind> kinds;  // parsed before any measuring, so a typo fails at once
   for (const std::string& name : o.engines) kinds.push_back(spec::EngineKind::parse(name));
   SpecBenchResult result;
@@ -192,7 +228,7 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
     result.draft_cost = run_forward_bench(*draft, fo).decode_seconds_per_token / t.decode_seconds_per_token;
   }
   for (float temperature : o.temperatures) {
-    for (int n : o.n) {
+    for (int n : best_of_n(o) ? o.trajectories : o.n) {
       double ar = 0;
       for (const spec::EngineKind kind : kinds) {
         SpecBenchRow row = run_row(o, kind, n, temperature);

@@ -5,6 +5,10 @@
 // prompt of n states one step from the puzzle). Every engine runs the same
 // requests; tokens/s is the median over repeats, the other figures sum
 // over them.
+//
+// The best-of-n workload instead samples N chains of thought for one puzzle
+// per repeat (Game-of-24 chain-of-thought prompt, N streams, one request
+// group), in one batch: what STAND's shared tables are for.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -35,6 +39,10 @@ struct SpecBenchOptions {
   std::string target = "models/zoo/tiny-target";
   std::string draft = "models/zoo/tiny-draft";
   std::vector<std::string> engines = {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"};
+  std::string workload = "tot";  // "tot" | "best-of-n"
+  std::vector<int> trajectories = {1, 4, 8, 16};  // best-of-n: N of each row (replaces n)
+  std::string drafter = "model";  // what drafts for every drafting engine (spec::DrafterKind)
+  std::string tree;               // stand: static tree file (empty: the draft shape)
   std::vector<int> n = {1, 2, 3, 4, 5, 6};
   std::vector<float> temperatures = {0.2f, 1.0f};
   // k of the chain engines. 7, not 4: on a 2-core AVX-512 machine a
@@ -71,6 +79,8 @@ struct RankBusy {
 
 struct SpecBenchRow {
   std::string engine;
+  std::string drafter;   // the drafting engines' drafter; "" for ar and ar-batch
+  int trajectories = 0;  // best-of-n: chains per puzzle (= n); 0 for the tot workload
   int n = 0;
   float temperature = 0;
   double tokens_per_s = 0;  // median over repeats, both phases
@@ -81,6 +91,7 @@ struct SpecBenchRow {
   double tau = 0;
   double tau_max = 0;  // (1 - alpha^(k+1)) / (1 - alpha), chains only (0 otherwise)
   double target_busy = 0;
+  double draft_ms_per_token = 0;  // drafting time (summed over drafters) per generated token
   int64_t tokens = 0;  // generated over all repeats
   int64_t prompt_tokens = 0;   // over all repeats: requested...
   int64_t prefill_tokens = 0;  // ...and computed by the target (the rest came from its prefix cache)

@@ -89,9 +89,11 @@ struct BenchSpecOptions {
 
 void print_spec_row(const bench::SpecBenchRow& r) {
   const std::string tau_max = r.tau_max > 0 ? fmt::format("{:.2f}", r.tau_max) : "-";
-  std::cout << fmt::format("{:<11} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} {:>5.2f} {:>7} {:>6.2f}\n",
-                           r.engine, r.n, r.temperature, r.threads, r.tokens_per_s, r.thought_tokens_per_s,
-                           r.evaluation_tokens_per_s, r.speedup_vs_ar, r.alpha, r.tau, tau_max, r.target_busy)
+  std::cout << fmt::format("{:<11} {:<7} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} {:>5.2f} "
+                           "{:>7} {:>6.2f} {:>8.3f}\n",
+                           r.engine, r.drafter.empty() ? "-" : r.drafter, r.n, r.temperature, r.threads,
+                           r.tokens_per_s, r.thought_tokens_per_s, r.evaluation_tokens_per_s, r.speedup_vs_ar,
+                           r.alpha, r.tau, tau_max, r.target_busy, r.draft_ms_per_token)
             << std::flush;
 }
 
@@ -128,17 +130,19 @@ bench::RanksSample sample_ranks(parallel::Coordinator& coordinator) {
 
 void run_bench_spec(const BenchSpecOptions& options) {
   const bench::SpecBenchOptions& o = options.bench;
-  std::cout << fmt::format("target {}, draft {}; k = {}, mcsd tree k_config = {}; {} thought tokens, {} evaluation "
-                           "tokens; medians of {} repeats; threads per row: target+drafters x threads\n",
-                           o.target, o.draft, o.draft_length, fmt::join(o.k_config, ","), o.thought_tokens,
-                           o.evaluation_tokens, o.repeats);
+  std::cout << fmt::format("workload {}, drafter {}{}; target {}, draft {}; k = {}, mcsd tree k_config = {}; {} "
+                           "thought tokens, {} evaluation tokens; medians of {} repeats; threads per row: "
+                           "target+drafters x threads; draft ms: drafting time per generated token\n",
+                           o.workload, o.drafter, o.tree.empty() ? "" : " (tree " + o.tree + ")", o.target, o.draft,
+                           o.draft_length, fmt::join(o.k_config, ","), o.thought_tokens, o.evaluation_tokens,
+                           o.repeats);
   bool header = false;
   const bench::SpecBenchResult result = bench::run_spec_bench(o, [&](const bench::SpecBenchRow& row) {
     if (!header) {
       header = true;
-      std::cout << fmt::format("{:<11} {:>2} {:>5} {:>7} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6}\n", "engine",
-                               "n", "T", "threads", "tok/s", "thought", "eval", "vs ar", "alpha", "tau", "tau_max",
-                               "busy");
+      std::cout << fmt::format("{:<11} {:<7} {:>2} {:>5} {:>7} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6} {:>8}\n",
+                               "engine", "drafter", "n", "T", "threads", "tok/s", "thought", "eval", "vs ar", "alpha",
+                               "tau", "tau_max", "busy", "draft ms");
     }
     print_spec_row(row);
   });
@@ -232,7 +236,18 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   spec->add_option("--draft", so.draft, "Draft model folder")->check(CLI::ExistingDirectory)->capture_default_str();
   spec->add_option("--engines", so.engines, "Engines, in table order (ar first for speedups)")->capture_default_str();
   spec->add_option("--n", so.n, "Parallel requests per phase")->capture_default_str();
-  spec->add_option("--temperatures", so.temperatures, "Sampling temperatures")->capture_default_str();
+  spec->add_option("--workload", so.workload,
+                   "tot: thoughts then evaluations per puzzle; best-of-n: N chains of thought per puzzle "
+                   "(--trajectories, temperature 0.7 unless --temperatures)")
+      ->check(CLI::IsMember({"tot", "best-of-n"}))
+      ->capture_default_str();
+  spec->add_option("--trajectories", so.trajectories, "best-of-n: chains per puzzle, one row each")
+      ->capture_default_str();
+  spec->add_option("--drafter", so.drafter, "What drafts for the speculative engines: " + spec::drafter_kind_names())
+      ->capture_default_str();
+  spec->add_option("--tree", so.tree, "stand: static draft tree file (default: the draft shape)");
+  CLI::Option* temperatures =
+      spec->add_option("--temperatures", so.temperatures, "Sampling temperatures")->capture_default_str();
   spec->add_option("--draft-length", so.draft_length, "k of the chain engines")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -243,10 +258,13 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   spec->add_option("--puzzles", so.puzzles, "Game-of-24 puzzles, one per repeat")->capture_default_str();
   spec->add_option("--seed", so.seed, "Random seed of the requests")->capture_default_str();
   spec->add_option("--json", spec_options->json_path, "Also write the rows to this JSON file");
-  spec->callback([spec_options, &global] {
+  spec->callback([spec_options, temperatures, &global] {
     spec::EngineOptions models;
     models.target = spec_options->bench.target;
     models.draft = spec_options->bench.draft;
+    if (spec_options->bench.workload == "best-of-n" && temperatures->count() == 0) {
+      spec_options->bench.temperatures = {0.7f};
+    }
     run_with_engines(global, models, [&](const EngineMaker& make_engine, parallel::Coordinator* coordinator) {
       BenchSpecOptions options = *spec_options;
       options.bench.make_engine = make_engine;

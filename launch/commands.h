@@ -37,6 +37,7 @@ void add_corpus_command(CLI::App& app, const GlobalOptions& global);
 void add_convert_command(CLI::App& app, const GlobalOptions& global);
 void add_eval_command(CLI::App& app, const GlobalOptions& global);
 void add_run_command(CLI::App& app, const GlobalOptions& global);
+void add_tree_command(CLI::App& app);
 
 }  // namespace launch
 }  // namespace seed

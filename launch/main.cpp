@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   seed::launch::add_convert_command(app, global);
   seed::launch::add_eval_command(app, global);
   seed::launch::add_run_command(app, global);
+  seed::launch::add_tree_command(app);
 
   try {
     app.parse(argc, argv);

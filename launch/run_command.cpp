@@ -79,6 +79,8 @@ json settings_json(const RunOptions& o, const tasks::Task& task) {
           {"engine", o.engine.engine.name()},
           {"target", o.engine.target},
           {"draft", o.engine.draft},
+          {"drafter", o.engine.drafter.name()},
+          {"tree", o.engine.tree},
           {"device", o.engine.device},
           {"draft_length", o.engine.draft_length},
           {"k_config", o.engine.k_config}};
@@ -257,6 +259,11 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
       ->default_str(o->engine.engine.name());
   cmd->add_option("--target", o->engine.target, "Target model folder")->capture_default_str();
   cmd->add_option("--draft", o->engine.draft, "Draft model folder (speculative engines)")->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--drafter", [o](const std::string& name) { o->engine.drafter = spec::DrafterKind::parse(name); },
+         "What drafts for the speculative engines: " + spec::drafter_kind_names())
+      ->default_str(o->engine.drafter.name());
+  cmd->add_option("--tree", o->engine.tree, "stand: static draft tree file (default: the draft shape)");
   cmd->add_option("--device", o->engine.device, "cpu or cuda:N")->capture_default_str();
   cmd->add_option("--draft-length", o->engine.draft_length, "Draft chain length k")->capture_default_str();
   cmd->add_option("--k-config", o->engine.k_config, "Draft tree shape, children per depth (e.g. 2 2 1)");

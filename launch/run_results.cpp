@@ -101,6 +101,7 @@ json RunResults::summary(const json& settings) const {
   json s = {{"task", settings.at("task")},
             {"search", settings.at("search")},
             {"engine", settings.at("engine")},
+            {"drafter", settings.value("drafter", "model")},  // runs before --drafter drafted with the model
             {"problems", problems},
             {"correct", correct},
             {"accuracy", problems ? double(correct) / double(problems) : 0.0},

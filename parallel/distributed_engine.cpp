@@ -102,6 +102,11 @@ std::vector<RankUsage> Coordinator::usage() {
 std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions& o) {
   const bool pool = o.engine.drafter_pool();
   const std::vector<int> ranks = layout_.draft_ranks();
+  // Draft ranks host draft models, and the target group sends verdicts
+  // without the target's distributions.
+  SEED_CHECK(!o.engine.drafts() || o.drafter.needs_draft_model() || (!pool && layout_.tp == 0), kInvalidArgument)
+      << "--drafter " << o.drafter.name() << ": under mpirun only '" << spec::DrafterKind(spec::DrafterKind::kModel).name()
+      << "' drafts on draft ranks or with --tp; run '" << o.engine.name() << "' in one process, or sd/mcsd without --tp";
   if (layout_.tp > 0) {
     // The group's model answers room() and friends from its config, here.
     const models::ModelConfig config =

@@ -63,6 +63,7 @@ spec::GenRequest SearchContext::request(const tasks::PromptSpec& prompt, std::st
   r.stream = stream;
   r.kind = kind;
   r.priority = priority;
+  r.group = seed_;  // one problem: its requests share what drafters learn
   return r;
 }
 

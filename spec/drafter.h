@@ -21,10 +21,12 @@ struct DraftSettings {
   uint64_t seed = 0;        // the request's random stream (GenRequest::seed, stream)
   uint64_t stream = 0;
   // Children per node at each depth: {1, 1, 1, 1} is a chain of 4, {2, 2, 1}
-  // a tree of 2 + 4 + 4 nodes. Siblings are drawn i.i.d. from q (what the
-  // multi-candidate rule in verifier.h requires); greedy drafts take the top
+  // a tree of 2 + 4 + 4 nodes. A draft model draws siblings i.i.d. from q,
+  // STAND without replacement (DraftTree::without_replacement); the
+  // verifier has a lossless rule for each. Greedy drafts take the top
   // tokens instead (siblings of a greedy draft are distinct).
   std::vector<int> k_config;
+  uint64_t group = 0;  // GenRequest::group: whose shared drafting state this slot uses and grows
 };
 
 class Drafter {
@@ -40,7 +42,8 @@ class Drafter {
   virtual DraftTree propose(uint64_t slot, int max_depth) = 0;
   // Tells the drafter what the verifier decided on the slot's last proposal:
   // the accepted node path and the tokens the sequence grew by (path tokens,
-  // then the bonus token).
+  // then the bonus token), with the target's top entries of p at each of
+  // those tokens when the target was asked for them (Verdict::target_top).
   virtual void advance(uint64_t slot, const Verdict& verdict) = 0;
   // Stops hosting `slot` and frees its state. Unknown slots are ignored.
   virtual void finish(uint64_t slot) = 0;

@@ -39,6 +39,10 @@ struct GenRequest {
   uint64_t stream = 0;  // distinguishes requests that share a seed
   RequestKind kind = RequestKind::kThought;
   double priority = 0;  // larger is more urgent (schedulers that rank work)
+  // Requests with the same group (say, every request of one problem) share
+  // what model-free drafters learn from the target (STAND's n-gram tables).
+  // Opaque to the engine; never changes what a greedy request generates.
+  uint64_t group = 0;
 };
 
 enum class FinishReason {

@@ -8,7 +8,7 @@
 #include "models/causal_lm.h"
 #include "models/base/error.h"
 #include "models/tokenizer.h"
-#include "spec/draft_model_drafter.h"
+#include "spec/drafter_registry.h"
 #include "spec/lockstep_engine.h"
 #include "spec/model_target.h"
 #include "spec/seed_engine.h"
@@ -50,10 +50,26 @@ std::vector<int> draft_shape(const EngineOptions& o) {
   return std::vector<int>(static_cast<size_t>(o.draft_length), 1);
 }
 
+// The most children any node of each depth has: a tree's k_config.
+std::vector<int> widest_per_depth(const StaticTree& tree) {
+  const std::vector<int> depths = tree.depths();
+  std::vector<int> children(tree.parents.size() + 1, 0);  // [0] = the prefix
+  for (const int32_t parent : tree.parents) ++children[static_cast<size_t>(parent + 1)];
+  std::vector<int> widest(static_cast<size_t>(tree.depth()), 0);
+  for (size_t node = 0; node <= tree.parents.size(); ++node) {
+    const int depth = node == 0 ? 0 : depths[node - 1];
+    if (depth < tree.depth()) {
+      int& w = widest[static_cast<size_t>(depth)];
+      w = std::max(w, children[node]);
+    }
+  }
+  return widest;
+}
+
 // The RunSettings every engine starts from (it owns the tokenizer), after
 // the checks that need no model.
 RunSettings run_settings(const EngineOptions& o) {
-  SEED_CHECK(!o.engine.drafts() || !o.draft.empty(), kInvalidArgument)
+  SEED_CHECK(!o.engine.drafts() || !o.drafter.needs_draft_model() || !o.draft.empty(), kInvalidArgument)
       << "--draft: engine '" << o.engine.name() << "' needs a draft model folder";
   SEED_CHECK(o.max_batch >= 1, kInvalidArgument) << "--max-batch: " << o.max_batch << " < 1";
   RunSettings settings;
@@ -72,8 +88,9 @@ int cache_count(const EngineOptions& o) {
 }
 
 std::unique_ptr<Target> load_target(const EngineOptions& o) {
+  const int top_k = o.engine.drafts() ? o.drafter.target_top_k() : 0;
   return std::make_unique<ModelTarget>(models::CausalLM::load(o.target, load_options(o)),
-                                       kv_cache_options(o, cache_count(o)));
+                                       kv_cache_options(o, cache_count(o)), top_k);
 }
 
 void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t target_vocab) {
@@ -90,11 +107,22 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     if (kind.batched_verify()) return std::make_unique<LockstepEngine>(std::move(target), settings, o.max_batch);
     return std::make_unique<SerialEngine>(kind.name(), std::move(target), nullptr, settings);
   }
-  // One draft model (one packed copy of its weights) for every drafter.
-  std::shared_ptr<const models::CausalLM> draft;
-  if (drafters.empty()) {
-    draft = models::CausalLM::load(o.draft, load_options(o));
-    check_vocabularies(o, draft->config().vocab_size, target->vocab_size());
+  // One draft model (one packed copy of its weights), or one set of
+  // STAND tables, for every drafter.
+  DrafterResources resources;
+  if (!o.drafter.needs_draft_model()) {
+    if (!o.tree.empty()) {
+      resources.tree = StaticTree::load(o.tree);
+      SEED_CHECK(resources.tree->size() > 0, kInvalidArgument) << "--tree: " << o.tree << " has no nodes";
+      // The engines bound drafts by the shape's depth; the tree is the shape.
+      settings.k_config = widest_per_depth(*resources.tree);
+    }
+    resources.tables = std::make_shared<NgramStore>();
+    resources.vocab = target->vocab_size();
+  } else if (drafters.empty()) {
+    resources.draft_model = models::CausalLM::load(o.draft, load_options(o));
+    resources.draft_cache = kv_cache_options(o, cache_count(o));
+    check_vocabularies(o, resources.draft_model->config().vocab_size, target->vocab_size());
   } else {
     // Only the vocabulary: the drafters hold (or are proxies for) the model.
     const models::ModelConfig config =
@@ -102,14 +130,12 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     check_vocabularies(o, config.vocab_size, target->vocab_size());
   }
   if (!kind.drafter_pool()) {
-    return std::make_unique<SerialEngine>(kind.name(), std::move(target),
-                                          std::make_unique<DraftModelDrafter>(draft, kv_cache_options(o, cache_count(o))),
+    return std::make_unique<SerialEngine>(kind.name(), std::move(target), make_drafter(o.drafter, resources),
                                           settings);
   }
   if (drafters.empty()) {
     SEED_CHECK(o.drafters >= 0, kInvalidArgument) << "--drafters: " << o.drafters << " < 0";
-    const models::KvCacheOptions cache = kv_cache_options(o, cache_count(o));
-    for (int i = 0; i < std::max(o.drafters, 1); ++i) drafters.push_back(std::make_unique<DraftModelDrafter>(draft, cache));
+    for (int i = 0; i < std::max(o.drafters, 1); ++i) drafters.push_back(make_drafter(o.drafter, resources));
   }
   const SchedulePolicy policy = o.schedule.value_or(kind.batched_verify() ? SchedulePolicy::kBatch : SchedulePolicy::kFcfs);
   const size_t max_batch = static_cast<size_t>(kind.batched_verify() ? o.max_batch : 1);

@@ -9,6 +9,7 @@
 
 #include "models/cpu_kernel.h"
 #include "spec/drafter.h"
+#include "spec/drafter_kind.h"
 #include "spec/engine.h"
 #include "spec/engine_kind.h"
 #include "spec/scheduler.h"
@@ -24,7 +25,11 @@ namespace seed::spec {
 struct EngineOptions {
   EngineKind engine = EngineKind::kSeed;
   std::string target;  // HF model folder (config.json, safetensors, tokenizer)
-  std::string draft;   // HF model folder; needed by engines that draft (EngineKind::drafts)
+  std::string draft;   // HF model folder; needed by engines that draft with DrafterKind::kModel
+  // What drafts for the engines that draft (drafter_kind.h).
+  DrafterKind drafter = DrafterKind::kModel;
+  // kStand: a static tree file (StaticTree::load); empty: the draft shape.
+  std::string tree;
   std::string device = "cpu";
   // CPU: the dtype the models' matrices keep in memory (unset: as stored)
   // and the matrix kernel (models/cpu_kernel.h).
@@ -61,7 +66,8 @@ models::LoadOptions load_options(const EngineOptions& options);
 models::KvCacheOptions kv_cache_options(const EngineOptions& options, int caches);
 
 // Throws seed::Error: kInvalidArgument naming the option (no draft for an
-// engine that drafts, k_config entry < 1), and what loading
+// engine that drafts with a draft model, k_config entry < 1, a malformed
+// --tree file), and what loading
 // the models throws (naming the file at fault), kInvalidArgument if the two
 // models' vocabularies differ.
 std::unique_ptr<Engine> make_engine(const EngineOptions& options);

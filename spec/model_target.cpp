@@ -9,8 +9,9 @@
 
 namespace seed::spec {
 
-ModelTarget::ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options)
-    : model_(std::move(model)), cache_(model_->make_cache(cache_options)) {}
+ModelTarget::ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options,
+                         int distribution_top_k)
+    : model_(std::move(model)), cache_(model_->make_cache(cache_options)), distribution_top_k_(distribution_top_k) {}
 
 ModelTarget::~ModelTarget() = default;
 
@@ -148,6 +149,12 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
     }
     s.length = cache_.length(s.sequence);
     s.pending.assign(1, verdict.bonus);
+    if (distribution_top_k_ > 0) {
+      verdict.target_top.push_back(top_entries(p.data(), vocab, distribution_top_k_));
+      for (int32_t node : verdict.accepted) {
+        verdict.target_top.push_back(top_entries(p.data() + (node + 1) * vocab, vocab, distribution_top_k_));
+      }
+    }
     if (!s.prefilled) {
       s.prefilled = true;
       s.prompt = {};

@@ -24,7 +24,11 @@ namespace seed::spec {
 
 class ModelTarget : public Target {
  public:
-  explicit ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options = {});
+  // distribution_top_k > 0: each verdict carries the top entries of p at
+  // its tokens' contexts (Verdict::target_top), for drafters that learn
+  // from the target (DrafterKind::target_top_k).
+  explicit ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options = {},
+                       int distribution_top_k = 0);
   ~ModelTarget() override;
 
   int64_t vocab_size() const override;
@@ -55,6 +59,7 @@ class ModelTarget : public Target {
   models::KvCache cache_;
   std::map<uint64_t, Slot> slots_;
   PrefillStats stats_;
+  int distribution_top_k_;
 };
 
 }  // namespace seed::spec

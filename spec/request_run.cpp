@@ -84,7 +84,7 @@ TargetSettings target_settings(const GenRequest& request) {
 }
 
 DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config) {
-  return {request.sampling, request.seed, request.stream, k_config};
+  return {request.sampling, request.seed, request.stream, k_config, request.group};
 }
 
 int draft_depth(const Sequence& seq, const Target& target, int shape_depth) {

@@ -21,7 +21,17 @@
 //    uniform has its own key. So the proposal stays q for every sibling: the
 //    draft of x_{j+1} did not depend on x_j having been rejected. (Drafts
 //    sampled *without* replacement would need q renormalised without x_j;
-//    the header's contract is i.i.d.)
+//    that is the next step.)
+//
+// 2'. k candidates drawn without replacement (Jeon et al. 2024, recursive
+//    rejection sampling). Now x_j ~ q_{j-1} = q with x_1..x_{j-1} removed
+//    and renormalised, so stage j is step 1 with proposal q_{j-1} and target
+//    r_{j-1}, and its residual is r_j = norm(max(0, r_{j-1} - q_{j-1})).
+//    The induction of step 2 goes through unchanged: r_j is a function of
+//    x_1..x_{j-1} only (not of x_j), so whatever stages j + 1.. do, they
+//    emit ~ r_j given the history. A rejected x_j had r_{j-1}(x_j) <
+//    q_{j-1}(x_j), so r_j(x_j) = 0: the residual never offers a token the
+//    shrinking proposal can no longer draw.
 //
 // 3. Down the tree. Once x is accepted at context c, the children of x were
 //    drawn from q at c + x with draft uniforms that no decision at c used, so
@@ -156,6 +166,18 @@ const float* subtract_rejected(const float* r, const float* q_row, int32_t x, co
   return residual.data();
 }
 
+// q with x removed and renormalised into `out` (which `q` may alias).
+const float* remove_token(const float* q, int32_t x, int64_t vocab, std::vector<float>& out) {
+  if (out.data() != q) out.assign(q, q + vocab);
+  out[static_cast<size_t>(x)] = 0.0f;
+  double mass = 0.0;
+  for (const float value : out) mass += value;
+  if (mass > 0.0) {
+    for (float& value : out) value = static_cast<float>(value / mass);
+  }
+  return out.data();
+}
+
 // Sampling / tree: SpecInfer's multi-candidate recursive rejection, one
 // context at a time from the prefix (see the comment at the top).
 void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
@@ -163,6 +185,7 @@ void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
   const int32_t n = static_cast<int32_t>(draft.tokens.size());
   const int64_t vocab = request.vocab;
   std::vector<float> residual;  // filled on the first rejection only
+  std::vector<float> q_left;    // without replacement: q less the rejected siblings
   int32_t context = 0;
   uint32_t depth = 0;  // tokens between the prefix and `context`
   for (;;) {
@@ -171,12 +194,18 @@ void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
     const float* q_row = draft.deterministic ? nullptr : draft.q.data() + row;
     const uint32_t position = request.base_position + depth;
     const float* r = p_row;  // the current residual; p until a rejection
+    // Without replacement: q without the rejected siblings, renormalised
+    // (copied on the first rejection).
+    const bool shrink = q_row != nullptr && draft.without_replacement;
     int32_t accepted = n;
     uint32_t rank = 0;
     for (int32_t child = next_child(draft, context, 0); child < n;
          child = next_child(draft, context, child + 1), ++rank) {
       const int32_t x = draft.tokens[static_cast<size_t>(child)];
       const double q_x = q_row != nullptr ? q_row[x] : 1.0;
+      SEED_CHECK(q_x > 0.0, kInvalidArgument)
+          << "draft node " << child << " repeats token " << x
+          << " of an earlier sibling; children drawn without replacement are distinct";
       const double u = uniform({request.seed, request.request, position, RngPurpose::kAccept, rank});
       // u < min(1, r(x) / q(x))  <=>  u * q(x) < r(x), for u in [0, 1), q(x) > 0.
       if (u * q_x < static_cast<double>(r[x])) {
@@ -184,6 +213,7 @@ void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
         break;
       }
       r = subtract_rejected(r, q_row, x, p_row, vocab, residual);
+      if (shrink) q_row = remove_token(q_row, x, vocab, q_left);
     }
     if (accepted == n) {
       const double u = uniform({request.seed, request.request, position, RngPurpose::kResample, 0});
@@ -197,6 +227,21 @@ void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
 }
 
 }  // namespace
+
+TopTokens top_entries(const float* probs, int64_t vocab, int k) {
+  std::vector<int32_t> ids;
+  for (int64_t v = 0; v < vocab; ++v) {
+    if (probs[v] > 0.0f) ids.push_back(static_cast<int32_t>(v));
+  }
+  const auto better = [&](int32_t a, int32_t b) { return probs[a] > probs[b] || (probs[a] == probs[b] && a < b); };
+  const size_t keep = std::min(ids.size(), static_cast<size_t>(std::max(k, 0)));
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(keep), ids.end(), better);
+  ids.resize(keep);
+  TopTokens top;
+  top.ids = ids;
+  for (const int32_t id : ids) top.probs.push_back(probs[id]);
+  return top;
+}
 
 Verdict verify(const VerifyRequest& request) {
   check_request(request);

@@ -18,6 +18,12 @@
 //                residual p, which after a rejection becomes
 //                norm(max(0, p - q)); if all are rejected, draw from the
 //                residual. A chain is a tree with one child per node.
+//   tree without replacement  the same walk for children drawn *without*
+//                replacement from q (DraftTree::without_replacement, e.g.
+//                STAND's Gumbel-top-k): after a rejection the next sibling
+//                is tested against q with the rejected tokens removed and
+//                renormalised (recursive rejection sampling, Jeon et al.
+//                2024), both in the ratio and in the next residual.
 // Deterministic drafters (n-gram, prompt lookup) pass q = one-hot at their
 // token: then accept with probability p(x), residual = p without x.
 //
@@ -49,7 +55,21 @@ struct DraftTree {
   // Rows of contexts with no children are unused. Empty when `deterministic`.
   std::vector<float> q;
   bool deterministic = false;  // q is one-hot at each proposed token
+  // The children of a context were drawn without replacement from its q
+  // row (so siblings are distinct); ignored when `deterministic`.
+  bool without_replacement = false;
 };
+
+// The most likely entries of a distribution, most likely first; what a
+// target reports of p for drafters that learn from it (STAND).
+struct TopTokens {
+  std::vector<int32_t> ids;
+  std::vector<float> probs;  // p of each id (not renormalised)
+};
+
+// The `k` entries of `probs` [vocab] with the largest probability, zeros
+// left out; ties to the lower id.
+TopTokens top_entries(const float* probs, int64_t vocab, int k);
 
 // The decision for one sequence.
 struct Verdict {
@@ -57,6 +77,10 @@ struct Verdict {
   int32_t bonus = -1;             // token the target adds after the path
   // Accepted tokens (the path's tokens, then bonus), for convenience.
   std::vector<int32_t> tokens;
+  // Filled by targets asked for it (ModelTarget's distribution_top_k),
+  // else empty: per token of `tokens`, the top entries of the p it was
+  // decided at (context 0, then each accepted node's context).
+  std::vector<TopTokens> target_top;
 };
 
 struct VerifyRequest {
@@ -75,15 +99,17 @@ struct VerifyRequest {
 // walking from context 0 and trying each context's children in index order
 // (rank 0, 1, ... = the order the drafter drew them).
 // REQUIRES: p rows sum to 1; q rows (non-deterministic drafts) sum to 1; the
-// children of a context were drawn i.i.d. from its q row (not without
-// replacement), or proposed deterministically. Float rounding can leave a
+// children of a context were drawn i.i.d. from its q row, or without
+// replacement when draft.without_replacement, or proposed
+// deterministically. Float rounding can leave a
 // residual with no mass where exact arithmetic never reaches one; the token
 // is then drawn from p (verifier.cpp says why that is harmless).
 // Returns at least one token (the bonus). Throws kInvalidArgument, naming
 // the field, if the request is malformed: draft or p null, vocab outside
 // [1, 2^31), tokens and parents of different sizes, a parent not earlier
 // (parents[i] < i), a token outside [0, vocab), q not (n + 1) x vocab (or
-// not empty when deterministic), or q(x) = 0 for a proposed x.
+// not empty when deterministic), q(x) = 0 for a proposed x, or a token
+// repeated among siblings drawn without replacement.
 Verdict verify(const VerifyRequest& request);
 
 }  // namespace seed::spec

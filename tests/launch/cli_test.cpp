@@ -155,6 +155,28 @@ TEST_F(CliTest, BenchSpecWritesTheDocumentedJsonRows) {
   EXPECT_GT(result["rows"][1]["alpha"].get<double>(), 0.0);
 }
 
+TEST_F(CliTest, BenchSpecBestOfNWritesDrafterAndTrajectories) {
+  const fs::path json = *model_dir_ / "best_of_n.json";
+  const std::string zoo = SEED_ZOO_DIR;
+  const Outcome r = run_command(seed("--threads 1 bench spec --target " + zoo + "/tiny-target --draft " + zoo +
+                                     "/tiny-draft --workload best-of-n --trajectories 1 3 --engines ar sd "
+                                     "--drafter stand --repeats 1 --thought-tokens 12 --json " + json.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json result = nlohmann::json::parse(in);
+  ASSERT_EQ(result["rows"].size(), 4u);
+  for (const nlohmann::json& row : result["rows"]) {
+    EXPECT_EQ(row["trajectories"], row["n"]);
+    EXPECT_FLOAT_EQ(row["temperature"].get<float>(), 0.7f);
+    EXPECT_EQ(row["drafter"], row["engine"] == "ar" ? "" : "stand");
+    EXPECT_TRUE(row.contains("draft_ms_per_token"));
+  }
+  EXPECT_EQ(result["rows"][3]["trajectories"], 3);
+  const Outcome bad = run_command(seed("bench spec --drafter ngram"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--drafter"), std::string::npos) << bad.output;
+}
+
 TEST_F(CliTest, EvalWritesEveryValueJudgmentAndChecksItsOutputPathsFirst) {
   const fs::path csv = *model_dir_ / "24.csv";
   seed::testing::write_synthetic_game24_csv(csv);

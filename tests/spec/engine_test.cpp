@@ -333,7 +333,8 @@ TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
   std::vector<std::unique_ptr<Drafter>> drafters;
   drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
   drafters.push_back(std::make_unique<FailingDrafter>(draft, 3));
-  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, Scheduler(SchedulePolicy::kFcfs, 1), 1);
+  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
+                  Scheduler(SchedulePolicy::kFcfs, 1), 1);
   SerialEngine serial("sd", std::make_unique<ModelTarget>(target), std::make_unique<FailingDrafter>(draft, 3),
                       settings);
   for (Engine* e : std::vector<Engine*>{&seed, &serial}) {
@@ -391,7 +392,8 @@ TEST_F(EngineTest, SequencesOfAVanishedDrafterMoveOnWithTheSameTokens) {
     drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
     drafters.push_back(std::make_unique<VanishingDrafter>(draft, 4));
     drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
-    SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, Scheduler(SchedulePolicy::kFcfs, 1), 1);
+    SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
+                  Scheduler(SchedulePolicy::kFcfs, 1), 1);
     EXPECT_EQ(tokens_of(seed.generate(requests(temperature))), sd) << temperature;
     EXPECT_EQ(seed.stats().drafter_faults, 2) << "the vanished drafter hosted requests 1 and 4";
     // The next call runs on the live drafters only.
@@ -407,7 +409,8 @@ TEST_F(EngineTest, WithEveryDrafterGoneTheTargetDecodesAlone) {
   settings.k_config = {1, 1, 1};
   std::vector<std::unique_ptr<Drafter>> drafters;
   drafters.push_back(std::make_unique<VanishingDrafter>(draft, 3));
-  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings, Scheduler(SchedulePolicy::kFcfs, 1), 1);
+  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
+                  Scheduler(SchedulePolicy::kFcfs, 1), 1);
   const std::vector<Completion> out = seed.generate(requests(0.0f));
   EXPECT_EQ(tokens_of(out), tokens_of(engine("ar")->generate(requests(0.0f))));
   for (const Completion& c : out) EXPECT_EQ(c.finish, FinishReason::kLength);

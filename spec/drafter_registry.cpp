@@ -1,0 +1,24 @@
+#include "spec/drafter_registry.h"
+
+#include "models/base/error.h"
+#include "spec/draft_model_drafter.h"
+#include "spec/lookup_drafter.h"
+#include "spec/stand_drafter.h"
+
+namespace seed::spec {
+
+std::unique_ptr<Drafter> make_drafter(DrafterKind kind, const DrafterResources& r) {
+  switch (kind.value()) {
+    case DrafterKind::kModel:
+      SEED_CHECK(r.draft_model != nullptr, kInvalidArgument) << "--drafter model: needs a draft model (--draft)";
+      return std::make_unique<DraftModelDrafter>(r.draft_model, r.draft_cache);
+    case DrafterKind::kStand:
+      SEED_CHECK(r.tables != nullptr, kInvalidArgument) << "--drafter stand: needs the engine's n-gram store";
+      return std::make_unique<StandDrafter>(r.tables, r.vocab, r.tree);
+    case DrafterKind::kLookup:
+      return std::make_unique<LookupDrafter>();
+  }
+  SEED_FAIL(kInternal) << "drafter kind " << static_cast<int>(kind.value()) << " has no builder";
+}
+
+}  // namespace seed::spec

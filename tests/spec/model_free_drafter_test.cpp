@@ -1,0 +1,206 @@
+// The model-free drafters (stand, lookup) behind every speculative engine:
+//   - greedy output equals ar's, token for token, for each engine;
+//   - sampled output keeps the target's distribution (chi-square), with
+//     STAND's without-replacement trees actually drafting;
+//   - STAND's tables are shared by a request group and only by it;
+//   - prompt lookup proposes the continuation of the latest match;
+//   - bad names and tree files are errors naming the flag or file.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "models/causal_lm.h"
+#include "spec/drafter_kind.h"
+#include "spec/engine_factory.h"
+#include "spec/lookup_drafter.h"
+#include "tests/models/tiny_models.h"
+#include "tests/spec/chi_square.h"
+#include "tests/throws_error.h"
+
+namespace seed::spec {
+namespace {
+
+namespace fs = std::filesystem;
+using ::seed::testing::throws_error;
+
+class ModelFreeDrafterTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("seed_model_free_test_" + std::to_string(::getpid())));
+    for (const int64_t vocab : {64, 8}) {
+      models::ModelConfig config = models::testing::tiny_config("llama");
+      config.vocab_size = vocab;
+      models::CausalLM::random(config, 11)->save((*dir_ / ("v" + std::to_string(vocab))).string(), torch::kFloat32);
+    }
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+
+  static std::unique_ptr<Engine> engine(const std::string& name, const std::string& drafter,
+                                        std::vector<int> k_config = {}, int drafters = 2, int64_t vocab = 64) {
+    EngineOptions o;
+    o.engine = EngineKind::parse(name);
+    o.drafter = DrafterKind::parse(drafter);
+    o.target = (*dir_ / ("v" + std::to_string(vocab))).string();
+    o.draft_length = 4;
+    o.k_config = std::move(k_config);
+    o.drafters = drafters;
+    return make_engine(o);
+  }
+
+  // Six requests of one group, prompts of different lengths.
+  static std::vector<GenRequest> requests(float temperature, int64_t max_new = 40) {
+    std::vector<GenRequest> out;
+    for (int i = 0; i < 6; ++i) {
+      GenRequest r;
+      for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
+      r.max_new_tokens = max_new;
+      r.sampling.temperature = temperature;
+      r.seed = 42;
+      r.stream = static_cast<uint64_t>(i);
+      r.group = 1;
+      out.push_back(r);
+    }
+    return out;
+  }
+
+  static std::vector<std::vector<int32_t>> tokens_of(const std::vector<Completion>& completions) {
+    std::vector<std::vector<int32_t>> out;
+    for (const Completion& c : completions) out.push_back(c.tokens);
+    return out;
+  }
+
+  static fs::path* dir_;
+};
+
+fs::path* ModelFreeDrafterTest::dir_ = nullptr;
+
+TEST_F(ModelFreeDrafterTest, GreedyEveryEngineWithEveryDrafterProducesTheArTokens) {
+  const auto reference = tokens_of(engine("ar", "model")->generate(requests(0.0f)));
+  struct Case { std::string name; std::vector<int> k_config; int drafters; };
+  for (const std::string drafter : {"stand", "lookup"}) {
+    for (const Case& c : {Case{"sd", {}, 1}, Case{"mcsd", {2, 2, 1}, 1}, Case{"seed", {}, 2},
+                          Case{"seed", {3, 2, 1, 1}, 3}, Case{"seed-batch", {}, 4}}) {
+      auto e = engine(c.name, drafter, c.k_config, c.drafters);
+      EXPECT_EQ(tokens_of(e->generate(requests(0.0f))), reference) << drafter << " " << c.name;
+      const EngineStats s = e->stats();
+      EXPECT_GT(s.accepted_tokens, 0) << drafter << " " << c.name << ": a looping greedy model repeats itself";
+      EXPECT_EQ(s.generated_tokens, 6 * 40) << drafter << " " << c.name;
+    }
+  }
+}
+
+TEST_F(ModelFreeDrafterTest, StandTablesAreSharedWithinAGroupOnly) {
+  // The same prompt twice: the second request drafts what the first taught
+  // the table, if they share a group.
+  std::vector<GenRequest> batch = requests(0.0f);
+  batch.resize(2);
+  batch[1] = batch[0];
+  batch[1].stream = 1;
+  auto shared = engine("sd", "stand");
+  const auto together = shared->generate(batch);
+  EXPECT_EQ(together[0].tokens, together[1].tokens);
+  EXPECT_GT(together[1].stats.accepted_tokens, together[0].stats.accepted_tokens);
+  EXPECT_LT(together[1].stats.target_forwards, together[0].stats.target_forwards);
+
+  batch[1].group = 2;
+  auto apart = engine("sd", "stand")->generate(batch);
+  EXPECT_EQ(apart[1].stats.accepted_tokens, apart[0].stats.accepted_tokens);
+  EXPECT_EQ(apart[1].stats.target_forwards, apart[0].stats.target_forwards);
+}
+
+// The first two sampled tokens against p(x1) p(x2 | x1) from the target's
+// logits, over many requests of one group: STAND's tables fill from the
+// first requests, so later ones draft (without replacement) from them.
+TEST_F(ModelFreeDrafterTest, SampledStandAndLookupAreLossless) {
+  constexpr int64_t kVocab = 8;
+  constexpr int kTrials = 5000;
+  const std::vector<int32_t> prompt = {1, 5, 2, 1, 5};
+  SamplingParams sampling;
+  sampling.temperature = 0.9f;
+  auto target = models::CausalLM::load((*dir_ / "v8").string());
+  std::vector<double> expected(kVocab * kVocab);
+  {
+    torch::NoGradGuard no_grad;
+    const auto next = [&](std::vector<int64_t> seq) {
+      return torch::softmax(target->forward_full(torch::tensor(seq).unsqueeze(0))[0][-1] / sampling.temperature, -1);
+    };
+    const at::Tensor first = next(std::vector<int64_t>(prompt.begin(), prompt.end()));
+    for (int64_t x = 0; x < kVocab; ++x) {
+      std::vector<int64_t> seq(prompt.begin(), prompt.end());
+      seq.push_back(x);
+      const at::Tensor second = next(seq);
+      for (int64_t y = 0; y < kVocab; ++y) {
+        expected[x * kVocab + y] = first[x].item<double>() * second[y].item<double>();
+      }
+    }
+  }
+  std::vector<GenRequest> batch(kTrials);
+  for (int i = 0; i < kTrials; ++i) {
+    batch[i].prompt_tokens = prompt;
+    batch[i].max_new_tokens = 3;  // drafts of depth 2 in the first round
+    batch[i].sampling = sampling;
+    batch[i].seed = 9;
+    batch[i].stream = static_cast<uint64_t>(i);
+    batch[i].group = 3;
+  }
+  struct Case { std::string name, drafter; std::vector<int> k_config; };
+  for (const Case& c : {Case{"sd", "stand", {}}, Case{"mcsd", "stand", {3, 2}}, Case{"seed", "stand", {4, 1}},
+                        Case{"sd", "lookup", {}}}) {
+    auto e = engine(c.name, c.drafter, c.k_config, 2, kVocab);
+    std::vector<int64_t> counts(kVocab * kVocab, 0);
+    for (const Completion& out : e->generate(batch)) {
+      ASSERT_EQ(out.tokens.size(), 3u);
+      ++counts[out.tokens[0] * kVocab + out.tokens[1]];
+    }
+    const auto fit = ::seed::testing::chi_square(counts, expected, kTrials);
+    std::printf("%s/%s: chi-square %.4g (%d dof), p = %.4g, alpha %.3f, tau %.3f\n", c.name.c_str(), c.drafter.c_str(),
+                fit.statistic, fit.dof, fit.p_value, e->stats().alpha(), e->stats().tau());
+    EXPECT_GT(fit.p_value, 0.001) << c.name << "/" << c.drafter;
+    EXPECT_GT(e->stats().drafted_tokens, kTrials / 2) << c.name << "/" << c.drafter << ": the drafter must draft";
+  }
+}
+
+TEST(LookupDrafterTest, ProposesTheContinuationOfTheLatestLongestMatch) {
+  LookupDrafter drafter;
+  DraftSettings settings;
+  settings.k_config = {1, 1, 1};
+  drafter.start(0, {5, 6, 7, 1, 2, 5, 6, 9, 8, 4, 5, 6}, settings);
+  // Suffix (4 5 6) has no earlier match; (5 6) last matched before 9 8 4.
+  DraftTree draft = drafter.propose(0, 10);
+  EXPECT_EQ(draft.tokens, (std::vector<int32_t>{9, 8, 4}));
+  EXPECT_EQ(draft.parents, (std::vector<int32_t>{-1, 0, 1}));
+  EXPECT_TRUE(draft.deterministic);
+  EXPECT_EQ(drafter.propose(0, 2).tokens.size(), 2u);
+  Verdict verdict;
+  verdict.tokens = {3};
+  drafter.advance(0, verdict);
+  EXPECT_TRUE(drafter.propose(0, 3).tokens.empty()) << "3 never occurred before";
+}
+
+TEST_F(ModelFreeDrafterTest, BadDrafterNamesAndTreeFilesNameTheFlagOrFile) {
+  EXPECT_TRUE(throws_error([] { DrafterKind::parse("ngram"); }, ErrorKind::kInvalidArgument,
+                           {"--drafter", "ngram", "stand", "lookup"}));
+  const std::string tree = (*dir_ / "tree.json").string();
+  std::ofstream(tree) << R"({"format": "seed-static-tree", "version": 1, "parents": [0]})";
+  EngineOptions o;
+  o.engine = EngineKind::kSd;
+  o.drafter = DrafterKind::kStand;
+  o.target = (*dir_ / "v64").string();
+  o.tree = tree;
+  EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {tree, "'parents'[0]"}));
+  o.drafter = DrafterKind::kModel;
+  o.tree.clear();
+  EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--draft"}));
+}
+
+}  // namespace
+}  // namespace seed::spec
