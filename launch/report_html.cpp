@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "launch/report_svg.h"
 
@@ -36,11 +37,21 @@ std::string engine_group(const json& row) {
   return group;
 }
 
-// The accuracy/tokens chart draws one engine's rows: the baseline engine's
-// repeat the same searches (greedy answers do not depend on the engine).
+// The accuracy/tokens chart draws one engine's rows, the engine with the
+// most points other than the baseline's: the baseline points repeat some
+// searches (greedy answers do not depend on the engine).
 std::vector<const json*> scaling_rows(const std::vector<json>& rows) {
+  std::set<std::string> baselines;
+  for (const json& r : rows) {
+    if (r.value("baseline", json()).is_string()) baselines.insert(r["baseline"].get<std::string>());
+  }
   std::map<std::string, size_t> per_engine;
-  for (const json& r : rows) ++per_engine[param_text(r, "engine")];
+  for (const json& r : rows) {
+    if (!baselines.count(r["slug"].get<std::string>())) ++per_engine[param_text(r, "engine")];
+  }
+  if (per_engine.empty()) {  // every point is some point's baseline
+    for (const json& r : rows) ++per_engine[param_text(r, "engine")];
+  }
   std::string engine;
   size_t most = 0;
   for (const auto& [e, count] : per_engine) {
@@ -147,15 +158,13 @@ std::vector<size_t> best_frontier(const std::vector<double>& tokens, const std::
 std::string sweep_report_html(const std::string& title, const std::vector<json>& rows) {
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>seed sweep: {0}</title>\n"
-      "<style>body{{font-family:sans-serif;margin:24px;color:#222}} .chart{{display:block;margin:16px 0}} "
+      "<style>body{{font-family:sans-serif;margin:24px;color:#222}} .charts{{display:flex;flex-wrap:wrap;gap:16px}} "
       "table{{border-collapse:collapse;font-size:12px}} td,th{{border:1px solid #ccc;padding:3px 6px;"
       "text-align:right}} td:first-child{{text-align:left}}</style>\n</head>\n<body>\n"
       "<h1>seed sweep: {0}</h1>\n<p>{1} points. Accuracy intervals are 95% Wilson score intervals; speedup is the "
       "point's tokens/s over the baseline engine's at the same point, on the same problems.</p>\n",
       xml_escape(title), rows.size());
-  html += scaling_chart(rows);
-  html += speedup_chart(rows);
-  html += acceptance_charts(rows);
+  html += "<div class=\"charts\">\n" + scaling_chart(rows) + speedup_chart(rows) + acceptance_charts(rows) + "</div>\n";
   html += "<h2>Table</h2>\n" + table(rows);
   return html + "</body>\n</html>\n";
 }

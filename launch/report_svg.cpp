@@ -25,12 +25,27 @@ struct Scale {
   double operator()(double v) const { return px0 + (unit(v) - lo) / (hi - lo) * (px1 - px0); }
 };
 
+// A tick step of 1, 2 or 5 times a power of ten, for about five ticks.
+double nice_step(double range) {
+  const double raw = range / 5, power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 5.0}) {
+    if (m * power >= raw) return m * power;
+  }
+  return 10 * power;
+}
+
+// Log axes span whole decades, linear ones whole tick steps.
 Scale make_scale(double lo, double hi, bool log, double px0, double px1) {
   if (log) {
     lo = std::floor(std::log10(lo));
     hi = std::ceil(std::log10(hi));
+    if (hi <= lo) hi = lo + 1;
+  } else {
+    if (hi <= lo) hi = lo + 1;
+    const double step = nice_step(hi - lo);
+    lo = std::floor(lo / step + 1e-9) * step;
+    hi = std::ceil(hi / step - 1e-9) * step;
   }
-  if (hi <= lo) hi = lo + 1;
   return {lo, hi, log, px0, px1};
 }
 
@@ -45,7 +60,8 @@ std::vector<double> ticks(const Scale& s) {
   if (s.log) {
     for (double e = s.lo; e <= s.hi + 1e-9; e += 1) t.push_back(std::pow(10.0, e));
   } else {
-    for (int i = 0; i <= 5; ++i) t.push_back(s.lo + (s.hi - s.lo) * i / 5);
+    const double step = nice_step(s.hi - s.lo);
+    for (double v = s.lo; v <= s.hi + step * 1e-6; v += step) t.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
   }
   return t;
 }

@@ -191,12 +191,13 @@ TEST_F(SweepCliTest, TheReportRendersEveryChartInHeadlessChromiumWithoutConsoleE
   ASSERT_TRUE(fs::exists(html));
   const std::string chromium = find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "no chromium: install it (bash scripts/test.sh does) to render the report";
-  // A console message from the page is logged as "...:CONSOLE(line)] ...";
-  // --dump-dom prints the page as rendered.
+  // A console message from the page is logged as "...:INFO:CONSOLE:line]
+  // ..." (older versions: "CONSOLE(line)"); --dump-dom prints the page as
+  // rendered.
   const Outcome dom = run_command(chromium + " --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 "
                                              "--dump-dom file://" + html.string() + " 2>&1");
   ASSERT_EQ(dom.exit_code, 0) << dom.output;
-  EXPECT_EQ(dom.output.find(":CONSOLE("), std::string::npos) << dom.output;
+  EXPECT_EQ(dom.output.find(":CONSOLE"), std::string::npos) << dom.output;
   const std::regex svg("<svg[^>]*>([\\s\\S]*?)</svg>");
   size_t charts = 0;
   for (auto it = std::sregex_iterator(dom.output.begin(), dom.output.end(), svg); it != std::sregex_iterator(); ++it) {
