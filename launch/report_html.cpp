@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <sstream>
 
 #include "launch/report_svg.h"
 
@@ -94,10 +95,39 @@ std::string scaling_chart(const std::vector<json>& rows) {
                         {"tokens per problem (log scale)", true}, {"accuracy", false}, series);
 }
 
+// Bar labels: each row's slug less the key=value parts every labelled row
+// shares (e.g. "engine=seed"), so that long slugs fit under their bars.
+std::vector<std::string> short_labels(const std::vector<const json*>& rows) {
+  std::vector<std::vector<std::string>> parts;
+  for (const json* r : rows) {
+    std::vector<std::string> p;
+    std::stringstream slug(r->at("slug").get<std::string>());
+    for (std::string part; std::getline(slug, part, '_');) p.push_back(part);
+    parts.push_back(p);
+  }
+  std::vector<std::string> labels;
+  for (const std::vector<std::string>& p : parts) {
+    std::string label;
+    for (const std::string& part : p) {
+      const bool shared = parts.size() > 1 && std::all_of(parts.begin(), parts.end(), [&](const auto& other) {
+        return std::find(other.begin(), other.end(), part) != other.end();
+      });
+      if (!shared) label += (label.empty() ? "" : " ") + part;
+    }
+    labels.push_back(label.empty() ? rows[labels.size()]->at("slug").get<std::string>() : label);
+  }
+  return labels;
+}
+
 std::string speedup_chart(const std::vector<json>& rows) {
-  std::vector<ChartBar> bars;
+  std::vector<const json*> chosen;
   for (const json& r : rows) {
-    if (r.value("speedup", json()).is_number()) bars.push_back({r["slug"], number(r, "speedup"), engine_group(r)});
+    if (r.value("speedup", json()).is_number()) chosen.push_back(&r);
+  }
+  const std::vector<std::string> labels = short_labels(chosen);
+  std::vector<ChartBar> bars;
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    bars.push_back({labels[i], number(*chosen[i], "speedup"), engine_group(*chosen[i])});
   }
   if (bars.empty()) return "<p>No point has a baseline engine point to compare with.</p>\n";
   return bar_chart_svg("Speedup over the baseline engine at the same point (tokens/s)", "speedup (x)", bars, 1.0);
@@ -105,11 +135,15 @@ std::string speedup_chart(const std::vector<json>& rows) {
 
 // Alpha and tau of the rows that drafted, one chart each (their scales differ).
 std::string acceptance_charts(const std::vector<json>& rows) {
-  std::vector<ChartBar> alpha, tau;
+  std::vector<const json*> chosen;
   for (const json& r : rows) {
-    if (!(number(r, "alpha") > 0)) continue;
-    alpha.push_back({r["slug"], number(r, "alpha"), engine_group(r)});
-    tau.push_back({r["slug"], number(r, "tau"), engine_group(r)});
+    if (number(r, "alpha") > 0) chosen.push_back(&r);
+  }
+  const std::vector<std::string> labels = short_labels(chosen);
+  std::vector<ChartBar> alpha, tau;
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    alpha.push_back({labels[i], number(*chosen[i], "alpha"), engine_group(*chosen[i])});
+    tau.push_back({labels[i], number(*chosen[i], "tau"), engine_group(*chosen[i])});
   }
   if (alpha.empty()) return "<p>No point drafted tokens.</p>\n";
   return bar_chart_svg("Acceptance rate alpha (accepted over tested draft tokens)", "alpha", alpha, std::nan("")) +
