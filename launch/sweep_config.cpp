@@ -1,6 +1,7 @@
 #include "launch/sweep_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,11 +20,11 @@ const std::set<std::string> kSweepOwned = {"out", "resume", "tree-out", "help"};
 // Every search parameter `seed run` takes, and which search uses which.
 const std::vector<std::string> kAllSearchParameters = {"depth", "n", "b", "samples", "beams", "beam-width",
                                                        "simulations", "parallel", "c-puct", "selection",
-                                                       "rollout-depth"};
+                                                       "rollout-depth", "early-stop"};
 const std::map<std::string, std::vector<std::string>> kSearchParameters = {
     {"cot", {}},
     {"best-of-n", {"samples"}},
-    {"self-consistency", {"samples"}},
+    {"self-consistency", {"samples", "early-stop"}},
     {"bfs", {"depth", "n", "b"}},
     {"dvts", {"depth", "beams", "beam-width"}},
     {"mcts", {"depth", "n", "simulations", "parallel", "c-puct", "selection", "rollout-depth"}},
