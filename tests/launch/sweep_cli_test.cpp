@@ -1,7 +1,8 @@
 // `seed sweep` and `seed report` end to end on the zoo pair: a sweep killed
 // with SIGKILL and rerun ends with every point once and the results of an
 // uninterrupted sweep; two shards give the unsharded sweep's points; a
-// changed config is refused; the report renders in headless Chromium.
+// changed config is refused; under mpirun the points give the
+// single-process results; the report renders in headless Chromium.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
@@ -172,6 +173,26 @@ TEST_F(SweepCliTest, AChangedConfigAndAnUnknownKeyAreRefusedByName) {
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.output.find("unknown.json"), std::string::npos) << unknown.output;
   EXPECT_NE(unknown.output.find("'serch'"), std::string::npos) << unknown.output;
+}
+
+TEST_F(SweepCliTest, UnderMpirunEveryPointRunsOnTheRanksAndARerunKeepsFinishedPoints) {
+  const fs::path config = write_config("mpi", 1);
+  ASSERT_EQ(run_command(sweep_command(config, dir_ / "single")).exit_code, 0);
+  const std::string mpirun = std::string(SEED_SOURCE_DIR) + "/launch/mpirun.sh -n 2 -- ";
+  const Outcome first = run_command(mpirun + sweep_command(config, dir_ / "mpi"));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::vector<json> single = read_lines(dir_ / "single" / "sweep.jsonl"), ranks = read_lines(dir_ / "mpi" / "sweep.jsonl");
+  ASSERT_EQ(ranks.size(), single.size());
+  for (size_t i = 0; i < single.size(); ++i) {  // the answers; how drafting went may differ across ranks
+    for (const char* key : {"slug", "params", "correct", "tokens_per_problem"}) {
+      EXPECT_EQ(ranks[i][key], single[i][key]) << i << " " << key;
+    }
+  }
+  const fs::path point = dir_ / "mpi" / single[0]["slug"].get<std::string>() / "results.jsonl";
+  const std::string before = read_file(point);
+  const Outcome again = run_command(mpirun + sweep_command(config, dir_ / "mpi"));
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(read_file(point), before);
 }
 
 // Headless Chromium, when installed (scripts/test.sh installs it).
