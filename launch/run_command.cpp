@@ -11,6 +11,7 @@
 
 #include "launch/commands.h"
 #include "launch/distributed.h"
+#include "launch/engine_counts.h"
 #include "launch/json_text.h"
 #include "launch/progress_line.h"
 #include "launch/runtime.h"
@@ -90,9 +91,7 @@ json problem_record(const tasks::Task& task, const tasks::Problem& problem, cons
                     const spec::EngineStats& before, const spec::EngineStats& after, double wall_s) {
   const tasks::CheckResult check = task.checker().check(problem, result.answer);
   const search::TreeSummary tree = result.tree.summary();
-  const int64_t drafted = after.drafted_tokens - before.drafted_tokens;
-  const int64_t accepted = after.accepted_tokens - before.accepted_tokens;
-  return {{"index", problem.index},
+  json record = {{"index", problem.index},
           {"problem", problem.fields},
           {"answer", check.answer},
           {"answer_text", result.answer},
@@ -103,16 +102,14 @@ json problem_record(const tasks::Task& task, const tasks::Problem& problem, cons
           {"batches", result.usage.batches},
           {"requests", result.usage.requests},
           {"failed_requests", result.usage.failed_requests},
-          {"tokens", after.generated_tokens - before.generated_tokens},
           {"thought_tokens", result.usage.thought_tokens},
           {"evaluation_tokens", result.usage.evaluation_tokens},
-          {"target_forwards", after.target_forwards - before.target_forwards},
-          {"prompt_tokens", after.prefill.prompt_tokens - before.prefill.prompt_tokens},
-          {"prefill_tokens", after.prefill.computed_tokens - before.prefill.computed_tokens},
-          {"drafted_tokens", drafted},
-          {"accepted_tokens", accepted},
-          {"alpha", drafted ? double(accepted) / double(drafted) : 0.0},
           {"wall_s", wall_s}};
+  record.update(engine_counts_json(before, after));
+  spec::EngineStats counts;
+  add_engine_counts(record, &counts);
+  record["alpha"] = counts.alpha();
+  return record;
 }
 
 // One line of progress: problems done, accuracy so far, tokens/s.
@@ -157,12 +154,12 @@ json compare_with_baseline(const std::string& dir, const RunResults& results) {
 
 void print_summary(const json& s) {
   fmt::print("\n{:<18} {:<17} {:<11} {:>8} {:>8} {:>9} {:>9} {:>10} {:>7} {:>6} {:>8}\n", "task", "search", "engine",
-             "problems", "correct", "accuracy", "tokens", "tokens/s", "tok/fwd", "alpha", "wall s");
+             "problems", "correct", "accuracy", "tokens", "tokens/s", "tau", "alpha", "wall s");
   fmt::print("{:<18} {:<17} {:<11} {:>8} {:>8} {:>8.1f}% {:>9} {:>10.1f} {:>7.2f} {:>6.3f} {:>8.1f}\n",
              s["task"].get<std::string>(), s["search"].get<std::string>(), s["engine"].get<std::string>(),
              s["problems"].get<int64_t>(), s["correct"].get<int64_t>(), 100 * s["accuracy"].get<double>(),
              s["tokens"].get<int64_t>(), s["tokens_per_s"].get<double>(),
-             s["tokens_per_target_forward"].get<double>(), s["alpha"].get<double>(), s["wall_s"].get<double>());
+             s["tau"].get<double>(), s["alpha"].get<double>(), s["wall_s"].get<double>());
   const int64_t prompt = s.value("prompt_tokens", int64_t{0}), prefill = s.value("prefill_tokens", int64_t{0});
   if (prompt > 0) {
     fmt::print("prompt tokens: {} requested, {} computed by the target ({:.1f}% reused from its prefix cache)\n",

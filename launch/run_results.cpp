@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "launch/engine_counts.h"
 #include "launch/json_text.h"
 #include "models/base/error.h"
 
@@ -81,23 +82,18 @@ void RunResults::append(const json& record) {
 }
 
 json RunResults::summary(const json& settings) const {
-  int64_t correct = 0, tokens = 0, forwards = 0, drafted = 0, accepted = 0, requests = 0, failed = 0;
-  int64_t prompt = 0, prefill = 0;
+  int64_t correct = 0, requests = 0, failed = 0;
   double wall = 0;
+  spec::EngineStats counts;
   for (const auto& [index, r] : done_) {
     correct += r.at("correct").get<bool>() ? 1 : 0;
-    tokens += r.at("tokens").get<int64_t>();
-    forwards += r.at("target_forwards").get<int64_t>();
-    drafted += r.at("drafted_tokens").get<int64_t>();
-    accepted += r.at("accepted_tokens").get<int64_t>();
+    add_engine_counts(r, &counts);
     requests += r.at("requests").get<int64_t>();
     failed += r.at("failed_requests").get<int64_t>();
-    // Absent from results written before the prefix cache existed.
-    prompt += r.value("prompt_tokens", int64_t{0});
-    prefill += r.value("prefill_tokens", int64_t{0});
     wall += r.at("wall_s").get<double>();
   }
   const int64_t problems = static_cast<int64_t>(done_.size());
+  const int64_t tokens = counts.generated_tokens;
   json s = {{"task", settings.at("task")},
             {"search", settings.at("search")},
             {"engine", settings.at("engine")},
@@ -107,13 +103,17 @@ json RunResults::summary(const json& settings) const {
             {"accuracy", problems ? double(correct) / double(problems) : 0.0},
             {"tokens", tokens},
             {"tokens_per_problem", problems ? double(tokens) / double(problems) : 0.0},
-            {"target_forwards", forwards},
-            {"tokens_per_target_forward", forwards ? double(tokens) / double(forwards) : 0.0},
-            {"alpha", drafted ? double(accepted) / double(drafted) : 0.0},
+            {"target_forwards", counts.target_forwards},
+            {"tokens_per_target_forward",
+             counts.target_forwards ? double(tokens) / double(counts.target_forwards) : 0.0},
+            {"drafted_tokens", counts.drafted_tokens},
+            {"accepted_tokens", counts.accepted_tokens},
+            {"alpha", counts.alpha()},
+            {"tau", counts.tau()},
             {"requests", requests},
             {"failed_requests", failed},
-            {"prompt_tokens", prompt},
-            {"prefill_tokens", prefill},
+            {"prompt_tokens", counts.prefill.prompt_tokens},
+            {"prefill_tokens", counts.prefill.computed_tokens},
             {"wall_s", wall},
             {"tokens_per_s", wall > 0 ? double(tokens) / wall : 0.0}};
   return s;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs seed's Debian 12 dependencies (only those missing; safe to re-run)
-# and builds everything into build/. Used by run.sh and test.sh.
+# and builds everything into build/. Used by run.sh and test.sh (which
+# passes --test for the test suite's extra packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,9 @@ packages=(
   libsentencepiece-dev
   libgtest-dev libgmock-dev
 )
+# Only for the test suite (scripts/test.sh): a headless browser that renders
+# `seed report`'s HTML.
+[ "${1:-}" = --test ] && packages+=(chromium)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

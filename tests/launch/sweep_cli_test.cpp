@@ -1,0 +1,232 @@
+// `seed sweep` and `seed report` end to end on the zoo pair: a sweep killed
+// with SIGKILL and rerun ends with every point once and the results of an
+// uninterrupted sweep; two shards give the unsharded sweep's points; a
+// changed config is refused; under mpirun the points give the
+// single-process results; the report renders in headless Chromium.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "tests/launch/synthetic_game24_csv.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Outcome {
+  int exit_code = 0;
+  std::string output;
+};
+
+Outcome run_command(const std::string& command) {
+  Outcome result;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::vector<json> read_lines(const fs::path& path) {
+  std::vector<json> lines;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(json::parse(line));
+  return lines;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A row without the figures that depend on wall time.
+json computed_part(json row) {
+  for (const char* key : {"wall_s", "tokens_per_s", "speedup"}) row.erase(key);
+  return row;
+}
+
+// A results line without its wall time.
+json answer_part(json line) {
+  line.erase("wall_s");
+  return line;
+}
+
+class SweepCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("seed_sweep_test_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    seed::testing::write_synthetic_game24_csv(dir_ / "24.csv");
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  // A 2 x 2 sweep (cot and a one-step greedy ToT-BFS; ar and seed) on the
+  // first `limit` puzzles, written as DIR/NAME.json.
+  static fs::path write_config(const std::string& name, int limit) {
+    const std::string src = SEED_SOURCE_DIR;
+    const json config = {{"task", src + "/tasks/game24"},
+                         {"data", (dir_ / "24.csv").string()},
+                         {"target", src + "/models/zoo/tiny-target"},
+                         {"draft", src + "/models/zoo/tiny-draft"},
+                         {"limit", limit},
+                         {"grid", json::array({{{"search", "cot"}, {"engine", {"ar", "seed"}}},
+                                               {{"search", "bfs"}, {"depth", 1}, {"n", 2}, {"b", 1},
+                                                {"engine", {"ar", "seed"}}}})}};
+    const fs::path path = dir_ / (name + ".json");
+    std::ofstream(path) << config.dump(2);
+    return path;
+  }
+  static std::string sweep_command(const fs::path& config, const fs::path& out, const std::string& extra = "") {
+    return std::string(SEED_BINARY) + " --threads 1 --log-level warn sweep --config " + config.string() + " --out " +
+           out.string() + " " + extra;
+  }
+  static fs::path dir_;
+};
+
+fs::path SweepCliTest::dir_;
+
+TEST_F(SweepCliTest, AKilledSweepRerunFinishesWithTheUninterruptedResults) {
+  const fs::path config = write_config("kill", 10);
+  const Outcome whole = run_command(sweep_command(config, dir_ / "whole"));
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  const std::vector<json> expected = read_lines(dir_ / "whole" / "sweep.jsonl");
+  ASSERT_EQ(expected.size(), 4u);
+  EXPECT_EQ(expected[1]["params"]["engine"], "seed");
+  EXPECT_TRUE(expected[1]["speedup"].is_number()) << expected[1];
+
+  // Kill the sweep once the second point has written some of its problems.
+  const fs::path out = dir_ / "killed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", (sweep_command(config, out) + " >/dev/null 2>&1").c_str(), nullptr);
+    _exit(127);
+  }
+  const fs::path second = out / expected[1]["slug"].get<std::string>() / "results.jsonl";
+  while (read_lines(second).size() < 2) {
+    ASSERT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << "the sweep ended before it could be killed";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ASSERT_FALSE(fs::exists(out / expected[1]["slug"].get<std::string>() / "summary.json"));
+  const std::string first_point = read_file(out / expected[0]["slug"].get<std::string>() / "results.jsonl");
+
+  const Outcome rerun = run_command(sweep_command(config, out));
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.output;
+  // The finished point was not recomputed (its wall times would differ).
+  EXPECT_EQ(read_file(out / expected[0]["slug"].get<std::string>() / "results.jsonl"), first_point);
+  const std::vector<json> rows = read_lines(out / "sweep.jsonl");
+  ASSERT_EQ(rows.size(), expected.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(computed_part(rows[i]), computed_part(expected[i])) << i;
+    const std::string slug = rows[i]["slug"];
+    const std::vector<json> a = read_lines(out / slug / "results.jsonl"), b = read_lines(dir_ / "whole" / slug / "results.jsonl");
+    ASSERT_EQ(a.size(), 10u) << slug;
+    for (size_t p = 0; p < a.size(); ++p) EXPECT_EQ(answer_part(a[p]), answer_part(b[p])) << slug << " " << p;
+  }
+}
+
+TEST_F(SweepCliTest, TwoShardsGiveTheUnshardedSweepsPoints) {
+  const fs::path config = write_config("shard", 1);
+  ASSERT_EQ(run_command(sweep_command(config, dir_ / "unsharded")).exit_code, 0);
+  const Outcome first = run_command(sweep_command(config, dir_ / "sharded", "--shard 0/2"));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(read_lines(dir_ / "sharded" / "sweep.jsonl").size(), 2u);
+  const Outcome second = run_command(sweep_command(config, dir_ / "sharded", "--shard 1/2"));
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  const std::vector<json> all = read_lines(dir_ / "unsharded" / "sweep.jsonl");
+  const std::vector<json> joined = read_lines(dir_ / "sharded" / "sweep.jsonl");
+  ASSERT_EQ(joined.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(computed_part(joined[i]), computed_part(all[i])) << i;
+  const Outcome bad = run_command(sweep_command(config, dir_ / "sharded", "--shard 2/2"));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.output.find("--shard"), std::string::npos) << bad.output;
+}
+
+TEST_F(SweepCliTest, AChangedConfigAndAnUnknownKeyAreRefusedByName) {
+  const fs::path config = write_config("changed", 1);
+  ASSERT_EQ(run_command(sweep_command(config, dir_ / "changed")).exit_code, 0);
+  const fs::path other = write_config("changed-limit", 2);
+  const Outcome changed = run_command(sweep_command(other, dir_ / "changed"));
+  EXPECT_EQ(changed.exit_code, 1);
+  EXPECT_NE(changed.output.find("'limit'"), std::string::npos) << changed.output;
+
+  std::ofstream(dir_ / "unknown.json") << R"({"task": "tasks/game24", "grid": {"serch": ["bfs"]}})";
+  const Outcome unknown = run_command(sweep_command(dir_ / "unknown.json", dir_ / "unknown"));
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.output.find("unknown.json"), std::string::npos) << unknown.output;
+  EXPECT_NE(unknown.output.find("'serch'"), std::string::npos) << unknown.output;
+}
+
+TEST_F(SweepCliTest, UnderMpirunEveryPointRunsOnTheRanksAndARerunKeepsFinishedPoints) {
+  const fs::path config = write_config("mpi", 1);
+  ASSERT_EQ(run_command(sweep_command(config, dir_ / "single")).exit_code, 0);
+  const std::string mpirun = std::string(SEED_SOURCE_DIR) + "/launch/mpirun.sh -n 2 -- ";
+  const Outcome first = run_command(mpirun + sweep_command(config, dir_ / "mpi"));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::vector<json> single = read_lines(dir_ / "single" / "sweep.jsonl"), ranks = read_lines(dir_ / "mpi" / "sweep.jsonl");
+  ASSERT_EQ(ranks.size(), single.size());
+  for (size_t i = 0; i < single.size(); ++i) {  // the answers; how drafting went may differ across ranks
+    for (const char* key : {"slug", "params", "correct", "tokens_per_problem"}) {
+      EXPECT_EQ(ranks[i][key], single[i][key]) << i << " " << key;
+    }
+  }
+  const fs::path point = dir_ / "mpi" / single[0]["slug"].get<std::string>() / "results.jsonl";
+  const std::string before = read_file(point);
+  const Outcome again = run_command(mpirun + sweep_command(config, dir_ / "mpi"));
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(read_file(point), before);
+}
+
+// Headless Chromium, when installed (scripts/test.sh installs it).
+std::string find_chromium() {
+  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (fs::exists(path)) return path;
+  }
+  return "";
+}
+
+TEST_F(SweepCliTest, TheReportRendersEveryChartInHeadlessChromiumWithoutConsoleErrors) {
+  const fs::path config = write_config("report", 1);
+  ASSERT_EQ(run_command(sweep_command(config, dir_ / "report")).exit_code, 0);
+  const Outcome report = run_command(std::string(SEED_BINARY) + " report " + (dir_ / "report").string());
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  const fs::path html = dir_ / "report" / "report.html";
+  ASSERT_TRUE(fs::exists(html));
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "no chromium: install it (bash scripts/test.sh does) to render the report";
+  // A console message from the page is logged as "...:INFO:CONSOLE:line]
+  // ..." (older versions: "CONSOLE(line)"); --dump-dom prints the page as
+  // rendered.
+  const Outcome dom = run_command(chromium + " --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 "
+                                             "--dump-dom file://" + html.string() + " 2>&1");
+  ASSERT_EQ(dom.exit_code, 0) << dom.output;
+  EXPECT_EQ(dom.output.find(":CONSOLE"), std::string::npos) << dom.output;
+  const std::regex svg("<svg[^>]*>([\\s\\S]*?)</svg>");
+  size_t charts = 0;
+  for (auto it = std::sregex_iterator(dom.output.begin(), dom.output.end(), svg); it != std::sregex_iterator(); ++it) {
+    ++charts;
+    const std::string body = (*it)[1];
+    EXPECT_TRUE(body.find("<circle") != std::string::npos || body.find("<rect x=") != std::string::npos) << body;
+  }
+  EXPECT_EQ(charts, 4u) << dom.output;
+}
+
+}  // namespace
