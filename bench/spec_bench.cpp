@@ -28,20 +28,26 @@ struct Workload {
 
 bool best_of_n(const SpecBenchOptions& o) { return o.workload == "best-of-n"; }
 
+// Thought request `i` of repeat `repeat` on `puzzle`, from `prompt`.
+spec::GenRequest thought_request(const SpecBenchOptions& o, std::string_view prompt, const tasks::Numbers& puzzle,
+                                 float temperature, int repeat, int i, uint64_t group) {
+  spec::GenRequest r;
+  r.sampling.temperature = temperature;
+  r.seed = o.seed + static_cast<uint64_t>(repeat);
+  r.stream = static_cast<uint64_t>(i);
+  r.group = group;
+  r.kind = spec::RequestKind::kThought;
+  r.max_new_tokens = o.thought_tokens;
+  r.prompt = tasks::render_prompt(prompt, {{"input", tasks::numbers_text(puzzle)}});
+  return r;
+}
+
 // Best-of-n: n chains of thought for the puzzle, one group.
 Workload make_best_of_n(const SpecBenchOptions& o, const tasks::Numbers& puzzle, int n, float temperature,
                         int repeat, uint64_t group) {
   Workload w;
   for (int i = 0; i < n; ++i) {
-    spec::GenRequest r;
-    r.sampling.temperature = temperature;
-    r.seed = o.seed + static_cast<uint64_t>(repeat);
-    r.stream = static_cast<uint64_t>(i);
-    r.group = group;
-    r.kind = spec::RequestKind::kThought;
-    r.max_new_tokens = o.thought_tokens;
-    r.prompt = tasks::render_prompt(tasks::kGame24CotPrompt, {{"input", tasks::numbers_text(puzzle)}});
-    w.thoughts.push_back(r);
+    w.thoughts.push_back(thought_request(o, tasks::kGame24CotPrompt, puzzle, temperature, repeat, i, group));
   }
   return w;
 }
@@ -54,14 +60,7 @@ Workload make_workload(const SpecBenchOptions& o, int n, float temperature, int 
   const std::vector<tasks::Game24Step> steps = tasks::game24_next_steps(puzzle);
   Workload w;
   for (int i = 0; i < n; ++i) {
-    spec::GenRequest r;
-    r.sampling.temperature = temperature;
-    r.seed = o.seed + static_cast<uint64_t>(repeat);
-    r.stream = static_cast<uint64_t>(i);
-    r.group = group;
-    r.kind = spec::RequestKind::kThought;
-    r.max_new_tokens = o.thought_tokens;
-    r.prompt = tasks::render_prompt(tasks::kGame24ProposePrompt, {{"input", tasks::numbers_text(puzzle)}});
+    spec::GenRequest r = thought_request(o, tasks::kGame24ProposePrompt, puzzle, temperature, repeat, i, group);
     w.thoughts.push_back(r);
     // Different states: spread over the puzzle's successors.
     const tasks::Game24Step& step = steps[(static_cast<size_t>(i) * 7) % steps.size()];

@@ -10,27 +10,14 @@
 #include <vector>
 
 #include "launch/cpu_features.h"
+#include "tests/launch/command_outcome.h"
 #include "tests/launch/synthetic_game24_csv.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int exit_code = 0;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome run_command(const std::string& command) {
-  Outcome result;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using seed::testing::Outcome;
+using seed::testing::run_command;
 
 class CliTest : public ::testing::Test {
  protected:

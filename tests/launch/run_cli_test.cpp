@@ -11,36 +11,16 @@
 #include <fstream>
 #include <string>
 
+#include "tests/launch/command_outcome.h"
 #include "tests/launch/synthetic_game24_csv.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using seed::testing::Outcome;
+using seed::testing::read_lines;
+using seed::testing::run_command;
 using nlohmann::json;
-
-struct Outcome {
-  int exit_code = 0;
-  std::string output;
-};
-
-Outcome run_command(const std::string& command) {
-  Outcome result;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::vector<json> read_lines(const fs::path& path) {
-  std::vector<json> lines;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(json::parse(line));
-  return lines;
-}
 
 class RunCliTest : public ::testing::Test {
  protected:
