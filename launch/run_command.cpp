@@ -18,6 +18,7 @@
 #include "launch/run_results.h"
 #include "models/base/error.h"
 #include "search/search.h"
+#include "launch/lookahead_run.h"
 #include "spec/engine_factory.h"
 #include "tasks/task.h"
 
@@ -37,6 +38,7 @@ struct RunOptions {
   bool resume = false;
   std::string tree_out;
   std::string baseline_dir;
+  LookaheadOptions lookahead;
   // Search parameters given on the command line (the rest come from task.json).
   tasks::SearchParams flags;
   std::vector<std::string> given;
@@ -71,7 +73,7 @@ json params_json(const tasks::SearchParams& p) {
 
 // What a resumed run must share with the run it continues.
 json settings_json(const RunOptions& o, const tasks::Task& task) {
-  return {{"task", task.spec().name},
+  json settings = {{"task", task.spec().name},
           {"task_folder", o.task_dir},
           {"data", task.spec().data.path},
           {"search", o.search.algorithm},
@@ -85,6 +87,9 @@ json settings_json(const RunOptions& o, const tasks::Task& task) {
           {"device", o.engine.device},
           {"draft_length", o.engine.draft_length},
           {"k_config", o.engine.k_config}};
+  // Only when on, so that runs from before the option still resume.
+  if (o.lookahead.gamma > 0) settings["lookahead"] = lookahead_json(o.lookahead);
+  return settings;
 }
 
 json problem_record(const tasks::Task& task, const tasks::Problem& problem, const search::SearchResult& result,
@@ -206,8 +211,10 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   spdlog::info("{}: {} problems, {} already done; search {}, engine {}; results in {}", task.spec().name, total,
                total - todo.size(), o.search.algorithm, o.engine.engine.name(), results.results_path());
   json trees = json::array();
+  json steps;
   if (!todo.empty()) {
-    const std::unique_ptr<spec::Engine> engine = make_engine(o.engine);
+    std::unique_ptr<spec::Engine> engine = make_engine(o.engine);
+    if (o.lookahead.gamma > 0) engine = with_lookahead(std::move(engine), o.engine, o.lookahead);
     print_progress(results, total);
     for (const tasks::Problem* problem : todo) {
       const spec::EngineStats before = engine->stats();
@@ -222,9 +229,18 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
       }
       print_progress(results, total);
     }
+    if (const auto* lookahead = dynamic_cast<const spec::LookaheadEngine*>(engine.get())) {
+      steps = step_stats_json(lookahead->step_stats());
+    }
   }
   json summary = results.summary(settings);
   summary["runtime"] = runtime;
+  if (o.lookahead.gamma > 0) {
+    // This session's steps (a resumed run's earlier ones are not counted).
+    summary["lookahead"] = lookahead_json(o.lookahead);
+    summary["step_acceptance"] = steps.is_null() ? json() : steps["step_acceptance"];
+    summary["steps"] = steps;
+  }
   if (!o.baseline_dir.empty()) summary["baseline"] = compare_with_baseline(o.baseline_dir, results);
   results.write_summary(summary);
   print_summary(summary);
@@ -268,10 +284,16 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--max-batch", o->engine.max_batch, "Batched engines: proposals per target forward")
       ->capture_default_str();
+  cmd->add_option("--lookahead", o->lookahead.gamma,
+                  "Step-level speculation: the draft model (--draft) drafts this many steps ahead and the engine's "
+                  "target writes the step after each (Lookahead Reasoning; not lossless)");
+  cmd->add_option("--step-verifier", o->lookahead.verifier,
+                  "--lookahead: when a drafted step counts as the target's: exact | normalized")
+      ->capture_default_str();
   cmd->add_option_function<std::string>(
       "--schedule", [o](const std::string& name) { o->engine.schedule = spec::parse_schedule_policy(name); },
-      "seed engines: what each target forward verifies: fcfs | batch | priority (default: fcfs for seed, batch "
-      "for seed-batch)");
+      "seed and batched engines: what each target forward verifies: fcfs | batch | priority (default: fcfs "
+      "for seed, batch for seed-batch and ar-batch)");
   cmd->add_flag("--no-prefix-cache{false}", o->engine.prefix_cache,
                "Prefill every prompt in full instead of reusing the KV of prefixes computed before");
   cmd->add_option("--kv-cache-mb", o->engine.kv_cache_mb,

@@ -66,7 +66,7 @@ class RemoteTarget final : public spec::Target {
   int64_t max_positions_;
   std::chrono::milliseconds timeout_;
   std::map<uint64_t, Slot> slots_;
-  spec::PrefillStats prefill_;
+  spec::PrefillStats prefill_;  // what this handle's verifies added
 };
 
 }  // namespace seed::parallel

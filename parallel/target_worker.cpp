@@ -13,8 +13,9 @@ namespace seed::parallel {
 namespace {
 
 // The verdicts of `request`, or the error that stops it.
+// `reported`: the target's prefill totals as of the last reply.
 wire::Message verify(spec::Target& target, const wire::VerifyMessage& request,
-                     std::map<uint64_t, std::string>& failed) {
+                     std::map<uint64_t, std::string>& failed, spec::PrefillStats& reported) {
   std::vector<spec::VerifyItem> items;
   for (const wire::ProposalMessage& item : request.items) {
     const auto it = failed.find(item.slot);
@@ -29,7 +30,14 @@ wire::Message verify(spec::Target& target, const wire::VerifyMessage& request,
     std::vector<spec::Verdict> verdicts = target.verify(items);
     wire::VerdictsMessage reply;
     for (size_t i = 0; i < items.size(); ++i) reply.items.push_back({items[i].slot, std::move(verdicts[i])});
-    reply.prefill = target.prefill_stats();
+    // What the starts and verifies since the last reply added: the
+    // coordinator's engines come and go while this target's counters live on.
+    const spec::PrefillStats now = target.prefill_stats();
+    reply.prefill = now;
+    reply.prefill.prompt_tokens -= reported.prompt_tokens;
+    reply.prefill.computed_tokens -= reported.computed_tokens;
+    reply.prefill.evicted_blocks -= reported.evicted_blocks;
+    reported = now;
     return reply;
   } catch (const std::exception& e) {
     return wire::ErrorMessage{e.what()};
@@ -42,6 +50,7 @@ WorkerStats serve_target_requests(TpLeaderTarget& target, int rank, int coordina
   UsageMeter meter(rank);
   WorkerStats stats;
   std::map<uint64_t, std::string> failed;  // slot -> why its start threw
+  spec::PrefillStats reported;
   while (true) {
     const wire::Message message = wire::decode(receive_message(coordinator, kTargetRequestTag), coordinator);
     stats.messages += 1;
@@ -55,7 +64,7 @@ WorkerStats serve_target_requests(TpLeaderTarget& target, int rank, int coordina
     }
     const UsageMeter::Clock::time_point t0 = UsageMeter::Clock::now();
     if (const auto* request = std::get_if<wire::VerifyMessage>(&message)) {
-      send_message(coordinator, kTargetReplyTag, wire::encode(verify(target, *request, failed)));
+      send_message(coordinator, kTargetReplyTag, wire::encode(verify(target, *request, failed, reported)));
       stats.requests += 1;
     } else if (const auto* start = std::get_if<wire::StartMessage>(&message)) {
       failed.erase(start->slot);

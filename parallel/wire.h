@@ -74,7 +74,9 @@ struct VerifyMessage {
 };
 struct VerdictsMessage {
   std::vector<VerdictMessage> items;
-  spec::PrefillStats prefill;  // the target's totals after this verify
+  // The prompt, computed and evicted counts added since the last
+  // VerdictsMessage; the KV cache's bytes now.
+  spec::PrefillStats prefill;
 };
 struct FinishMessage {
   uint64_t slot = 0;

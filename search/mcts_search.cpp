@@ -14,7 +14,8 @@
 //             adds a virtual loss (one visit of value 0) along its path, so
 //             the next selection of the round looks elsewhere; a leaf
 //             picked twice in a round is simulated once.
-//   expand    every selected non-terminal leaf into n thoughts (one batch)
+//   expand    every selected non-terminal leaf into n thoughts (one batch;
+//             each request's priority is the score that selected its leaf)
 //   evaluate  the new children by the task's evaluator (one batch); with
 //             rollout_depth > 0 each child's value is instead the value
 //             after that many greedy thoughts below it (off the tree)
@@ -46,17 +47,26 @@ class MctsRun {
     while (done < p_.simulations) {
       std::vector<double> virtual_visits(tree.size(), 0);
       std::vector<std::vector<int>> paths;
+      std::vector<double> scores;  // per path: the score that selected its leaf
       std::set<int> leaves;
       for (int s = 0; s < p_.parallel && done < p_.simulations; ++s, ++done) {
-        std::vector<int> path = select(virtual_visits);
+        double score = 0;
+        std::vector<int> path = select(virtual_visits, score);
         for (const int id : path) virtual_visits[id] += kVirtualLoss;
-        if (leaves.insert(path.back()).second) paths.push_back(std::move(path));
+        if (leaves.insert(path.back()).second) {
+          paths.push_back(std::move(path));
+          scores.push_back(score);
+        }
       }
       std::vector<int> to_expand;
-      for (const auto& path : paths) {
-        if (!is_terminal(path.back())) to_expand.push_back(path.back());
+      std::vector<double> priorities;
+      for (size_t i = 0; i < paths.size(); ++i) {
+        if (is_terminal(paths[i].back())) continue;
+        to_expand.push_back(paths[i].back());
+        priorities.push_back(scores[i]);
       }
-      const std::vector<int> children = ctx_.expand(to_expand, p_.n);
+      // The engine serves the most promising selections first.
+      const std::vector<int> children = ctx_.expand(to_expand, p_.n, priorities);
       ctx_.evaluate(children);
       if (p_.rollout_depth > 0) {
         const std::vector<double> rolled = ctx_.rollout(children, p_.rollout_depth, p_.depth);
@@ -80,9 +90,12 @@ class MctsRun {
     return it != rollout_value_.end() ? it->second : ctx_.normalized_value(id);
   }
 
-  std::vector<int> select(const std::vector<double>& virtual_visits) const {
+  // The path to the next leaf to simulate; `leaf_score`: the score that
+  // selected the leaf among its siblings (0 for the root).
+  std::vector<int> select(const std::vector<double>& virtual_visits, double& leaf_score) const {
     const SearchTree& tree = ctx_.tree();
     std::vector<int> path = {0};
+    leaf_score = 0;
     while (true) {
       const int at = path.back();
       const Node& n = tree.node(at);
@@ -107,6 +120,7 @@ class MctsRun {
         }
       }
       path.push_back(best);
+      leaf_score = best_score;
     }
   }
 

@@ -142,16 +142,18 @@ std::vector<std::vector<tasks::Thought>> SearchContext::generate(const std::vect
   return out;
 }
 
-std::vector<int> SearchContext::expand(const std::vector<int>& nodes, int n) {
+std::vector<int> SearchContext::expand(const std::vector<int>& nodes, int n, const std::vector<double>& priorities) {
+  SEED_CHECK(priorities.empty() || priorities.size() == nodes.size(), kInternal)
+      << "expand: " << priorities.size() << " priorities for " << nodes.size() << " nodes";
   std::vector<tasks::State> states;
   std::vector<uint64_t> keys;
-  std::vector<double> priorities;
+  std::vector<double> ranks = priorities;
   for (const int id : nodes) {
     states.push_back(state(id));
     keys.push_back(key(Purpose::kGenerate, static_cast<uint64_t>(id)));
-    priorities.push_back(normalized_value(id));
+    if (priorities.empty()) ranks.push_back(normalized_value(id));
   }
-  std::vector<std::vector<tasks::Thought>> thoughts = generate(states, keys, priorities, n);
+  std::vector<std::vector<tasks::Thought>> thoughts = generate(states, keys, ranks, n);
   std::vector<int> children;
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node& parent = tree_.node(nodes[i]);

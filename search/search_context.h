@@ -39,7 +39,9 @@ class SearchContext {
   // them as children; returns the new ids, node by node. Propose mode: one
   // request per node; sample mode: n requests per node and stage. Marks the
   // nodes expanded (in order) and the children final where the task says so.
-  std::vector<int> expand(const std::vector<int>& nodes, int n);
+  // `priorities` (per node; empty: each node's normalized value) rank the
+  // requests for an engine that serves the most urgent first.
+  std::vector<int> expand(const std::vector<int>& nodes, int n, const std::vector<double>& priorities = {});
 
   // Value mode: sets each node's value (the sum over the evaluator's
   // samples; a completion that does not parse counts the task's `unparsed`).

@@ -9,10 +9,8 @@
 #include "models/base/error.h"
 #include "models/tokenizer.h"
 #include "spec/drafter_registry.h"
-#include "spec/lockstep_engine.h"
 #include "spec/model_target.h"
-#include "spec/seed_engine.h"
-#include "spec/serial_engine.h"
+#include "spec/scheduled_engine.h"
 
 namespace seed::spec {
 
@@ -103,9 +101,12 @@ void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t tar
 std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std::unique_ptr<Target> target,
                               std::vector<std::unique_ptr<Drafter>> drafters) {
   const EngineKind kind = o.engine;
+  const auto batch_scheduler = [&] {
+    return Scheduler(o.schedule.value_or(SchedulePolicy::kBatch), static_cast<size_t>(o.max_batch));
+  };
   if (!kind.drafts()) {
-    if (kind.batched_verify()) return std::make_unique<LockstepEngine>(std::move(target), settings, o.max_batch);
-    return std::make_unique<SerialEngine>(kind.name(), std::move(target), nullptr, settings);
+    if (kind.batched_verify()) return ScheduledEngine::lockstep(std::move(target), settings, batch_scheduler());
+    return ScheduledEngine::serial(kind.name(), std::move(target), nullptr, settings);
   }
   // One draft model (one packed copy of its weights), or one set of
   // STAND tables, for every drafter.
@@ -130,18 +131,16 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     check_vocabularies(o, config.vocab_size, target->vocab_size());
   }
   if (!kind.drafter_pool()) {
-    return std::make_unique<SerialEngine>(kind.name(), std::move(target), make_drafter(o.drafter, resources),
-                                          settings);
+    return ScheduledEngine::serial(kind.name(), std::move(target), make_drafter(o.drafter, resources), settings);
   }
   if (drafters.empty()) {
     SEED_CHECK(o.drafters >= 0, kInvalidArgument) << "--drafters: " << o.drafters << " < 0";
     for (int i = 0; i < std::max(o.drafters, 1); ++i) drafters.push_back(make_drafter(o.drafter, resources));
   }
-  const SchedulePolicy policy = o.schedule.value_or(kind.batched_verify() ? SchedulePolicy::kBatch : SchedulePolicy::kFcfs);
-  const size_t max_batch = static_cast<size_t>(kind.batched_verify() ? o.max_batch : 1);
-  return std::make_unique<SeedEngine>(kind.name(), std::move(target), std::move(drafters), settings,
-                                      Scheduler(policy, max_batch),
-                                      o.draft_threads);
+  const Scheduler scheduler =
+      kind.batched_verify() ? batch_scheduler() : Scheduler(o.schedule.value_or(SchedulePolicy::kFcfs), 1);
+  return ScheduledEngine::seed(kind.name(), std::move(target), std::move(drafters), settings, scheduler,
+                               o.draft_threads);
 }
 
 void check_drafter_handles(const EngineOptions& o, const std::vector<std::unique_ptr<Drafter>>& drafters) {

@@ -45,8 +45,8 @@ struct EngineOptions {
   // (launch/thread_plan.h).
   int drafters = 0;
   int max_batch = 16;         // batched_verify kinds: proposals per target forward
-  // drafter_pool kinds: what each target forward verifies (spec/scheduler.h);
-  // unset: fcfs for seed, batch for seed-batch.
+  // seed and batched kinds: what each target forward verifies
+  // (spec/scheduler.h); unset: fcfs for seed, batch for seed-batch and ar-batch.
   std::optional<SchedulePolicy> schedule;
   int draft_threads = 1;      // intra-op threads of each drafter
   // KV caches of the target and of each draft model: share prompt prefixes

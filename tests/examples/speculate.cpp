@@ -15,8 +15,7 @@
 #include "models/tokenizer.h"
 #include "spec/draft_model_drafter.h"
 #include "spec/model_target.h"
-#include "spec/seed_engine.h"
-#include "spec/serial_engine.h"
+#include "spec/scheduled_engine.h"
 
 using namespace seed;
 
@@ -62,18 +61,20 @@ int main(int argc, char** argv) {
     }
 
     // 4. The engines: a Target handle over the target model, and Drafters.
-    spec::SerialEngine ar("ar", std::make_unique<spec::ModelTarget>(target), nullptr, settings);
-    spec::SerialEngine sd("sd", std::make_unique<spec::ModelTarget>(target),
-                          std::make_unique<spec::DraftModelDrafter>(draft), settings);
+    using spec::ScheduledEngine;
+    auto ar = ScheduledEngine::serial("ar", std::make_unique<spec::ModelTarget>(target), nullptr, settings);
+    auto sd = ScheduledEngine::serial("sd", std::make_unique<spec::ModelTarget>(target),
+                                      std::make_unique<spec::DraftModelDrafter>(draft), settings);
     std::vector<std::unique_ptr<spec::Drafter>> drafters;
     for (int i = 0; i < 2; ++i) drafters.push_back(std::make_unique<spec::DraftModelDrafter>(draft));
-    spec::SeedEngine scheduled("seed", std::make_unique<spec::ModelTarget>(target), std::move(drafters), settings,
-                               spec::Scheduler(spec::SchedulePolicy::kFcfs, 1), /*draft_threads=*/1);
+    auto scheduled = ScheduledEngine::seed("seed", std::make_unique<spec::ModelTarget>(target), std::move(drafters),
+                                           settings, spec::Scheduler(spec::SchedulePolicy::kFcfs, 1),
+                                           /*draft_threads=*/1);
 
     // 5. Generate, and check the invariant: greedy speculation is lossless.
-    const std::vector<spec::Completion> reference = ar.generate(requests);
+    const std::vector<spec::Completion> reference = ar->generate(requests);
     bool same = true;
-    for (spec::Engine* engine : std::initializer_list<spec::Engine*>{&sd, &scheduled}) {
+    for (spec::Engine* engine : std::initializer_list<spec::Engine*>{sd.get(), scheduled.get()}) {
       const std::vector<spec::Completion> out = engine->generate(requests);
       for (size_t i = 0; i < out.size(); ++i) {
         if (out[i].tokens == reference[i].tokens) continue;
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
       }
     }
     std::cout << requests[0].prompt << reference[0].text << "\n";
-    for (spec::Engine* engine : std::initializer_list<spec::Engine*>{&ar, &sd, &scheduled}) print_stats(*engine);
+    for (spec::Engine* engine : std::initializer_list<spec::Engine*>{ar.get(), sd.get(), scheduled.get()}) print_stats(*engine);
     std::cout << (same ? "speculative output equals autoregressive output\n" : "MISMATCH\n");
     return same ? 0 : 1;
   } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 // mpirun -np 3 and -np 4: rank 0 coordinates, the others draft):
 //   - greedy and sampled, seed and seed-batch produce exactly the tokens of
 //     the single-process seed engine with the same seeds;
+//   - with the prefix cache on and off on every rank, the same tokens;
 //   - a draft rank that stops answering mid-run is noticed within the rank
 //     timeout, reported by rank, and the run still completes every request
 //     with the single-process tokens;
@@ -20,6 +21,7 @@
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
 #include "tests/parallel/rank_usage_expectations.h"
+#include "tests/spec/shared_prefix_requests.h"
 
 namespace seed::parallel {
 namespace {
@@ -120,6 +122,35 @@ TEST_F(DistributedEngineTest, ProducesTheSingleProcessTokens) {
   const MessageCounts counts = coordinator.counts();
   EXPECT_GT(counts.received, 0);
   EXPECT_GT(counts.sent, counts.received) << "start, verdict and finish need no reply";
+}
+
+TEST_F(DistributedEngineTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {
+  for (const bool cache : {true, false}) {
+    spec::EngineOptions models = *models_;
+    models.prefix_cache = cache;
+    if (!coordinator()) {
+      serve_worker_rank(mpi_world(), layout(), models);
+      continue;
+    }
+    Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+    for (const float temperature : {0.0f, 1.0f}) {
+      const std::vector<spec::GenRequest> batch = seed::testing::shared_prefix_requests(temperature, kMaxNew);
+      const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(batch));
+      for (const std::string name : {"seed", "seed-batch"}) {
+        SCOPED_TRACE(name + (cache ? ", cache on" : ", cache off") + " at temperature " + std::to_string(temperature));
+        spec::EngineOptions o = options(name);
+        o.prefix_cache = cache;
+        const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
+        EXPECT_EQ(tokens_of(engine->generate(batch)), expected);
+        const spec::PrefillStats prefill = engine->stats().prefill;
+        if (cache) {
+          EXPECT_LT(prefill.computed_tokens, prefill.prompt_tokens);
+        } else {
+          EXPECT_EQ(prefill.computed_tokens, prefill.prompt_tokens);
+        }
+      }
+    }
+  }
 }
 
 TEST_F(DistributedEngineTest, ADraftRankThatStopsAnsweringIsReportedAndTheRunCompletes) {

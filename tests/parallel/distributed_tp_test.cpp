@@ -6,6 +6,8 @@
 //   - sampled (temperature 1), seed and sd too: the group's logits equal
 //     the whole model's to ~1e-6 on these tiny models, so the verifier's
 //     draws agree (a draw this close to a boundary would be a rare flake);
+//   - with the prefix cache on and off on every rank, the single-process
+//     tokens; only "on" computes fewer prompt tokens than it was given;
 //   - rank 0 learns every rank's usage (busy time) on request;
 //   - idle target group ranks sleep: the peers' wait for the leader's next
 //     call (a non-blocking broadcast) costs a small part of their CPU time.
@@ -23,6 +25,7 @@
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
 #include "tests/parallel/rank_usage_expectations.h"
+#include "tests/spec/shared_prefix_requests.h"
 
 namespace seed::parallel {
 namespace {
@@ -119,6 +122,36 @@ TEST_F(DistributedTpTest, EveryEngineProducesTheSingleProcessTokens) {
   EXPECT_TRUE(coordinator.lost_ranks().empty());
   EXPECT_GT(coordinator.counts().received, 0) << "the leader answers every verify";
   expect_usage_of_every_rank(coordinator.usage(), mpi_world().world_size());
+}
+
+TEST_F(DistributedTpTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {
+  for (const bool cache : {true, false}) {
+    spec::EngineOptions models = *models_;
+    models.prefix_cache = cache;
+    if (mpi_world().world_rank() != 0) {
+      serve_worker_rank(mpi_world(), layout(), models);
+      continue;
+    }
+    Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+    for (const float temperature : {0.0f, 1.0f}) {
+      const std::vector<spec::GenRequest> batch = seed::testing::shared_prefix_requests(temperature, 8);
+      for (const std::string name : {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"}) {
+        SCOPED_TRACE(name + (cache ? ", cache on" : ", cache off") + " at temperature " + std::to_string(temperature));
+        const auto expected = tokens_of(spec::make_engine(options(name))->generate(batch));
+        spec::EngineOptions o = options(name);
+        o.prefix_cache = cache;
+        const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
+        EXPECT_EQ(tokens_of(engine->generate(batch)), expected);
+        const spec::PrefillStats prefill = engine->stats().prefill;
+        EXPECT_EQ(prefill.prompt_tokens, seed::testing::prompt_tokens_of(batch));
+        if (cache) {
+          EXPECT_LT(prefill.computed_tokens, prefill.prompt_tokens);
+        } else {
+          EXPECT_EQ(prefill.computed_tokens, prefill.prompt_tokens);
+        }
+      }
+    }
+  }
 }
 
 TEST_F(DistributedTpTest, IdleTargetGroupRanksDoNotSpin) {

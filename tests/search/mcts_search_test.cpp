@@ -47,6 +47,10 @@ TEST(MctsSearch, SelectsUnderVirtualLossExpandsInBatchesAndBacksUp) {
   EXPECT_EQ(engine.prompts(2), Prompts({"gen\na\n"}));
   EXPECT_EQ(engine.prompts(3), Prompts({"val\na\nc\n", "val\na\nd\n"}));
   EXPECT_EQ(engine.prompts(4), Prompts({"ans\na\nd\n"}));
+  // An expansion's requests carry the score that selected the leaf: the
+  // root had no competitor; a won round 2 with 1.8.
+  EXPECT_EQ(engine.batches()[0][0].priority, 0.0);
+  EXPECT_NEAR(engine.batches()[2][0].priority, 1.8, 1e-9);
 
   const SearchTree& tree = result.tree;
   EXPECT_EQ(tree.node(0).visits, 4);

@@ -19,10 +19,10 @@
 #include "spec/draft_model_drafter.h"
 #include "spec/engine_factory.h"
 #include "spec/model_target.h"
-#include "spec/seed_engine.h"
-#include "spec/serial_engine.h"
+#include "spec/scheduled_engine.h"
 #include "tests/models/tiny_models.h"
 #include "tests/spec/chi_square.h"
+#include "tests/spec/shared_prefix_requests.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {
@@ -109,22 +109,7 @@ fs::path* EngineTest::dir_ = nullptr;
 ModelPair* EngineTest::pair_ = nullptr;
 ModelPair* EngineTest::small_ = nullptr;
 
-// Six requests as a search sends them: a common 40-token stem, and pairs
-// of identical prompts (the samples of one state).
-std::vector<GenRequest> shared_prefix_requests(float temperature) {
-  std::vector<GenRequest> out;
-  for (int i = 0; i < 6; ++i) {
-    GenRequest r;
-    for (int t = 0; t < 40; ++t) r.prompt_tokens.push_back((5 * t + 2) % 64);
-    for (int t = 0; t <= i / 2; ++t) r.prompt_tokens.push_back((11 * t + i / 2) % 64);
-    r.max_new_tokens = 12;
-    r.sampling.temperature = temperature;
-    r.seed = 7;
-    r.stream = static_cast<uint64_t>(i);
-    out.push_back(r);
-  }
-  return out;
-}
+using ::seed::testing::shared_prefix_requests;
 
 TEST_F(EngineTest, PrefixCacheChangesNoTokenAndComputesFewerPromptTokens) {
   for (const float temperature : {0.0f, 1.0f}) {
@@ -274,7 +259,7 @@ TEST_F(EngineTest, FcfsVerifiesProposalsInArrivalOrderAndFinishesMoreRequestsTha
     EXPECT_EQ(c.finish, FinishReason::kLength);
     EXPECT_EQ(c.tokens.size(), 20u);
   }
-  const std::vector<ScheduleEvent> schedule = dynamic_cast<SeedEngine&>(*e).schedule();
+  const std::vector<ScheduleEvent> schedule = dynamic_cast<ScheduledEngine&>(*e).schedule();
   std::vector<uint64_t> proposed, verified;
   int last_batch = -1;
   for (const ScheduleEvent& event : schedule) {
@@ -295,12 +280,31 @@ TEST_F(EngineTest, BatchedSeedVerifiesEveryReadyProposalOnceInArrivalOrder) {
   e->generate(requests(1.0f));
   std::vector<uint64_t> proposed, verified;
   std::map<int, int> batch_sizes;
-  for (const ScheduleEvent& event : dynamic_cast<SeedEngine&>(*e).schedule()) {
+  for (const ScheduleEvent& event : dynamic_cast<ScheduledEngine&>(*e).schedule()) {
     (event.kind == ScheduleEvent::kProposed ? proposed : verified).push_back(event.slot);
     if (event.kind == ScheduleEvent::kVerified) ++batch_sizes[event.worker];
   }
   EXPECT_EQ(verified, proposed);
   EXPECT_EQ(static_cast<int64_t>(batch_sizes.size()), e->stats().target_forwards);
+}
+
+// ar-batch under the priority policy: each forward takes the most urgent
+// ready requests (two at most), and the tokens are those of any schedule.
+TEST_F(EngineTest, PriorityScheduleVerifiesTheMostUrgentRequestsFirst) {
+  auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
+  auto e = ScheduledEngine::lockstep(std::make_unique<ModelTarget>(target), RunSettings{},
+                                     Scheduler(SchedulePolicy::kPriority, 2));
+  std::vector<GenRequest> batch = requests(0.0f, 4);
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].priority = i >= 4 ? 1.0 : 0.0;
+  const std::vector<Completion> out = e->generate(batch);
+  EXPECT_EQ(tokens_of(out), tokens_of(engine("ar")->generate(batch)));
+  for (const Completion& c : out) EXPECT_EQ(c.finish, FinishReason::kLength);
+  std::map<int, std::vector<uint64_t>> forwards;
+  for (const ScheduleEvent& event : e->schedule()) {
+    if (event.kind == ScheduleEvent::kVerified) forwards[event.worker].push_back(event.slot);
+  }
+  ASSERT_EQ(forwards.size(), 12u) << "six requests of four tokens, two per forward";
+  for (int f = 0; f < 4; ++f) EXPECT_EQ(forwards[f], std::vector<uint64_t>({4, 5})) << "forward " << f;
 }
 
 // Fails the given slot's third proposal, like a drafter that loses its model.
@@ -333,11 +337,11 @@ TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
   std::vector<std::unique_ptr<Drafter>> drafters;
   drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
   drafters.push_back(std::make_unique<FailingDrafter>(draft, 3));
-  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
-                  Scheduler(SchedulePolicy::kFcfs, 1), 1);
-  SerialEngine serial("sd", std::make_unique<ModelTarget>(target), std::make_unique<FailingDrafter>(draft, 3),
-                      settings);
-  for (Engine* e : std::vector<Engine*>{&seed, &serial}) {
+  auto seed = ScheduledEngine::seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
+                                    Scheduler(SchedulePolicy::kFcfs, 1), 1);
+  auto serial = ScheduledEngine::serial("sd", std::make_unique<ModelTarget>(target),
+                                        std::make_unique<FailingDrafter>(draft, 3), settings);
+  for (Engine* e : std::vector<Engine*>{seed.get(), serial.get()}) {
     const std::vector<Completion> out = e->generate(requests(1.0f));
     for (size_t i = 0; i < out.size(); ++i) {
       if (i == 3) {
@@ -349,7 +353,7 @@ TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
     }
   }
   // The engine stays usable after a failed request.
-  EXPECT_EQ(tokens_of(seed.generate(requests(1.0f)))[0], sd[0]);
+  EXPECT_EQ(tokens_of(seed->generate(requests(1.0f)))[0], sd[0]);
 }
 
 // A drafter whose host goes away after `proposals` proposals: every later
@@ -392,13 +396,13 @@ TEST_F(EngineTest, SequencesOfAVanishedDrafterMoveOnWithTheSameTokens) {
     drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
     drafters.push_back(std::make_unique<VanishingDrafter>(draft, 4));
     drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
-    SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
-                  Scheduler(SchedulePolicy::kFcfs, 1), 1);
-    EXPECT_EQ(tokens_of(seed.generate(requests(temperature))), sd) << temperature;
-    EXPECT_EQ(seed.stats().drafter_faults, 2) << "the vanished drafter hosted requests 1 and 4";
+    auto seed = ScheduledEngine::seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
+                                      Scheduler(SchedulePolicy::kFcfs, 1), 1);
+    EXPECT_EQ(tokens_of(seed->generate(requests(temperature))), sd) << temperature;
+    EXPECT_EQ(seed->stats().drafter_faults, 2) << "the vanished drafter hosted requests 1 and 4";
     // The next call runs on the live drafters only.
-    EXPECT_EQ(tokens_of(seed.generate(requests(temperature))), sd) << temperature;
-    EXPECT_EQ(seed.stats().drafter_faults, 2);
+    EXPECT_EQ(tokens_of(seed->generate(requests(temperature))), sd) << temperature;
+    EXPECT_EQ(seed->stats().drafter_faults, 2);
   }
 }
 
@@ -409,9 +413,9 @@ TEST_F(EngineTest, WithEveryDrafterGoneTheTargetDecodesAlone) {
   settings.k_config = {1, 1, 1};
   std::vector<std::unique_ptr<Drafter>> drafters;
   drafters.push_back(std::make_unique<VanishingDrafter>(draft, 3));
-  SeedEngine seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
-                  Scheduler(SchedulePolicy::kFcfs, 1), 1);
-  const std::vector<Completion> out = seed.generate(requests(0.0f));
+  auto seed = ScheduledEngine::seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
+                                    Scheduler(SchedulePolicy::kFcfs, 1), 1);
+  const std::vector<Completion> out = seed->generate(requests(0.0f));
   EXPECT_EQ(tokens_of(out), tokens_of(engine("ar")->generate(requests(0.0f))));
   for (const Completion& c : out) EXPECT_EQ(c.finish, FinishReason::kLength);
 }

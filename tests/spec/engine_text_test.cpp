@@ -6,6 +6,7 @@
 
 #include "models/tokenizer.h"
 #include "spec/engine_factory.h"
+#include "spec/lookahead_engine.h"
 
 namespace seed::spec {
 namespace {
@@ -69,6 +70,31 @@ TEST(EngineTextTest, StopStringsEosAndLengthEndRequestsAlikeInEveryEngine) {
         if (temperature == 0.0f) EXPECT_EQ(out[i].text, ar[i].text) << name << " " << i;
       }
     }
+  }
+}
+
+// Greedy, with the exact verifier, a drafted step is committed only when it
+// is the target's own next step: lookahead writes the target's text, over a
+// speculative target engine too.
+TEST(EngineTextTest, GreedyLookaheadWithTheExactVerifierWritesTheTargetsText) {
+  const std::vector<GenRequest> requests = propose_requests(0.0f);
+  const std::vector<Completion> ar = zoo_engine("ar")->generate(requests);
+  RunSettings settings;
+  settings.tokenizer = models::load_tokenizer(kZoo + "/tiny-target");
+  settings.eos = settings.tokenizer->eos_id();
+  for (const std::string target : {"ar", "sd"}) {
+    EngineOptions draft;
+    draft.engine = EngineKind::parse("ar-batch");
+    draft.target = kZoo + "/tiny-draft";
+    LookaheadSettings steps;
+    steps.gamma = 2;
+    LookaheadEngine lookahead(make_engine(draft), zoo_engine(target), settings, steps, make_step_verifier("exact"));
+    const std::vector<Completion> out = lookahead.generate(requests);
+    for (size_t i = 0; i < out.size(); ++i) {
+      EXPECT_EQ(out[i].text, ar[i].text) << target << " request " << i;
+      EXPECT_EQ(out[i].finish, ar[i].finish) << target << " request " << i;
+    }
+    EXPECT_GT(lookahead.step_stats().accepted_steps, 0) << "the zoo pair agrees on some steps";
   }
 }
 

@@ -1,0 +1,34 @@
+// `seed run --lookahead GAMMA`: the run's engine as the target engine of
+// step-level speculation, with the draft model (--draft) drafting steps
+// autoregressively (spec/lookahead_engine.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "spec/engine.h"
+#include "spec/engine_factory.h"
+#include "spec/lookahead_engine.h"
+
+namespace seed::launch {
+
+struct LookaheadOptions {
+  int gamma = 0;  // drafted steps per round; 0: off
+  std::string verifier = "normalized";
+  std::string delimiter = "\n";
+};
+
+// `target`: the engine --engine made. Throws kInvalidArgument naming
+// --lookahead or --draft when the options cannot work.
+std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> target, const spec::EngineOptions& engine,
+                                             const LookaheadOptions& lookahead);
+
+// {"gamma", "verifier", "delimiter"}, for run.json and summary.json.
+nlohmann::json lookahead_json(const LookaheadOptions& lookahead);
+// {"rounds", "drafted_steps", "accepted_steps", "step_acceptance",
+// "steps_per_round"} of a LookaheadEngine.
+nlohmann::json step_stats_json(const spec::StepStats& steps);
+
+}  // namespace seed::launch

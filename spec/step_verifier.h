@@ -1,0 +1,32 @@
+// StepVerifier: does a drafted reasoning step mean the same as the target's
+// step after the same text? Lookahead reasoning commits a drafted step only
+// when its verifier says so (spec/lookahead_engine.h).
+//   exact       the same text;
+//   normalized  the same after collapsing whitespace runs, trimming, and
+//               writing every number in one form ("3.50" = "3.5",
+//               "1,000" = "1000", "+2" = "2").
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace seed::spec {
+
+class StepVerifier {
+ public:
+  virtual ~StepVerifier() = default;
+  // `context`: the text both steps follow; the steps without their
+  // delimiter.
+  virtual bool same(const std::string& context, const std::string& target_step,
+                    const std::string& draft_step) const = 0;
+  virtual std::string name() const = 0;
+};
+
+// "exact" or "normalized"; throws seed::Error kInvalidArgument naming the
+// known verifiers otherwise.
+std::unique_ptr<StepVerifier> make_step_verifier(const std::string& name);
+
+// What the normalized verifier compares.
+std::string normalize_step(const std::string& step);
+
+}  // namespace seed::spec

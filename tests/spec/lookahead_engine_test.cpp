@@ -1,0 +1,210 @@
+// LookaheadEngine on scripted engines: which steps a round commits for
+// given drafts and verifier answers, EOS and max_new_tokens inside a step, a
+// delimiter inside a multi-character token; and the step verifiers.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "spec/lookahead_engine.h"
+#include "spec/request_output.h"
+#include "tests/throws_error.h"
+
+namespace seed::spec {
+namespace {
+
+// One token per byte, plus one multi-character token ("!\nZ", holding the
+// delimiter) and EOS.
+class ByteTokenizer : public models::Tokenizer {
+ public:
+  static constexpr int32_t kPiece = 256, kEos = 257;
+  static constexpr const char* kPieceText = "!\nZ";
+  std::vector<int32_t> encode(std::string_view text, bool) const override {
+    std::vector<int32_t> out;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text.substr(i, 3) == kPieceText) {
+        out.push_back(kPiece);
+        i += 2;
+      } else {
+        out.push_back(static_cast<unsigned char>(text[i]));
+      }
+    }
+    return out;
+  }
+  std::string decode(const std::vector<int32_t>& ids) const override {
+    std::string out;
+    for (const int32_t id : ids) {
+      if (id == kPiece) out += kPieceText;
+      else if (id < 256) out += static_cast<char>(id);
+    }
+    return out;
+  }
+  int64_t vocab_size() const override { return 258; }
+  int32_t bos_id() const override { return -1; }
+  int32_t eos_id() const override { return kEos; }
+};
+
+// A real Engine that replays a script of steps: after a prompt whose
+// generated part holds k delimiters it writes step k (then EOS if that step
+// has no delimiter, or if the script has run out), through RequestOutput,
+// so stop strings and max_new_tokens behave as in every engine.
+class StepScriptEngine : public Engine {
+ public:
+  StepScriptEngine(std::shared_ptr<const models::Tokenizer> tokenizer, size_t prompt_length,
+                   std::vector<std::string> steps)
+      : tokenizer_(std::move(tokenizer)), prompt_length_(prompt_length), steps_(std::move(steps)) {}
+
+  using Engine::generate;
+  std::vector<Completion> generate(const std::vector<GenRequest>& requests, const CompletionCallback&) override {
+    calls += 1;
+    std::vector<Completion> out;
+    for (const GenRequest& r : requests) {
+      const std::vector<int32_t> generated(r.prompt_tokens.begin() + static_cast<long>(prompt_length_),
+                                           r.prompt_tokens.end());
+      const std::string text = tokenizer_->decode(generated);
+      const size_t k = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+      RequestOutput output(tokenizer_.get(), ByteTokenizer::kEos, r.max_new_tokens, r.stop);
+      std::vector<int32_t> tokens = k < steps_.size() ? tokenizer_->encode(steps_[k], false) : std::vector<int32_t>{};
+      if (k >= steps_.size() || steps_[k].find('\n') == std::string::npos) tokens.push_back(ByteTokenizer::kEos);
+      for (const int32_t t : tokens) {
+        if (output.push(t)) break;
+      }
+      if (!output.finished()) output.end(FinishReason::kLength);
+      out.push_back(output.take());
+    }
+    return out;
+  }
+  std::string name() const override { return "script"; }
+  EngineStats stats() const override { return {}; }
+  void reset_stats() override {}
+
+  int calls = 0;
+
+ private:
+  std::shared_ptr<const models::Tokenizer> tokenizer_;
+  size_t prompt_length_;
+  std::vector<std::string> steps_;
+};
+
+struct Outcome {
+  Completion completion;
+  StepStats steps;
+  int draft_calls = 0;
+  int target_calls = 0;
+};
+
+constexpr const char* kPrompt = "Q?\n";
+
+Outcome run(const std::vector<std::string>& target_steps, const std::vector<std::string>& draft_steps, int gamma,
+            int64_t max_new_tokens = 100, const std::string& verifier = "exact") {
+  auto tokenizer = std::make_shared<const ByteTokenizer>();
+  const size_t prompt_length = tokenizer->encode(kPrompt, false).size();
+  auto draft = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, draft_steps);
+  auto target = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, target_steps);
+  StepScriptEngine* d = draft.get();
+  StepScriptEngine* t = target.get();
+  RunSettings settings;
+  settings.tokenizer = tokenizer;
+  settings.eos = ByteTokenizer::kEos;
+  LookaheadSettings lookahead;
+  lookahead.gamma = gamma;
+  LookaheadEngine engine(std::move(draft), std::move(target), settings, lookahead, make_step_verifier(verifier));
+  GenRequest request;
+  request.prompt = kPrompt;
+  request.max_new_tokens = max_new_tokens;
+  Outcome outcome;
+  outcome.completion = engine.generate({request}).front();
+  outcome.steps = engine.step_stats();
+  outcome.draft_calls = d->calls;
+  outcome.target_calls = t->calls;
+  return outcome;
+}
+
+TEST(LookaheadEngine, AllDraftsAcceptedCommitGammaStepsAndTheTargetsBonusStep) {
+  const std::vector<std::string> steps = {"a1\n", "b2\n", "c3\n", "d4\n", "e5\n", "f6\n"};
+  const Outcome o = run(steps, steps, 2);
+  EXPECT_EQ(o.completion.text, "a1\nb2\nc3\nd4\ne5\nf6\n");
+  EXPECT_EQ(o.completion.finish, FinishReason::kEos);
+  // Rounds 1 and 2 commit three steps each (two drafted, one bonus); round 3
+  // finds the draft at EOS (never accepted) and commits the target's EOS.
+  EXPECT_EQ(o.steps.rounds, 3);
+  EXPECT_EQ(o.target_calls, 3);
+  EXPECT_EQ(o.steps.accepted_steps, 4);
+  EXPECT_EQ(o.steps.drafted_steps, 5);
+  EXPECT_EQ(o.steps.committed_steps, 7);
+}
+
+TEST(LookaheadEngine, AMismatchCommitsTheTargetsStepThereAndDropsTheRest) {
+  const Outcome o = run({"a1\n", "b2\n", "c3\n"}, {"a1\n", "XX\n", "c3\n"}, 3);
+  // Round 1: a1 accepted, XX rejected for b2; c3 (drafted after XX) is not
+  // compared. Round 2: c3 accepted, then the target's EOS. Round 3: none
+  // left: the draft is at EOS, the target's EOS ends it.
+  EXPECT_EQ(o.completion.text, "a1\nb2\nc3\n");
+  EXPECT_EQ(o.completion.finish, FinishReason::kEos);
+  EXPECT_EQ(o.steps.rounds, 2);
+  EXPECT_EQ(o.steps.drafted_steps, 4);
+  EXPECT_EQ(o.steps.accepted_steps, 2);
+}
+
+TEST(LookaheadEngine, GammaZeroIsTheTargetAloneStepByStep) {
+  const Outcome o = run({"a1\n", "b2\n"}, {"zz\n"}, 0);
+  EXPECT_EQ(o.completion.text, "a1\nb2\n");
+  EXPECT_EQ(o.draft_calls, 0);
+  EXPECT_EQ(o.steps.rounds, 3);  // a1, b2, EOS
+  EXPECT_EQ(o.steps.drafted_steps, 0);
+}
+
+TEST(LookaheadEngine, ADraftedStepThatEndsAtEosIsNeverAccepted) {
+  // The draft ends the answer early ("a1" then EOS); the target goes on.
+  const Outcome o = run({"a1\n", "b2\n"}, {"a1"}, 2);
+  EXPECT_EQ(o.completion.text, "a1\nb2\n");
+  EXPECT_EQ(o.steps.accepted_steps, 0);
+}
+
+TEST(LookaheadEngine, MaxNewTokensEndsTheRequestMidStep) {
+  const Outcome o = run({"a1\n", "b2\n", "c3\n"}, {"a1\n", "b2\n", "c3\n"}, 2, 4);
+  // a1\n (3 tokens) is accepted; the drafted "b" was cut by the budget, so
+  // the target's "b" is committed and the request ends at 4 tokens.
+  EXPECT_EQ(o.completion.text, "a1\nb");
+  EXPECT_EQ(o.completion.finish, FinishReason::kLength);
+  EXPECT_EQ(o.completion.tokens.size(), 4u);
+  EXPECT_EQ(o.steps.rounds, 1);
+}
+
+TEST(LookaheadEngine, ADelimiterInsideAMultiCharacterTokenEndsTheStepWithTheWholeToken) {
+  // "ok!\nZ" is "o", "k" and the one token "!\nZ": the step ends after it,
+  // "Z" and all, and the next step starts after the "Z".
+  const Outcome o = run({"ok!\nZ", "b2\n"}, {"ok!\nZ", "b2\n"}, 1);
+  EXPECT_EQ(o.completion.text, "ok!\nZb2\n");
+  EXPECT_EQ(o.steps.accepted_steps, 1);
+}
+
+TEST(LookaheadEngine, TheNormalizedVerifierAcceptsTheSameStepWrittenDifferently) {
+  const std::vector<std::string> target = {"x = 3.5\n", "y = 1000\n"};
+  const std::vector<std::string> draft = {"x  =  3.50\n", "y = 1,000\n"};
+  EXPECT_EQ(run(target, draft, 2, 100, "exact").steps.accepted_steps, 0);
+  const Outcome o = run(target, draft, 2, 100, "normalized");
+  EXPECT_EQ(o.steps.accepted_steps, 2);
+  EXPECT_EQ(o.completion.text, "x  =  3.50\ny = 1,000\n");  // what is committed is the draft's text
+}
+
+TEST(StepVerifier, NormalizesWhitespaceAndNumbersOnly) {
+  EXPECT_EQ(normalize_step("  4 +  8 = 12.0  (left: 012 3)"), "4 + 8 = 12 (left: 12 3)");
+  EXPECT_EQ(normalize_step("total 1,234,567.50"), "total 1234567.5");
+  EXPECT_EQ(normalize_step("+2 apples"), "2 apples");
+  EXPECT_EQ(normalize_step("1, 2, 3"), "1, 2, 3");  // a list, not a thousands separator
+  EXPECT_EQ(normalize_step("x2 and 0.50"), "x2 and 0.5");
+  const auto exact = make_step_verifier("exact");
+  const auto normalized = make_step_verifier("normalized");
+  EXPECT_TRUE(exact->same("", "4 + 8 = 12", "4 + 8 = 12"));
+  EXPECT_FALSE(exact->same("", "4 + 8 = 12", "4 + 8 =  12"));
+  EXPECT_TRUE(normalized->same("", "4 + 8 = 12", "4 + 8 =  12.00"));
+  EXPECT_FALSE(normalized->same("", "4 + 8 = 12", "4 + 8 = 13"));
+  EXPECT_FALSE(normalized->same("", "4 * 8 = 32", "4 + 8 = 32"));
+  EXPECT_TRUE(seed::testing::throws_error([] { make_step_verifier("judge?"); }, ErrorKind::kInvalidArgument,
+                                          {"judge?", "exact | normalized"}));
+}
+
+}  // namespace
+}  // namespace seed::spec
