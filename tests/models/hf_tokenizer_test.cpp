@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/hf_tokenizer/byte_level.h"
+#include "models/hf_tokenizer/utf8.h"
 #include "models/tokenizer.h"
 #include "tests/throws_error.h"
 
@@ -227,6 +228,23 @@ TEST(HfTokenizerMalformedTest, LoadTokenizerReadsAFolderWithTokenizerJson) {
   std::ofstream(dir / "tokenizer.json") << "{ not json";
   EXPECT_TRUE(throws_error([&] { load_tokenizer(dir.string()); }, ErrorKind::kCorruption, {"tokenizer.json"}));
   std::filesystem::remove_all(dir);
+}
+
+TEST(HfTokenizerTest, StreamingAByteLevelSequenceConcatenatesToDecode) {
+  const HfTokenizer tokenizer(byte_level_tokenizer(false), "tiny.json");
+  // Byte tokens of multi-byte characters arrive one at a time.
+  const std::string text = "hello h\u00e9llo \u4f60\u597d\U0001f600 hello<|end|> hello";
+  const Ids ids = tokenizer.encode(text, true);
+  TextStream stream(tokenizer);
+  std::string streamed;
+  for (const int32_t id : ids) {
+    const std::string piece = stream.push(id);
+    EXPECT_TRUE(utf8_valid(piece)) << "a push returned part of a character";
+    streamed += piece;
+  }
+  streamed += stream.finish();
+  EXPECT_EQ(streamed, tokenizer.decode(ids));
+  EXPECT_EQ(streamed, "hello h\u00e9llo \u4f60\u597d\U0001f600 hello hello");
 }
 
 }  // namespace
