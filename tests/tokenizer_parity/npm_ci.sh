@@ -16,7 +16,7 @@ if cmp -s "$src/package-lock.json" "$dest/installed.lock" && [ -d "$dest/node_mo
   exit 0
 fi
 cp "$src/package.json" "$src/package-lock.json" "$dest/"
-if ! (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error); then
+if ! (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error --fetch-retries=1 --fetch-timeout=60000); then
   echo "tokenizer parity skipped: npm ci failed (is the npm registry reachable?)"
   exit 77
 fi

@@ -1,9 +1,9 @@
 // seed's tokenizer.json against the Hugging Face reference
-// (@huggingface/tokenizers from npm) on the real tokenizer files of six
-// model families: the same ids for 2,000 generated strings each (with and
-// without special tokens), the same decoded text, and decode(encode(s)) == s
-// wherever the reference round-trips. The npm packages come from the
-// npm registry (tests/tokenizer_parity/npm_ci.sh, pinned by the lockfile);
+// (@huggingface/tokenizers) on the real tokenizer files of Llama 2, Llama 3,
+// Llama 3.1, Qwen3, DeepSeek-V3, Gemma 3 and GPT-4o: the same ids for 2,000
+// generated strings each (with and without special tokens), the same decoded
+// text, and decode(encode(s)) == s wherever the reference round-trips. The
+// packages come from the npm registry (npm_ci.sh, pinned by the lockfile);
 // without node or the registry the test skips.
 #include <gtest/gtest.h>
 
@@ -114,7 +114,7 @@ TEST_P(TokenizerParityTest, MatchesHuggingFace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RealTokenizers, TokenizerParityTest,
-                         ::testing::Values("llama2", "llama3", "llama3_1", "qwen3", "deepseek_v3", "gemma3"));
+                         ::testing::Values("llama2", "llama3", "llama3_1", "qwen3", "deepseek_v3", "gemma3", "gpt4o"));
 
 }  // namespace
 }  // namespace seed
