@@ -23,7 +23,7 @@ std::string complete(models::CausalLM& model, models::KvCache& cache, const mode
   options.sampling = sampling;
   options.seed = seed;
   options.request = request;
-  options.eos = tokenizer.eos_id();
+  if (tokenizer.eos_id() >= 0) options.stop_tokens = {tokenizer.eos_id()};
   std::vector<int32_t> tokens;
   std::string text;
   models::decode_autoregressive(model, cache, tokenizer.encode(prompt, true), options, [&](int32_t token) {

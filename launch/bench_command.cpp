@@ -11,6 +11,7 @@
 #include "bench/search_bench.h"
 #include "bench/spec_bench.h"
 #include "launch/commands.h"
+#include "launch/tokenize_commands.h"
 #include "launch/runtime.h"
 #include "launch/distributed.h"
 #include "models/base/error.h"
@@ -194,6 +195,7 @@ void run_bench_search(const BenchSearchOptions& options) {
 
 void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   CLI::App* bench = app.add_subcommand("bench", "Measure speed; prints tables (and --json)");
+  add_bench_tokenize_command(*bench);
   bench->require_subcommand(1);
 
   auto options = std::make_shared<BenchForwardOptions>();

@@ -9,6 +9,7 @@
 #include "launch/runtime.h"
 #include "models/autoregressive.h"
 #include "models/causal_lm.h"
+#include "models/generation_config.h"
 #include "models/base/error.h"
 #include "models/base/sampling.h"
 #include "models/tokenizer.h"
@@ -21,6 +22,7 @@ struct GenerateOptions {
   std::string prompt;
   int max_new_tokens = 128;
   SamplingParams sampling;
+  bool sampling_given = false;  // any of --temperature, --top-k, --top-p
   uint64_t seed = 0;
   std::string device = "cpu";
   bool no_bos = false;
@@ -31,8 +33,22 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// The user's sampling settings if they gave any, else the model's
+// generation_config.json defaults, else seed's; logged with where they came from.
+SamplingParams choose_sampling(const GenerateOptions& options, const models::GenerationConfig& generation) {
+  const bool from_model = !options.sampling_given && generation.sampling.has_value();
+  const SamplingParams sampling = from_model ? *generation.sampling : options.sampling;
+  spdlog::info("sampling: temperature {} top_k {} top_p {} ({})", sampling.temperature, sampling.top_k, sampling.top_p,
+               options.sampling_given ? "command line"
+               : from_model           ? options.model_dir + "/generation_config.json"
+                                      : "seed's defaults");
+  return sampling;
+}
+
 void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   options.sampling.validate();
+  const models::GenerationConfig generation =
+      models::GenerationConfig::from_file(options.model_dir + "/generation_config.json");
   auto model = models::CausalLM::load(options.model_dir, model_load_options(global, options.device));
   auto tokenizer = models::load_tokenizer(options.model_dir);
   const models::ModelConfig& config = model->config();
@@ -56,9 +72,9 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   std::cout << options.prompt << std::flush;
   models::DecodeOptions decode;
   decode.max_new_tokens = budget;
-  decode.sampling = options.sampling;
+  decode.sampling = choose_sampling(options, generation);
   decode.seed = options.seed;
-  decode.eos = tokenizer->eos_id();
+  decode.stop_tokens = models::stop_token_ids(tokenizer->eos_id(), generation);
   int64_t generated = 0;
   Clock::time_point first_token;
   const auto start = Clock::now();
@@ -87,15 +103,21 @@ void add_generate_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--max-new-tokens", options->max_new_tokens, "Tokens to generate at most")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--temperature", options->sampling.temperature, "Sampling temperature; 0 = greedy")
-      ->capture_default_str();
-  cmd->add_option("--top-k", options->sampling.top_k, "Keep the k most likely tokens; 0 = all")
-      ->capture_default_str();
-  cmd->add_option("--top-p", options->sampling.top_p, "Nucleus sampling mass; 1 = off")->capture_default_str();
+  // Unset, the three come from the model's generation_config.json if it has any.
+  CLI::Option* temperature =
+      cmd->add_option("--temperature", options->sampling.temperature, "Sampling temperature; 0 = greedy")
+          ->capture_default_str();
+  CLI::Option* top_k =
+      cmd->add_option("--top-k", options->sampling.top_k, "Keep the k most likely tokens; 0 = all")->capture_default_str();
+  CLI::Option* top_p =
+      cmd->add_option("--top-p", options->sampling.top_p, "Nucleus sampling mass; 1 = off")->capture_default_str();
   cmd->add_option("--seed", options->seed, "Random seed (same seed, same text)")->capture_default_str();
   cmd->add_option("--device", options->device, "cpu or cuda:N")->capture_default_str();
   cmd->add_flag("--no-bos", options->no_bos, "Do not prepend the BOS token");
-  cmd->callback([options, &global] { run_generate(*options, global); });
+  cmd->callback([options, &global, temperature, top_k, top_p] {
+    options->sampling_given = temperature->count() + top_k->count() + top_p->count() > 0;
+    run_generate(*options, global);
+  });
 }
 
 }  // namespace seed::launch

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "launch/commands.h"
+#include "launch/tokenize_commands.h"
 #include "launch/distributed.h"
 #include "launch/runtime.h"
 #include "models/base/error.h"
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   seed::launch::add_tree_command(app);
   seed::launch::add_sweep_command(app, global);
   seed::launch::add_report_command(app, global);
+  seed::launch::add_tokenize_command(app);
 
   try {
     app.parse(argc, argv);

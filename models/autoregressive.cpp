@@ -1,5 +1,7 @@
 #include "models/autoregressive.h"
 
+#include <algorithm>
+
 #include <torch/torch.h>
 
 #include "models/base/counter_rng.h"
@@ -26,7 +28,7 @@ DecodeFinish decode_autoregressive(CausalLM& model, KvCache& cache, const std::v
       sampling_distribution(logits.data_ptr<float>(), vocab, options.sampling, probs.data());
       const RngKey key{options.seed, options.request, static_cast<uint32_t>(position), RngPurpose::kSample};
       const int32_t token = sample_from(probs.data(), vocab, uniform(key));
-      if (token == options.eos) {
+      if (std::find(options.stop_tokens.begin(), options.stop_tokens.end(), token) != options.stop_tokens.end()) {
         finish = DecodeFinish::kEos;
         break;
       }

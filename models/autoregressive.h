@@ -17,7 +17,7 @@ struct DecodeOptions {
   SamplingParams sampling;
   uint64_t seed = 0;     // with `request`, keys every draw (counter_rng)
   uint64_t request = 0;
-  int32_t eos = -1;      // stop token (not passed to on_token); -1 = none
+  std::vector<int32_t> stop_tokens;  // end decoding (not passed to on_token): eos ids
 };
 
 enum class DecodeFinish { kLength, kEos, kStopped, kContext };

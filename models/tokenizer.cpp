@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "models/base/error.h"
+#include "models/hf_tokenizer/hf_tokenizer.h"
 #include "models/sentencepiece_tokenizer.h"
 
 namespace seed::models {
@@ -59,9 +60,11 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir) {
   if (fs::exists(sentencepiece_path)) {
     return make_sentencepiece_tokenizer(sentencepiece_path.string());
   }
-  SEED_CHECK(!fs::exists(fs::path(model_dir) / "tokenizer.json"), kInvalidArgument)
-      << model_dir << " has only tokenizer.json (Hugging Face tokenizers); seed reads "
-      << "tokenizer.model (SentencePiece) for now";
+  const fs::path json_path = fs::path(model_dir) / "tokenizer.json";
+  if (fs::exists(json_path)) {
+    return hf::HfTokenizer::load(json_path.string(),
+                                 hf::TokenizerConfig::from_file((fs::path(model_dir) / "tokenizer_config.json").string()));
+  }
   SEED_FAIL(kNotFound) << "no tokenizer in " << model_dir
                        << ": looked for tokenizer.model (SentencePiece) and tokenizer.json";
 }

@@ -1,7 +1,7 @@
 // Tokenizer: text <-> token ids for a model folder.
 //
-// Implementations: SentencePiece (tokenizer.model, as in Llama 2). Hugging
-// Face tokenizer.json comes later behind this same interface.
+// Implementations: SentencePiece (tokenizer.model, as in Llama 2) and Hugging
+// Face tokenizer.json (models/hf_tokenizer/: Llama 3, Qwen, DeepSeek, Gemma).
 // Thread-safety: const methods may be called concurrently.
 #pragma once
 
@@ -17,7 +17,7 @@ class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
 
-  // add_bos prepends bos_id(); kInvalidArgument if the tokenizer has none.
+  // add_bos adds the special tokens (BOS; tokenizer.json: its template).
   virtual std::vector<int32_t> encode(std::string_view text, bool add_bos) const = 0;
   // Decodes a whole sequence (leading-space handling as the model expects;
   // bos/eos decode to nothing). kOutOfRange for an id outside the vocab.
@@ -27,11 +27,11 @@ class Tokenizer {
   virtual int32_t eos_id() const = 0;  // -1 if the tokenizer has none
 };
 
-// Loads the tokenizer of a model folder: tokenizer.model (SentencePiece).
-// Throws kNotFound naming a missing folder, or listing the files it looked
-// for in an existing one; kCorruption naming the file if it cannot be parsed;
-// kInvalidArgument for a tokenizer.json-only folder (not supported yet, says
-// so).
+// Loads a model folder's tokenizer: tokenizer.model (SentencePiece), else
+// tokenizer.json (+ tokenizer_config.json). Throws kNotFound naming a missing
+// folder, or listing the files it looked for in an existing one; kCorruption
+// naming the file if it cannot be parsed; kInvalidArgument naming the file
+// and field of a malformed or unsupported tokenizer.json.
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir);
 
 // Turns a growing token sequence into text increments for streaming: push()

@@ -11,12 +11,17 @@ packages=(
   libtorch-dev libopenblas0-openmp
   libopenmpi-dev openmpi-bin
   libboost-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libsentencepiece-dev
+  libsentencepiece-dev libpcre2-dev libicu-dev
   libgtest-dev libgmock-dev
 )
 # Only for the test suite (scripts/test.sh): a headless browser that renders
-# `seed report`'s HTML.
-[ "${1:-}" = --test ] && packages+=(chromium)
+# `seed report`'s HTML; node and npm for the tokenizer parity test (skipped if
+# a node from elsewhere, e.g. NodeSource, already provides them).
+if [ "${1:-}" = --test ]; then
+  packages+=(chromium)
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

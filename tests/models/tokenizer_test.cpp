@@ -205,12 +205,13 @@ TEST_F(TokenizerTest, LoadGarbageModelIsCorruptionNamingFile) {
       << error.what();
 }
 
-TEST_F(TokenizerTest, LoadTokenizerJsonOnlyFolderIsInvalidArgument) {
+TEST_F(TokenizerTest, LoadTokenizerJsonWithoutModelIsInvalidArgumentNamingField) {
   const fs::path dir = empty_dir("hf_only");
   write_file(dir / "tokenizer.json", "{}");
   const Error error = error_of([&] { load_tokenizer(dir.string()); });
   EXPECT_EQ(error.kind(), ErrorKind::kInvalidArgument);
   EXPECT_NE(std::string(error.what()).find("tokenizer.json"), std::string::npos) << error.what();
+  EXPECT_NE(std::string(error.what()).find("'model'"), std::string::npos) << error.what();
 }
 
 TEST_F(TokenizerTest, StreamConcatenationEqualsDecode) {

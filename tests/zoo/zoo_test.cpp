@@ -24,7 +24,7 @@ std::string greedy_completion(const std::string& model_dir, const std::string& p
   models::DecodeOptions options;
   options.max_new_tokens = limit;
   options.sampling.temperature = 0.0f;
-  options.eos = tokenizer->eos_id();
+  options.stop_tokens = {tokenizer->eos_id()};
   std::vector<int32_t> tokens;
   models::decode_autoregressive(*model, cache, tokenizer->encode(prompt, true), options, [&](int32_t token) {
     tokens.push_back(token);

@@ -1,0 +1,61 @@
+#include "models/hf_tokenizer/json_read.h"
+
+#include "models/base/error.h"
+
+namespace seed::models::hf {
+
+using json = nlohmann::json;
+
+namespace {
+const json* find(const json& value, const char* key) {
+  const auto it = value.find(key);
+  return it == value.end() || it->is_null() ? nullptr : &*it;
+}
+}  // namespace
+
+std::string read_type(const json& value, const Field& field) {
+  SEED_CHECK(value.is_object(), kInvalidArgument) << field.str() << " must be a JSON object";
+  return read_string(value, "type", field);
+}
+
+const json& read_member(const json& value, const char* key, const Field& field) {
+  SEED_CHECK(value.is_object(), kInvalidArgument) << field.str() << " must be a JSON object";
+  const json* member = find(value, key);
+  SEED_CHECK(member != nullptr, kInvalidArgument) << (field / key).str() << " is missing";
+  return *member;
+}
+
+const json& read_array(const json& value, const char* key, const Field& field) {
+  const json& member = read_member(value, key, field);
+  SEED_CHECK(member.is_array(), kInvalidArgument) << (field / key).str() << " must be a list";
+  return member;
+}
+
+std::string read_string(const json& value, const char* key, const Field& field) {
+  const json& member = read_member(value, key, field);
+  SEED_CHECK(member.is_string(), kInvalidArgument) << (field / key).str() << " must be a string";
+  return member.get<std::string>();
+}
+
+std::string read_string(const json& value, const char* key, const Field& field, const std::string& fallback) {
+  const json* member = find(value, key);
+  if (member == nullptr) return fallback;
+  SEED_CHECK(member->is_string(), kInvalidArgument) << (field / key).str() << " must be a string";
+  return member->get<std::string>();
+}
+
+bool read_bool(const json& value, const char* key, const Field& field, bool fallback) {
+  const json* member = find(value, key);
+  if (member == nullptr) return fallback;
+  SEED_CHECK(member->is_boolean(), kInvalidArgument) << (field / key).str() << " must be true or false";
+  return member->get<bool>();
+}
+
+int64_t read_int(const json& value, const char* key, const Field& field, int64_t fallback) {
+  const json* member = find(value, key);
+  if (member == nullptr) return fallback;
+  SEED_CHECK(member->is_number_integer(), kInvalidArgument) << (field / key).str() << " must be an integer";
+  return member->get<int64_t>();
+}
+
+}  // namespace seed::models::hf
