@@ -71,7 +71,8 @@ RunSettings run_settings(const EngineOptions& o) {
       << "--draft: engine '" << o.engine.name() << "' needs a draft model folder";
   SEED_CHECK(o.max_batch >= 1, kInvalidArgument) << "--max-batch: " << o.max_batch << " < 1";
   RunSettings settings;
-  if (std::filesystem::exists(std::filesystem::path(o.target) / "tokenizer.model")) {
+  const std::filesystem::path target(o.target);
+  if (std::filesystem::exists(target / "tokenizer.model") || std::filesystem::exists(target / "tokenizer.json")) {
     settings.tokenizer = models::load_tokenizer(o.target);
   }
   settings.eos = settings.tokenizer ? settings.tokenizer->eos_id() : -1;
