@@ -45,11 +45,12 @@ std::unique_ptr<spec::Drafter> make_rank_drafter(spec::DrafterKind kind, const s
     SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
     resources.draft_model = models::CausalLM::load(models.draft, spec::load_options(models));
     resources.draft_cache = spec::kv_cache_options(models, /*caches=*/1);
-  } else {
+  } else if (kind == spec::DrafterKind::kStand) {
     resources.tables = std::make_shared<spec::NgramStore>();
     resources.vocab = models::ModelConfig::from_file((std::filesystem::path(models.target) / "config.json").string())
                           .vocab_size;
     if (!models.tree.empty()) resources.tree = spec::StaticTree::load(models.tree);
+  } else if (kind == spec::DrafterKind::kAded) {
     resources.trigrams = std::make_shared<spec::TrigramStore>(std::make_shared<const spec::TrigramTable>(
         models.trigrams.empty() ? spec::TrigramTable() : spec::TrigramTable::load(models.trigrams)));
   }
