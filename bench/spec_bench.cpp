@@ -93,14 +93,16 @@ double tokens_per_s(const spec::RequestStats& kind, double wall_s) {
   return wall_s > 0 ? static_cast<double>(kind.generated_tokens) / wall_s : 0.0;
 }
 
-SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, int n, float temperature) {
+SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std::string& drafter, int n,
+                     float temperature) {
   spec::EngineOptions eo;
   eo.engine = kind;
   eo.target = o.target;
   eo.draft = o.draft;
   eo.draft_length = o.draft_length;
-  eo.drafter = spec::DrafterKind::parse(o.drafter);
+  if (kind.drafts()) eo.drafter = spec::DrafterKind::parse(drafter);
   eo.tree = o.tree;
+  eo.trigrams = o.trigrams;
   if (kind.tree_drafts()) eo.k_config = o.k_config;
   eo.max_batch = std::max(n, 1);
   SpecBenchRow row;
@@ -115,7 +117,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, int n, fl
   engine->generate(warm.thoughts);
 
   row.engine = kind.name();
-  if (kind.drafts()) row.drafter = o.drafter;
+  if (kind.drafts()) row.drafter = drafter;
   row.trajectories = best_of_n(o) ? n : 0;
   row.n = n;
   row.temperature = temperature;
@@ -207,7 +209,8 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
   SEED_CHECK(o.workload == "tot" || best_of_n(o), kInvalidArgument)
       << "--workload: unknown workload '" << o.workload << "'; expected tot, best-of-n";
   for (int n : o.trajectories) SEED_CHECK(n >= 1, kInvalidArgument) << "--trajectories: " << n << " < 1";
-  spec::DrafterKind::parse(o.drafter);
+  SEED_CHECK(!o.drafters.empty(), kInvalidArgument) << "--drafter: need at least one drafter";
+  for (const std::string& name : o.drafters) spec::DrafterKind::parse(name);
   std::vector<spec::EngineKind> kinds;  // parsed before any measuring, so a typo fails at once
   for (const std::string& name : o.engines) kinds.push_back(spec::EngineKind::parse(name));
   SpecBenchResult result;
@@ -230,11 +233,13 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
     for (int n : best_of_n(o) ? o.trajectories : o.n) {
       double ar = 0;
       for (const spec::EngineKind kind : kinds) {
-        SpecBenchRow row = run_row(o, kind, n, temperature);
-        if (kind == spec::EngineKind::kAr) ar = row.tokens_per_s;
-        row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;
-        on_row(row);
-        result.rows.push_back(row);
+        for (const std::string& drafter : kind.drafts() ? o.drafters : std::vector<std::string>{""}) {
+          SpecBenchRow row = run_row(o, kind, drafter, n, temperature);
+          if (kind == spec::EngineKind::kAr) ar = row.tokens_per_s;
+          row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;
+          on_row(row);
+          result.rows.push_back(row);
+        }
       }
     }
   }

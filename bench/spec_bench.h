@@ -41,8 +41,11 @@ struct SpecBenchOptions {
   std::vector<std::string> engines = {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"};
   std::string workload = "tot";  // "tot" | "best-of-n"
   std::vector<int> trajectories = {1, 4, 8, 16};  // best-of-n: N of each row (replaces n)
-  std::string drafter = "model";  // what drafts for every drafting engine (spec::DrafterKind)
+  // What drafts (spec::DrafterKind): each drafting engine gets a row per
+  // drafter, side by side in one run.
+  std::vector<std::string> drafters = {"model"};
   std::string tree;               // stand: static tree file (empty: the draft shape)
+  std::string trigrams;           // aded: tri-gram table file (empty: learned from the outputs)
   std::vector<int> n = {1, 2, 3, 4, 5, 6};
   std::vector<float> temperatures = {0.2f, 1.0f};
   // k of the chain engines. 7, not 4: on a 2-core AVX-512 machine a

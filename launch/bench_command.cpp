@@ -131,10 +131,12 @@ bench::RanksSample sample_ranks(parallel::Coordinator& coordinator) {
 
 void run_bench_spec(const BenchSpecOptions& options) {
   const bench::SpecBenchOptions& o = options.bench;
-  std::cout << fmt::format("workload {}, drafter {}{}; target {}, draft {}; k = {}, mcsd tree k_config = {}; {} "
+  std::cout << fmt::format("workload {}, drafters {}{}{}; target {}, draft {}; k = {}, mcsd tree k_config = {}; {} "
                            "thought tokens, {} evaluation tokens; medians of {} repeats; threads per row: "
                            "target+drafters x threads; draft ms: drafting time per generated token\n",
-                           o.workload, o.drafter, o.tree.empty() ? "" : " (tree " + o.tree + ")", o.target, o.draft,
+                           o.workload, fmt::join(o.drafters, " "),
+                           o.tree.empty() ? "" : " (tree " + o.tree + ")",
+                           o.trigrams.empty() ? "" : " (tri-grams " + o.trigrams + ")", o.target, o.draft,
                            o.draft_length, fmt::join(o.k_config, ","), o.thought_tokens, o.evaluation_tokens,
                            o.repeats);
   bool header = false;
@@ -245,9 +247,12 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   spec->add_option("--trajectories", so.trajectories, "best-of-n: chains per puzzle, one row each")
       ->capture_default_str();
-  spec->add_option("--drafter", so.drafter, "What drafts for the speculative engines: " + spec::drafter_kind_names())
+  spec->add_option("--drafter", so.drafters,
+                   "What drafts for the speculative engines (several: a row each): " + spec::drafter_kind_names())
       ->capture_default_str();
   spec->add_option("--tree", so.tree, "stand: static draft tree file (default: the draft shape)");
+  spec->add_option("--trigrams", so.trigrams,
+                   "aded: tri-gram table file from `seed trigrams` (default: learned from the target's outputs)");
   CLI::Option* temperatures =
       spec->add_option("--temperatures", so.temperatures, "Sampling temperatures")->capture_default_str();
   spec->add_option("--draft-length", so.draft_length, "k of the chain engines")
@@ -264,6 +269,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
     spec::EngineOptions models;
     models.target = spec_options->bench.target;
     models.draft = spec_options->bench.draft;
+    models.tree = spec_options->bench.tree;  // what draft ranks' model-free drafters need
+    models.trigrams = spec_options->bench.trigrams;
     if (spec_options->bench.workload == "best-of-n" && temperatures->count() == 0) {
       spec_options->bench.temperatures = {0.7f};
     }

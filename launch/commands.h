@@ -38,6 +38,7 @@ void add_convert_command(CLI::App& app, const GlobalOptions& global);
 void add_eval_command(CLI::App& app, const GlobalOptions& global);
 void add_run_command(CLI::App& app, const GlobalOptions& global);
 void add_tree_command(CLI::App& app);
+void add_trigrams_command(CLI::App& app);
 void add_sweep_command(CLI::App& app, const GlobalOptions& global);
 void add_report_command(CLI::App& app, const GlobalOptions& global);
 

@@ -3,7 +3,8 @@
 // derived from the sums by spec::EngineStats's own definitions, the ones
 // `seed bench` prints, so that a run, a sweep and a bench report one figure
 // under one name: alpha = accepted / tested draft tokens, tau = tokens a
-// sequence gains per target forward it takes part in.
+// sequence gains per target forward it takes part in; draft_s is the
+// drafters' time (summed over drafters), whatever the drafter kind.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -29,7 +30,8 @@ inline nlohmann::json engine_counts_json(const spec::EngineStats& before, const 
           {"sequence_forwards", rounds(after) - rounds(before)},
           {"sequence_tokens", round_tokens(after) - round_tokens(before)},
           {"prompt_tokens", after.prefill.prompt_tokens - before.prefill.prompt_tokens},
-          {"prefill_tokens", after.prefill.computed_tokens - before.prefill.computed_tokens}};
+          {"prefill_tokens", after.prefill.computed_tokens - before.prefill.computed_tokens},
+          {"draft_s", after.draft_s - before.draft_s}};
 }
 
 // Adds one results line's counters to `total` (lines written before a field
@@ -45,6 +47,7 @@ inline void add_engine_counts(const nlohmann::json& record, spec::EngineStats* t
   total->thought.generated_tokens += get("sequence_tokens");
   total->prefill.prompt_tokens += get("prompt_tokens");
   total->prefill.computed_tokens += get("prefill_tokens");
+  total->draft_s += record.value("draft_s", 0.0);
 }
 
 }  // namespace seed::launch

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   seed::launch::add_eval_command(app, global);
   seed::launch::add_run_command(app, global);
   seed::launch::add_tree_command(app);
+  seed::launch::add_trigrams_command(app);
   seed::launch::add_sweep_command(app, global);
   seed::launch::add_report_command(app, global);
   seed::launch::add_tokenize_command(app);

@@ -277,6 +277,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
          "What drafts for the speculative engines: " + spec::drafter_kind_names())
       ->default_str(o->engine.drafter.name());
   cmd->add_option("--tree", o->engine.tree, "stand: static draft tree file (default: the draft shape)");
+  cmd->add_option("--trigrams", o->engine.trigrams,
+                  "aded: tri-gram table file from `seed trigrams` (default: learned from the target's outputs)");
   cmd->add_option("--device", o->engine.device, "cpu or cuda:N")->capture_default_str();
   cmd->add_option("--draft-length", o->engine.draft_length, "Draft chain length k")->capture_default_str();
   cmd->add_option("--k-config", o->engine.k_config, "Draft tree shape, children per depth (e.g. 2 2 1)");

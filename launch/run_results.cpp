@@ -110,6 +110,8 @@ json RunResults::summary(const json& settings) const {
             {"accepted_tokens", counts.accepted_tokens},
             {"alpha", counts.alpha()},
             {"tau", counts.tau()},
+            {"draft_s", counts.draft_s},
+            {"draft_ms_per_token", tokens > 0 ? 1000.0 * counts.draft_s / double(tokens) : 0.0},
             {"requests", requests},
             {"failed_requests", failed},
             {"prompt_tokens", counts.prefill.prompt_tokens},

@@ -1,6 +1,7 @@
 #include "parallel/distributed_engine.h"
 
 #include <filesystem>
+#include <map>
 
 #include "models/causal_lm.h"
 #include "models/base/error.h"
@@ -10,7 +11,7 @@
 #include "parallel/target_worker.h"
 #include "parallel/tp_target.h"
 #include "parallel/wire.h"
-#include "spec/draft_model_drafter.h"
+#include "spec/drafter_registry.h"
 #include "spec/model_target.h"
 
 namespace seed::parallel {
@@ -34,6 +35,26 @@ WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineO
   if (group.rank() != 0) return serve_tp_target(*local, group, kTargetLeaderRank);
   TpLeaderTarget leader(std::move(local), &group);  // its destructor ends the peers' loops
   return serve_target_requests(leader, rank, /*coordinator=*/0);
+}
+
+// A draft rank's drafter of `kind`, with its own resources: the draft model
+// and its KV cache, or the tables every slot of a group shares on this rank.
+std::unique_ptr<spec::Drafter> make_rank_drafter(spec::DrafterKind kind, const spec::EngineOptions& models) {
+  spec::DrafterResources resources;
+  if (kind.needs_draft_model()) {
+    SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
+    resources.draft_model = models::CausalLM::load(models.draft, spec::load_options(models));
+    resources.draft_cache = spec::kv_cache_options(models, /*caches=*/1);
+  } else if (kind == spec::DrafterKind::kStand) {
+    resources.tables = std::make_shared<spec::NgramStore>();
+    resources.vocab = models::ModelConfig::from_file((std::filesystem::path(models.target) / "config.json").string())
+                          .vocab_size;
+    if (!models.tree.empty()) resources.tree = spec::StaticTree::load(models.tree);
+  } else if (kind == spec::DrafterKind::kAded) {
+    resources.trigrams = std::make_shared<spec::TrigramStore>(std::make_shared<const spec::TrigramTable>(
+        models.trigrams.empty() ? spec::TrigramTable() : spec::TrigramTable::load(models.trigrams)));
+  }
+  return spec::make_drafter(kind, resources);
 }
 
 // Worker rank `rank`'s usage, asked on its tags: one rank's, or the target
@@ -102,11 +123,10 @@ std::vector<RankUsage> Coordinator::usage() {
 std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions& o) {
   const bool pool = o.engine.drafter_pool();
   const std::vector<int> ranks = layout_.draft_ranks();
-  // Draft ranks host draft models, and the target group sends verdicts
-  // without the target's distributions.
-  SEED_CHECK(!o.engine.drafts() || o.drafter.needs_draft_model() || (!pool && layout_.tp == 0), kInvalidArgument)
-      << "--drafter " << o.drafter.name() << ": under mpirun only '" << spec::DrafterKind(spec::DrafterKind::kModel).name()
-      << "' drafts on draft ranks or with --tp; run '" << o.engine.name() << "' in one process, or sd/mcsd without --tp";
+  // The target group sends verdicts without the target's distributions.
+  SEED_CHECK(!o.engine.drafts() || o.drafter.needs_draft_model() || layout_.tp == 0, kInvalidArgument)
+      << "--drafter " << o.drafter.name() << ": with --tp only '" << spec::DrafterKind(spec::DrafterKind::kModel).name()
+      << "' drafts; run '" << o.engine.name() << "' without --tp";
   if (layout_.tp > 0) {
     // The group's model answers room() and friends from its config, here.
     const models::ModelConfig config =
@@ -115,7 +135,7 @@ std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions
                                                  config.max_position_embeddings, rank_timeout_);
     std::vector<std::unique_ptr<spec::Drafter>> drafters;
     for (int rank : pool ? ranks : std::vector<int>{}) {
-      drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_));
+      drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_, o.drafter));
     }
     return spec::make_engine(o, std::move(target), std::move(drafters));
   }
@@ -124,7 +144,7 @@ std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions
       << "engine '" << o.engine.name() << "' under mpirun drafts on draft ranks, but " << layout_.world_size
       << " rank(s) with --tp " << layout_.tp << " leave none; raise -np to at least " << layout_.tp + 2;
   std::vector<std::unique_ptr<spec::Drafter>> drafters;
-  for (int rank : ranks) drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_));
+  for (int rank : ranks) drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_, o.drafter));
   return spec::make_engine(o, std::move(drafters));
 }
 
@@ -134,10 +154,13 @@ WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layou
   SEED_CHECK(layout.role(rank) != RankRole::kCoordinator, kInternal) << "rank " << rank << " is the coordinator";
   const std::unique_ptr<Communicator> group = make_target_group(layout);
   if (group) return serve_target_rank(*group, rank, models);
-  SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
-  spec::DraftModelDrafter drafter(models::CausalLM::load(models.draft, spec::load_options(models)),
-                                  spec::kv_cache_options(models, /*caches=*/1));
-  return serve_draft_requests(drafter, rank, /*coordinator=*/0, fault);
+  std::map<spec::DrafterKind::Value, std::unique_ptr<spec::Drafter>> drafters;  // made on first use
+  const auto drafter_of = [&](spec::DrafterKind kind) -> spec::Drafter& {
+    std::unique_ptr<spec::Drafter>& d = drafters[kind.value()];
+    if (!d) d = make_rank_drafter(kind, models);
+    return *d;
+  };
+  return serve_draft_requests(drafter_of, rank, /*coordinator=*/0, fault);
 }
 
 }  // namespace seed::parallel

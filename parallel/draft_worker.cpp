@@ -11,10 +11,25 @@
 
 namespace seed::parallel {
 
-WorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinator, const DraftWorkerFault& fault) {
+WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, int rank, int coordinator,
+                                 const DraftWorkerFault& fault) {
   UsageMeter meter(rank);
   WorkerStats stats;
   std::map<uint64_t, std::string> failed;  // slot -> why its drafter call threw
+  std::map<uint64_t, spec::Drafter*> hosts;  // slot -> the drafter that hosts it
+  // Stops hosting `slot` (unknown slots are ignored).
+  const auto forget = [&hosts](uint64_t slot) {
+    const auto it = hosts.find(slot);
+    if (it == hosts.end()) return;
+    it->second->finish(slot);
+    hosts.erase(it);
+  };
+  // The slot's drafter; throws kInvalidArgument for a slot never started.
+  const auto host = [&hosts](uint64_t slot) -> spec::Drafter& {
+    const auto it = hosts.find(slot);
+    SEED_CHECK(it != hosts.end(), kInvalidArgument) << "draft rank: slot " << slot << " was not started";
+    return *it->second;
+  };
   bool answering = true;
   while (true) {
     const wire::Message message = wire::decode(receive_message(coordinator, draft_request_tag(rank)), coordinator);
@@ -34,10 +49,10 @@ WorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinat
         failed.erase(it);
       } else {
         try {
-          reply = wire::ProposalMessage{m->slot, drafter.propose(m->slot, m->max_depth)};
+          reply = wire::ProposalMessage{m->slot, host(m->slot).propose(m->slot, m->max_depth)};
         } catch (const std::exception& e) {
           reply = wire::ErrorMessage{e.what()};
-          drafter.finish(m->slot);
+          forget(m->slot);
         }
       }
       send_message(coordinator, draft_reply_tag(rank), wire::encode(reply));
@@ -52,16 +67,18 @@ WorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinat
         if (const auto* start_message = std::get_if<wire::StartMessage>(&message)) {
           slot = start_message->slot;
           // A slot restarted (a new engine, or a sequence moved back here) starts afresh.
-          drafter.finish(slot);
+          forget(slot);
           failed.erase(slot);
+          spec::Drafter& drafter = drafter_of(start_message->drafter);
+          hosts[slot] = &drafter;  // before start, so that a failed start is finished
           drafter.start(slot, start_message->tokens, start_message->settings);
         } else if (const auto* verdict = std::get_if<wire::VerdictMessage>(&message)) {
           slot = verdict->slot;
-          if (!failed.count(slot)) drafter.advance(slot, verdict->verdict);
+          if (!failed.count(slot)) host(slot).advance(slot, verdict->verdict);
         } else if (const auto* finish = std::get_if<wire::FinishMessage>(&message)) {
           slot = finish->slot;
           failed.erase(slot);
-          drafter.finish(slot);
+          forget(slot);
         } else {
           SEED_FAIL(kCorruption) << "draft rank " << rank << ": the coordinator (rank " << coordinator
                                  << ") sent a " << wire::message_name(message) << " message, which a drafter "
@@ -70,10 +87,10 @@ WorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinat
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::kCorruption) throw;
         failed[slot] = e.what();
-        drafter.finish(slot);
+        forget(slot);
       } catch (const std::exception& e) {
         failed[slot] = e.what();
-        drafter.finish(slot);
+        forget(slot);
       }
     }
     meter.add_busy(t0);

@@ -1,7 +1,9 @@
 // The serve loop of a draft rank (DESIGN.md, "Ranks under mpirun";
 // remote_drafter.h is the coordinator's end).
 //
-// A draft rank hosts one Drafter and the draft state (KV caches) of every
+// A draft rank hosts a Drafter of each kind the coordinator asks for (the
+// start message names it; one per kind, so one STAND or ADED table per
+// request group on this rank) and the draft state (KV caches) of every
 // sequence the coordinator assigns it, for whichever engine asks: start,
 // verdict and finish messages update a slot, a draft message is answered
 // with a proposal, a usage request with this rank's usage (rank_usage.h).
@@ -14,9 +16,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "parallel/rank_usage.h"
 #include "spec/drafter.h"
+#include "spec/drafter_kind.h"
 
 namespace seed::parallel {
 
@@ -36,7 +40,10 @@ struct DraftWorkerFault {
 // draft requests; busy: time in drafter calls). Throws kCorruption (naming the coordinator) for
 // a message that is not one, and kInternal if MPI fails: the caller
 // reports it and aborts the job.
-WorkerStats serve_draft_requests(spec::Drafter& drafter, int rank, int coordinator,
-                                      const DraftWorkerFault& fault = {});
+// `drafter_of(kind)` gives this rank's drafter of a kind, the same one for
+// every call with that kind; what it throws fails the slot being started.
+using DrafterOfKind = std::function<spec::Drafter&(spec::DrafterKind)>;
+WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, int rank, int coordinator,
+                                 const DraftWorkerFault& fault = {});
 
 }  // namespace seed::parallel

@@ -6,8 +6,9 @@
 
 namespace seed::parallel {
 
-RemoteDrafter::RemoteDrafter(MpiEventLoop& loop, int rank, std::chrono::milliseconds timeout)
-    : loop_(loop), rank_(rank), timeout_(timeout) {}
+RemoteDrafter::RemoteDrafter(MpiEventLoop& loop, int rank, std::chrono::milliseconds timeout,
+                             spec::DrafterKind drafter)
+    : loop_(loop), rank_(rank), timeout_(timeout), drafter_(drafter) {}
 
 void RemoteDrafter::check_available() const {
   SEED_CHECK(loop_.available(rank_), kUnavailable) << "draft rank " << rank_ << " is unavailable (it died or "
@@ -16,7 +17,7 @@ void RemoteDrafter::check_available() const {
 
 void RemoteDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) {
   check_available();
-  loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::StartMessage{slot, tokens, settings}), timeout_);
+  loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::StartMessage{slot, tokens, settings, drafter_}), timeout_);
 }
 
 spec::DraftTree RemoteDrafter::propose(uint64_t slot, int max_depth) {

@@ -20,14 +20,17 @@
 
 #include "parallel/mpi_event_loop.h"
 #include "spec/drafter.h"
+#include "spec/drafter_kind.h"
 
 namespace seed::parallel {
 
 class RemoteDrafter final : public spec::Drafter {
  public:
   // `loop` is borrowed and must outlive this object; `rank` runs
-  // serve_draft_requests (draft_worker.h).
-  RemoteDrafter(MpiEventLoop& loop, int rank, std::chrono::milliseconds timeout);
+  // serve_draft_requests (draft_worker.h) and drafts this object's slots
+  // with its drafter of kind `drafter`.
+  RemoteDrafter(MpiEventLoop& loop, int rank, std::chrono::milliseconds timeout,
+                spec::DrafterKind drafter = spec::DrafterKind::kModel);
 
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) override;
   spec::DraftTree propose(uint64_t slot, int max_depth) override;
@@ -42,6 +45,7 @@ class RemoteDrafter final : public spec::Drafter {
   MpiEventLoop& loop_;
   int rank_;
   std::chrono::milliseconds timeout_;
+  spec::DrafterKind drafter_;
 };
 
 }  // namespace seed::parallel

@@ -15,6 +15,9 @@ namespace {
 
 constexpr uint8_t kMagic[2] = {'S', 'D'};
 
+// A proposal's flags.
+constexpr uint8_t kDeterministic = 1, kWithoutReplacement = 2, kSparseQ = 4;
+
 enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify, kVerdicts,
                             kUsageRequest, kUsage };
 
@@ -126,6 +129,7 @@ void put_settings(Writer& w, const spec::DraftSettings& s) {
   w.put(s.seed);
   w.put(s.stream);
   w.put_array(std::vector<int32_t>(s.k_config.begin(), s.k_config.end()), "k_config");
+  w.put(s.group);
 }
 
 spec::DraftSettings get_settings(Reader& r) {
@@ -137,6 +141,7 @@ spec::DraftSettings get_settings(Reader& r) {
   s.stream = r.get<uint64_t>("stream");
   const std::vector<int32_t> k_config = r.get_array<int32_t>("k_config");
   s.k_config.assign(k_config.begin(), k_config.end());
+  s.group = r.get<uint64_t>("group");
   return s;
 }
 
@@ -152,11 +157,35 @@ void put_draft(Writer& w, const spec::DraftTree& d) {
       << "wire: a proposal's q has " << d.q.size() << " values, not (n + 1) x vocab for n = " << n
       << (d.deterministic ? " (a deterministic draft sends none)" : "");
   const size_t vocab = d.q.size() / (n + 1);
+  const std::vector<int64_t> contexts = sent_contexts(d.parents);
+  size_t nonzero = 0;
+  for (int64_t context : contexts) {
+    for (size_t v = 0; v < vocab; ++v) nonzero += d.q[static_cast<size_t>(context) * vocab + v] != 0.0f;
+  }
+  // Sparse rows cost a count and an (id, p) pair per entry.
+  const bool sparse = vocab > 0 && contexts.size() * 4 + nonzero * 8 < contexts.size() * vocab * 4;
   w.put_array(d.tokens, "tokens");
   w.put_raw(d.parents.data(), n);  // as many as tokens
-  w.put(static_cast<uint8_t>(d.deterministic));
+  w.put(static_cast<uint8_t>((d.deterministic ? kDeterministic : 0) |
+                             (d.without_replacement ? kWithoutReplacement : 0) | (sparse ? kSparseQ : 0)));
   w.put_count(vocab, "vocab");
-  for (int64_t context : sent_contexts(d.parents)) w.put_raw(d.q.data() + context * vocab, vocab);
+  for (int64_t context : contexts) {
+    const float* row = d.q.data() + context * static_cast<int64_t>(vocab);
+    if (!sparse) {
+      w.put_raw(row, vocab);
+      continue;
+    }
+    std::vector<int32_t> ids;
+    std::vector<float> probs;
+    for (size_t v = 0; v < vocab; ++v) {
+      if (row[v] != 0.0f) {
+        ids.push_back(static_cast<int32_t>(v));
+        probs.push_back(row[v]);
+      }
+    }
+    w.put_array(ids, "q ids");
+    w.put_raw(probs.data(), probs.size());
+  }
 }
 
 spec::DraftTree get_draft(Reader& r) {
@@ -169,13 +198,29 @@ spec::DraftTree get_draft(Reader& r) {
       detail::Raiser() & r.fail() << "node " << i << " has parent " << d.parents[i] << ", not an earlier node";
     }
   }
-  const uint8_t deterministic = r.get<uint8_t>("deterministic");
-  if (deterministic > 1) detail::Raiser() & r.fail() << "deterministic flag is " << int{deterministic};
-  d.deterministic = deterministic == 1;
+  const uint8_t flags = r.get<uint8_t>("flags");
+  if ((flags & ~(kDeterministic | kWithoutReplacement | kSparseQ)) != 0) {
+    detail::Raiser() & r.fail() << "unknown proposal flags " << int{flags};
+  }
+  d.deterministic = (flags & kDeterministic) != 0;
+  d.without_replacement = (flags & kWithoutReplacement) != 0;
   const uint32_t vocab = r.get<uint32_t>("vocab");
   if (d.deterministic && vocab != 0) detail::Raiser() & r.fail() << "a deterministic draft carries q rows";
   const std::vector<int64_t> contexts = sent_contexts(d.parents);
-  if (vocab > 0) {
+  if (vocab > 0 && (flags & kSparseQ) != 0) {
+    d.q.assign((d.tokens.size() + 1) * vocab, 0.0f);
+    for (int64_t context : contexts) {
+      const std::vector<int32_t> ids = r.get_array<int32_t>("q ids");
+      std::vector<float> probs(ids.size());
+      r.get_raw(probs.data(), probs.size(), "q probs");
+      for (size_t j = 0; j < ids.size(); ++j) {
+        if (ids[j] < 0 || static_cast<uint32_t>(ids[j]) >= vocab) {
+          detail::Raiser() & r.fail() << "q id " << ids[j] << " outside the vocabulary of " << vocab;
+        }
+        d.q[static_cast<size_t>(context) * vocab + static_cast<size_t>(ids[j])] = probs[j];
+      }
+    }
+  } else if (vocab > 0) {
     // Before allocating (n + 1) x vocab. One row first, which bounds vocab
     // by the buffer, so that the product cannot overflow.
     const uint64_t row_bytes = uint64_t{vocab} * sizeof(float);
@@ -191,6 +236,13 @@ void put_verdict(Writer& w, const spec::Verdict& v) {
   w.put_array(v.accepted, "accepted");
   w.put(v.bonus);
   w.put_array(v.tokens, "tokens");
+  w.put_count(v.target_top.size(), "target_top");
+  for (const spec::TopTokens& top : v.target_top) {
+    SEED_CHECK(top.ids.size() == top.probs.size(), kInvalidArgument)
+        << "wire: a verdict's target_top entry has " << top.ids.size() << " ids but " << top.probs.size() << " probs";
+    w.put_array(top.ids, "target_top ids");
+    w.put_raw(top.probs.data(), top.probs.size());
+  }
 }
 
 spec::Verdict get_verdict(Reader& r) {
@@ -198,6 +250,14 @@ spec::Verdict get_verdict(Reader& r) {
   v.accepted = r.get_array<int32_t>("accepted");
   v.bonus = r.get<int32_t>("bonus");
   v.tokens = r.get_array<int32_t>("tokens");
+  const uint32_t tops = r.get<uint32_t>("target_top");
+  r.need(uint64_t{tops} * sizeof(uint32_t), "target_top");  // each at least a count
+  v.target_top.resize(tops);
+  for (spec::TopTokens& top : v.target_top) {
+    top.ids = r.get_array<int32_t>("target_top ids");
+    top.probs.resize(top.ids.size());
+    r.get_raw(top.probs.data(), top.probs.size(), "target_top probs");
+  }
   return v;
 }
 
@@ -207,6 +267,7 @@ struct Encoder {
     w.put(m.slot);
     w.put_array(m.tokens, "tokens");
     put_settings(w, m.settings);
+    w.put(static_cast<uint8_t>(m.drafter.value()));
   }
   void operator()(const DraftMessage& m) {
     w.put(m.slot);
@@ -271,6 +332,9 @@ Message decode_body(Type type, Reader& r) {
       m.slot = r.get<uint64_t>("slot");
       m.tokens = r.get_array<int32_t>("tokens");
       m.settings = get_settings(r);
+      const uint8_t drafter = r.get<uint8_t>("drafter");
+      if (drafter >= spec::kDrafterKinds.size()) detail::Raiser() & r.fail() << "unknown drafter kind " << int{drafter};
+      m.drafter = spec::kDrafterKinds[drafter];
       return m;
     }
     case Type::kDraft: {

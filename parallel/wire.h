@@ -10,11 +10,15 @@
 // All integers and floats are little-endian, counts are u32 followed by
 // their elements. Bodies, by type:
 //   start      slot u64, tokens [i32], settings (temperature f32, top_k i32,
-//              top_p f32, seed u64, stream u64, k_config [i32])
+//              top_p f32, seed u64, stream u64, k_config [i32], group u64),
+//              drafter u8 (spec::DrafterKind: what drafts for the slot)
 //   draft      slot u64, max_depth i32          (propose a draft now)
-//   proposal   slot u64, tokens [i32], parents [i32], deterministic u8,
-//              vocab u32, then q rows f32 [rows x vocab]
-//   verdict    slot u64, accepted [i32], bonus i32, tokens [i32]
+//   proposal   slot u64, tokens [i32], parents [i32], flags u8
+//              (1 deterministic, 2 without replacement, 4 sparse q),
+//              vocab u32, then q rows: dense f32 [vocab] each, or sparse
+//              (ids [i32], probs [f32]) each
+//   verdict    slot u64, accepted [i32], bonus i32, tokens [i32],
+//              target_top count u32, then count x (ids [i32], probs [f32])
 //   verify     count u32, then count x (slot u64, proposal body): one
 //              target forward over these drafts
 //   verdicts   count u32, then count x (slot u64, verdict body): a verify
@@ -28,8 +32,11 @@
 // Proposals carry q exactly (lossless verification needs the very
 // probabilities the draft was drawn from), but only the rows of contexts
 // that have children, in context order: a chain of k sends k rows, not k+1
-// (an empty draft sends its prefix row). Decoding restores the
-// (n + 1) x vocab matrix with zero unused rows.
+// (an empty draft sends its prefix row). Rows with few non-zero entries
+// (STAND's: at most 10) go sparse, as (id, p) pairs, when that is smaller.
+// Decoding restores the (n + 1) x vocab matrix with zero unused rows. The
+// target's distributions with a verdict (Verdict::target_top) travel as
+// their top entries, never as vocabulary rows.
 //
 // Decoding validates everything before returning: a truncated or oversized
 // buffer, bad magic, another version, an unknown type, a count past the
@@ -45,17 +52,19 @@
 
 #include "parallel/rank_usage.h"
 #include "spec/drafter.h"
+#include "spec/drafter_kind.h"
 #include "spec/target.h"
 #include "spec/verifier.h"
 
 namespace seed::parallel::wire {
 
-constexpr uint16_t kVersion = 3;  // 2: verdicts; 3: usage
+constexpr uint16_t kVersion = 4;  // 2: verdicts; 3: usage; 4: model-free drafters
 
 struct StartMessage {
   uint64_t slot = 0;
   std::vector<int32_t> tokens;  // the slot's accepted tokens (the prompt)
   spec::DraftSettings settings;
+  spec::DrafterKind drafter = spec::DrafterKind::kModel;
 };
 struct DraftMessage {
   uint64_t slot = 0;

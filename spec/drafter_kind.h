@@ -8,6 +8,9 @@
 //           Needs the target's top entries of p with each verdict.
 //   lookup  prompt lookup: the continuation of the latest earlier match of
 //           the context's last tokens in the request's own tokens (a chain).
+//   aded    ADED (Liu et al. 2024): a tri-gram table (from a corpus, or
+//           empty) that adapts to the target's outputs per group, searched
+//           by MCTS; the most visited paths merged into a token tree.
 // The name is the CLI value (--drafter), the results' "drafter" field and
 // the registry key, one spelling. A trivially copyable value; thread-safe.
 #pragma once
@@ -20,7 +23,7 @@ namespace seed::spec {
 
 class DrafterKind {
  public:
-  enum Value : uint8_t { kModel, kStand, kLookup };
+  enum Value : uint8_t { kModel, kStand, kLookup, kAded };
 
   constexpr DrafterKind(Value value) : value_(value) {}  // NOLINT: implicit, as an enum
 
@@ -34,6 +37,7 @@ class DrafterKind {
       case kModel: return "model";
       case kStand: return "stand";
       case kLookup: return "lookup";
+      case kAded: return "aded";
     }
     return "";
   }
@@ -51,14 +55,15 @@ class DrafterKind {
   Value value_;
 };
 
-inline constexpr std::array<DrafterKind, 3> kDrafterKinds = {DrafterKind::kModel, DrafterKind::kStand,
-                                                             DrafterKind::kLookup};
+inline constexpr std::array<DrafterKind, 4> kDrafterKinds = {DrafterKind::kModel, DrafterKind::kStand,
+                                                             DrafterKind::kLookup, DrafterKind::kAded};
 
-// "model | stand | lookup": the names, for help text.
+// "model | stand | lookup | aded": the names, for help text.
 std::string drafter_kind_names(const char* separator = " | ");
 
 static_assert(DrafterKind(DrafterKind::kModel).needs_draft_model());
 static_assert(!DrafterKind(DrafterKind::kStand).needs_draft_model() && DrafterKind(DrafterKind::kStand).target_top_k() > 0);
 static_assert(DrafterKind(DrafterKind::kLookup).target_top_k() == 0);
+static_assert(!DrafterKind(DrafterKind::kAded).needs_draft_model() && DrafterKind(DrafterKind::kAded).target_top_k() == 0);
 
 }  // namespace seed::spec

@@ -1,6 +1,7 @@
 #include "spec/drafter_registry.h"
 
 #include "models/base/error.h"
+#include "spec/aded_drafter.h"
 #include "spec/draft_model_drafter.h"
 #include "spec/lookup_drafter.h"
 #include "spec/stand_drafter.h"
@@ -17,6 +18,9 @@ std::unique_ptr<Drafter> make_drafter(DrafterKind kind, const DrafterResources& 
       return std::make_unique<StandDrafter>(r.tables, r.vocab, r.tree);
     case DrafterKind::kLookup:
       return std::make_unique<LookupDrafter>();
+    case DrafterKind::kAded:
+      SEED_CHECK(r.trigrams != nullptr, kInvalidArgument) << "--drafter aded: needs the engine's tri-gram store";
+      return std::make_unique<AdedDrafter>(r.trigrams);
   }
   SEED_FAIL(kInternal) << "drafter kind " << static_cast<int>(kind.value()) << " has no builder";
 }

@@ -1,7 +1,7 @@
 // Builds a Drafter of a given kind (drafter_kind.h) from what the kinds
 // need: the registry behind `--drafter`. The factory (engine_factory.h)
 // makes one DrafterResources per engine, so that every drafter of the
-// engine shares the draft model's weights or STAND's tables.
+// engine shares the draft model's weights, STAND's or ADED's tables.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include "spec/drafter_kind.h"
 #include "spec/ngram_store.h"
 #include "spec/static_tree.h"
+#include "spec/trigram_store.h"
 
 namespace seed::models {
 class CausalLM;
@@ -26,6 +27,7 @@ struct DrafterResources {
   std::shared_ptr<NgramStore> tables;                    // kStand: the engine's per-group tables
   std::optional<StaticTree> tree;                        // kStand: none = each request's k_config
   int64_t vocab = 0;                                     // kStand: the target's vocabulary
+  std::shared_ptr<TrigramStore> trigrams;                // kAded: the engine's per-group tri-gram tables
 };
 
 // Throws kInvalidArgument naming what `kind` needs and `resources` lacks.

@@ -110,7 +110,7 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     return ScheduledEngine::serial(kind.name(), std::move(target), nullptr, settings);
   }
   // One draft model (one packed copy of its weights), or one set of
-  // STAND tables, for every drafter.
+  // STAND's or ADED's tables, for every drafter.
   DrafterResources resources;
   if (!o.drafter.needs_draft_model()) {
     if (!o.tree.empty()) {
@@ -121,6 +121,10 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     }
     resources.tables = std::make_shared<NgramStore>();
     resources.vocab = target->vocab_size();
+    if (o.drafter == DrafterKind::kAded) {
+      resources.trigrams = std::make_shared<TrigramStore>(std::make_shared<const TrigramTable>(
+          o.trigrams.empty() ? TrigramTable() : TrigramTable::load(o.trigrams)));
+    }
   } else if (drafters.empty()) {
     resources.draft_model = models::CausalLM::load(o.draft, load_options(o));
     resources.draft_cache = kv_cache_options(o, cache_count(o));

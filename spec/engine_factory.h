@@ -30,6 +30,9 @@ struct EngineOptions {
   DrafterKind drafter = DrafterKind::kModel;
   // kStand: a static tree file (StaticTree::load); empty: the draft shape.
   std::string tree;
+  // kAded: a tri-gram table file (`seed trigrams`, TrigramTable::load);
+  // empty: each group's table learns from the target's outputs alone.
+  std::string trigrams;
   std::string device = "cpu";
   // CPU: the dtype the models' matrices keep in memory (unset: as stored)
   // and the matrix kernel (models/cpu_kernel.h).
@@ -67,7 +70,7 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& options, int caches
 
 // Throws seed::Error: kInvalidArgument naming the option (no draft for an
 // engine that drafts with a draft model, k_config entry < 1, a malformed
-// --tree file), and what loading
+// --tree file), what loading a --trigrams file throws, and what loading
 // the models throws (naming the file at fault), kInvalidArgument if the two
 // models' vocabularies differ.
 std::unique_ptr<Engine> make_engine(const EngineOptions& options);

@@ -147,21 +147,44 @@ TEST_F(CliTest, BenchSpecBestOfNWritesDrafterAndTrajectories) {
   const std::string zoo = SEED_ZOO_DIR;
   const Outcome r = run_command(seed("--threads 1 bench spec --target " + zoo + "/tiny-target --draft " + zoo +
                                      "/tiny-draft --workload best-of-n --trajectories 1 3 --engines ar sd "
-                                     "--drafter stand --repeats 1 --thought-tokens 12 --json " + json.string()));
+                                     "--drafter stand aded --repeats 1 --thought-tokens 12 --json " + json.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(json);
   const nlohmann::json result = nlohmann::json::parse(in);
-  ASSERT_EQ(result["rows"].size(), 4u);
-  for (const nlohmann::json& row : result["rows"]) {
+  ASSERT_EQ(result["rows"].size(), 6u) << "per N: ar, then sd with each drafter";
+  for (size_t i = 0; i < result["rows"].size(); ++i) {
+    const nlohmann::json& row = result["rows"][i];
     EXPECT_EQ(row["trajectories"], row["n"]);
     EXPECT_FLOAT_EQ(row["temperature"].get<float>(), 0.7f);
-    EXPECT_EQ(row["drafter"], row["engine"] == "ar" ? "" : "stand");
+    EXPECT_EQ(row["drafter"], std::vector<std::string>({"", "stand", "aded"})[i % 3]);
     EXPECT_TRUE(row.contains("draft_ms_per_token"));
   }
   EXPECT_EQ(result["rows"][3]["trajectories"], 3);
   const Outcome bad = run_command(seed("bench spec --drafter ngram"));
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("--drafter"), std::string::npos) << bad.output;
+}
+
+TEST_F(CliTest, TrigramsWritesAdedsTableAndNamesTheCorpusLineAtFault) {
+  const fs::path corpus = *model_dir_ / "corpus.jsonl";
+  std::ofstream(corpus) << R"j({"prompt": "4 9 10 13\n", "completion": "13 - 9 = 4 (left: 4 4 10)"})j" << "\n"
+                        << R"j({"prompt": "1 1 4 6\n", "completion": "4 * 6 = 24 (left: 1 1 24)"})j" << "\n";
+  const fs::path table = *model_dir_ / "trigrams.bin";
+  const std::string zoo = SEED_ZOO_DIR;
+  const Outcome r = run_command(seed("trigrams --model " + zoo + "/tiny-target --corpus " + corpus.string() +
+                                     " --out " + table.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("from 2 documents"), std::string::npos) << r.output;
+  std::ifstream in(table, std::ios::binary);
+  std::array<char, 8> magic{};
+  in.read(magic.data(), magic.size());
+  EXPECT_EQ(std::string(magic.data(), 7), "SEEDTRI");
+
+  std::ofstream(corpus, std::ios::app) << R"({"prompt": 3})" << "\n";
+  const Outcome bad = run_command(seed("trigrams --model " + zoo + "/tiny-target --corpus " + corpus.string() +
+                                       " --out " + table.string()));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find(corpus.string() + ":3"), std::string::npos) << bad.output;
 }
 
 TEST_F(CliTest, EvalWritesEveryValueJudgmentAndChecksItsOutputPathsFirst) {

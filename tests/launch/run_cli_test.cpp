@@ -96,6 +96,16 @@ TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
   ASSERT_EQ(a.size(), s.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i]["answer_text"], s[i]["answer_text"]) << i;
   EXPECT_NE(r.output.find("identical answers: 2 of 2"), std::string::npos) << r.output;
+  // A model-free drafter too; the summary reports its acceptance and time.
+  const std::string aded = (out_ / "aded").string();
+  const Outcome m = run_command(seed_run("seed", aded, "--limit 2 --drafter aded --baseline " + ar));
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  EXPECT_NE(m.output.find("identical answers: 2 of 2"), std::string::npos) << m.output;
+  std::ifstream summary_file(out_ / "aded" / "summary.json");
+  const json summary = json::parse(summary_file);
+  EXPECT_EQ(summary["drafter"], "aded");
+  EXPECT_GT(summary["drafted_tokens"].get<int64_t>(), 0);
+  EXPECT_GT(summary["draft_ms_per_token"].get<double>(), 0.0);
 }
 
 // The prefix cache and its budget change what the target computes, never

@@ -3,6 +3,8 @@
 //   - greedy and sampled, seed and seed-batch produce exactly the tokens of
 //     the single-process seed engine with the same seeds;
 //   - with the prefix cache on and off on every rank, the same tokens;
+//   - with model-free drafters (stand, lookup, aded) on the draft ranks,
+//     greedy seed and seed-batch produce ar's tokens;
 //   - a draft rank that stops answering mid-run is noticed within the rank
 //     timeout, reported by rank, and the run still completes every request
 //     with the single-process tokens;
@@ -151,6 +153,36 @@ TEST_F(DistributedEngineTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {
       }
     }
   }
+}
+
+TEST_F(DistributedEngineTest, ModelFreeDraftersOnDraftRanksProduceTheSingleProcessTokens) {
+  if (!coordinator()) {
+    const WorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
+    EXPECT_GT(stats.requests, 0) << "every draft rank should have drafted";
+    return;
+  }
+  // One group, long enough for the tiny model to repeat itself, so that the
+  // drafters have something to propose; STAND's tables learn from the
+  // target's distributions that travel with each verdict.
+  std::vector<spec::GenRequest> batch = requests(0.0f);
+  for (spec::GenRequest& r : batch) {
+    r.max_new_tokens = 40;
+    r.group = 1;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+  const auto expected = tokens_of(spec::make_engine(options("ar"))->generate(batch));
+  for (const spec::DrafterKind drafter :
+       {spec::DrafterKind::kStand, spec::DrafterKind::kLookup, spec::DrafterKind::kAded}) {
+    for (const std::string& name : {std::string("seed"), std::string("seed-batch")}) {
+      SCOPED_TRACE(name + " --drafter " + drafter.name());
+      spec::EngineOptions o = options(name);
+      o.drafter = drafter;
+      const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
+      EXPECT_EQ(tokens_of(engine->generate(batch)), expected);
+      EXPECT_GT(engine->stats().accepted_tokens, 0);
+    }
+  }
+  EXPECT_TRUE(coordinator.lost_ranks().empty());
 }
 
 TEST_F(DistributedEngineTest, ADraftRankThatStopsAnsweringIsReportedAndTheRunCompletes) {

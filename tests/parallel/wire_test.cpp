@@ -38,10 +38,13 @@ std::vector<Message> one_of_each() {
   start.settings.seed = 1234567890123ull;
   start.settings.stream = 42;
   start.settings.k_config = {2, 2, 1};
+  start.settings.group = 99;
+  start.drafter = spec::DrafterKind::kAded;
   spec::Verdict verdict;
   verdict.accepted = {0, 2};
   verdict.bonus = 17;
   verdict.tokens = {4, 3, 17};
+  verdict.target_top = {{{4, 1}, {0.5f, 0.25f}}, {{3}, {0.875f}}, {{}, {}}};
   spec::DraftTree chain;
   chain.tokens = {2, 2};
   chain.parents = {-1, 0};
@@ -74,6 +77,8 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
       EXPECT_EQ(g.settings.seed, m->settings.seed);
       EXPECT_EQ(g.settings.stream, m->settings.stream);
       EXPECT_EQ(g.settings.k_config, m->settings.k_config);
+      EXPECT_EQ(g.settings.group, m->settings.group);
+      EXPECT_EQ(g.drafter, m->drafter);
     } else if (auto* m = std::get_if<DraftMessage>(&sent)) {
       EXPECT_EQ(std::get<DraftMessage>(got).slot, m->slot);
       EXPECT_EQ(std::get<DraftMessage>(got).max_depth, m->max_depth);
@@ -83,6 +88,11 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
       EXPECT_EQ(g.verdict.accepted, m->verdict.accepted);
       EXPECT_EQ(g.verdict.bonus, m->verdict.bonus);
       EXPECT_EQ(g.verdict.tokens, m->verdict.tokens);
+      ASSERT_EQ(g.verdict.target_top.size(), m->verdict.target_top.size());
+      for (size_t i = 0; i < g.verdict.target_top.size(); ++i) {
+        EXPECT_EQ(g.verdict.target_top[i].ids, m->verdict.target_top[i].ids);
+        EXPECT_EQ(g.verdict.target_top[i].probs, m->verdict.target_top[i].probs);
+      }
     } else if (auto* m = std::get_if<FinishMessage>(&sent)) {
       EXPECT_EQ(std::get<FinishMessage>(got).slot, m->slot);
     } else if (auto* m = std::get_if<ErrorMessage>(&sent)) {
@@ -141,6 +151,32 @@ TEST(Wire, ProposalCarriesExactlyTheRowsOfContextsWithChildren) {
       EXPECT_EQ(got.draft.q[i], has_children ? sent.q[i] : 0.0f) << "context " << context << " token " << v;
     }
   }
+}
+
+TEST(Wire, SparseRowsTravelAsPairsWithTheWithoutReplacementFlag) {
+  // STAND's draft: q has at most 10 entries per row of a large vocabulary.
+  constexpr int64_t kBig = 1000;
+  spec::DraftTree sent;
+  sent.tokens = {7, 900, 3};
+  sent.parents = {-1, -1, 0};
+  sent.without_replacement = true;
+  sent.q.assign(4 * kBig, 0.0f);
+  sent.q[7] = 0.5f;
+  sent.q[900] = 0.25f;
+  sent.q[11] = 0.25f;
+  sent.q[kBig + 3] = 1.0f;
+  const std::vector<uint8_t> bytes = encode(ProposalMessage{5, sent});
+  // header 5, slot 8, tokens 4 + 12, parents 12, flags 1, vocab 4, then
+  // rows 0 and 1 as (count 4, 3 or 1 ids, as many probs).
+  EXPECT_EQ(bytes.size(), 5u + 8 + 16 + 12 + 1 + 4 + (4 + 3 * 8) + (4 + 1 * 8));
+  const auto got = std::get<ProposalMessage>(decode(bytes, kSender)).draft;
+  EXPECT_TRUE(got.without_replacement);
+  EXPECT_FALSE(got.deterministic);
+  EXPECT_EQ(got.tokens, sent.tokens);
+  EXPECT_EQ(got.q, sent.q);
+  // A dense draft-model row stays dense and is not flagged.
+  const auto dense = std::get<ProposalMessage>(decode(encode(ProposalMessage{7, sample_tree()}), kSender)).draft;
+  EXPECT_FALSE(dense.without_replacement);
 }
 
 TEST(Wire, DeterministicAndEmptyDraftsRoundTrip) {

@@ -1,9 +1,10 @@
-// The model-free drafters (stand, lookup) behind every speculative engine:
+// The model-free drafters (stand, lookup, aded) behind every speculative engine:
 //   - greedy output equals ar's, token for token, for each engine;
 //   - sampled output keeps the target's distribution (chi-square), with
 //     STAND's without-replacement trees actually drafting;
 //   - STAND's tables are shared by a request group and only by it;
 //   - prompt lookup proposes the continuation of the latest match;
+//   - ADED drafts from a corpus tri-gram table file as from none;
 //   - bad names and tree files are errors naming the flag or file.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -19,6 +20,7 @@
 #include "spec/drafter_kind.h"
 #include "spec/engine_factory.h"
 #include "spec/lookup_drafter.h"
+#include "spec/trigram_table.h"
 #include "tests/models/tiny_models.h"
 #include "tests/spec/chi_square.h"
 #include "tests/throws_error.h"
@@ -45,7 +47,8 @@ class ModelFreeDrafterTest : public ::testing::Test {
   }
 
   static std::unique_ptr<Engine> engine(const std::string& name, const std::string& drafter,
-                                        std::vector<int> k_config = {}, int drafters = 2, int64_t vocab = 64) {
+                                        std::vector<int> k_config = {}, int drafters = 2, int64_t vocab = 64,
+                                        const std::string& trigrams = "") {
     EngineOptions o;
     o.engine = EngineKind::parse(name);
     o.drafter = DrafterKind::parse(drafter);
@@ -53,6 +56,7 @@ class ModelFreeDrafterTest : public ::testing::Test {
     o.draft_length = 4;
     o.k_config = std::move(k_config);
     o.drafters = drafters;
+    o.trigrams = trigrams;
     return make_engine(o);
   }
 
@@ -86,7 +90,7 @@ fs::path* ModelFreeDrafterTest::dir_ = nullptr;
 TEST_F(ModelFreeDrafterTest, GreedyEveryEngineWithEveryDrafterProducesTheArTokens) {
   const auto reference = tokens_of(engine("ar", "model")->generate(requests(0.0f)));
   struct Case { std::string name; std::vector<int> k_config; int drafters; };
-  for (const std::string drafter : {"stand", "lookup"}) {
+  for (const std::string drafter : {"stand", "lookup", "aded"}) {
     for (const Case& c : {Case{"sd", {}, 1}, Case{"mcsd", {2, 2, 1}, 1}, Case{"seed", {}, 2},
                           Case{"seed", {3, 2, 1, 1}, 3}, Case{"seed-batch", {}, 4}}) {
       auto e = engine(c.name, drafter, c.k_config, c.drafters);
@@ -119,7 +123,9 @@ TEST_F(ModelFreeDrafterTest, StandTablesAreSharedWithinAGroupOnly) {
 
 // The first two sampled tokens against p(x1) p(x2 | x1) from the target's
 // logits, over many requests of one group: STAND's tables fill from the
-// first requests, so later ones draft (without replacement) from them.
+// first requests, so later ones draft (without replacement) from them;
+// ADED's trie, drafted from the adapted tri-grams with its own random
+// stream, is verified as deterministic proposals.
 TEST_F(ModelFreeDrafterTest, SampledStandAndLookupAreLossless) {
   constexpr int64_t kVocab = 8;
   constexpr int kTrials = 5000;
@@ -154,7 +160,7 @@ TEST_F(ModelFreeDrafterTest, SampledStandAndLookupAreLossless) {
   }
   struct Case { std::string name, drafter; std::vector<int> k_config; };
   for (const Case& c : {Case{"sd", "stand", {}}, Case{"mcsd", "stand", {3, 2}}, Case{"seed", "stand", {4, 1}},
-                        Case{"sd", "lookup", {}}}) {
+                        Case{"sd", "lookup", {}}, Case{"seed", "aded", {3, 2}}}) {
     auto e = engine(c.name, c.drafter, c.k_config, 2, kVocab);
     // Tables learned first (other streams, the same group), so that how much
     // is drafted does not depend on how the scheduler overlapped requests.
@@ -173,6 +179,21 @@ TEST_F(ModelFreeDrafterTest, SampledStandAndLookupAreLossless) {
     EXPECT_GT(fit.p_value, 0.001) << c.name << "/" << c.drafter;
     EXPECT_GT(e->stats().drafted_tokens, kTrials / 2) << c.name << "/" << c.drafter << ": the drafter must draft";
   }
+}
+
+TEST_F(ModelFreeDrafterTest, AdedWithACorpusTableProducesTheArTokensAndDraftsFromTheStart) {
+  // A "corpus": the target's own greedy continuations of other prompts.
+  const auto reference = engine("ar", "model")->generate(requests(0.0f));
+  std::vector<std::vector<int32_t>> documents;
+  for (const Completion& c : engine("ar", "model")->generate(requests(0.0f, 60))) documents.push_back(c.tokens);
+  const std::string table = (*dir_ / "trigrams.bin").string();
+  TrigramTable::build(documents).save(table);
+  auto with = engine("seed", "aded", {2, 2, 1}, 2, 64, table);
+  EXPECT_EQ(tokens_of(with->generate(requests(0.0f))), tokens_of(reference));
+  auto without = engine("seed", "aded", {2, 2, 1}, 2);
+  EXPECT_EQ(tokens_of(without->generate(requests(0.0f))), tokens_of(reference));
+  EXPECT_GT(with->stats().accepted_tokens, without->stats().accepted_tokens)
+      << "the corpus holds the continuations the adaptation has yet to see";
 }
 
 TEST(LookupDrafterTest, ProposesTheContinuationOfTheLatestLongestMatch) {
@@ -194,7 +215,7 @@ TEST(LookupDrafterTest, ProposesTheContinuationOfTheLatestLongestMatch) {
 
 TEST_F(ModelFreeDrafterTest, BadDrafterNamesAndTreeFilesNameTheFlagOrFile) {
   EXPECT_TRUE(throws_error([] { DrafterKind::parse("ngram"); }, ErrorKind::kInvalidArgument,
-                           {"--drafter", "ngram", "stand", "lookup"}));
+                           {"--drafter", "ngram", "stand", "lookup", "aded"}));
   const std::string tree = (*dir_ / "tree.json").string();
   std::ofstream(tree) << R"({"format": "seed-static-tree", "version": 1, "parents": [0]})";
   EngineOptions o;
@@ -203,8 +224,12 @@ TEST_F(ModelFreeDrafterTest, BadDrafterNamesAndTreeFilesNameTheFlagOrFile) {
   o.target = (*dir_ / "v64").string();
   o.tree = tree;
   EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {tree, "'parents'[0]"}));
-  o.drafter = DrafterKind::kModel;
+  o.drafter = DrafterKind::kAded;
   o.tree.clear();
+  o.trigrams = (*dir_ / "no-trigrams.bin").string();
+  EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kNotFound, {o.trigrams}));
+  o.drafter = DrafterKind::kModel;
+  o.trigrams.clear();
   EXPECT_TRUE(throws_error([&] { make_engine(o); }, ErrorKind::kInvalidArgument, {"--draft"}));
 }
 
