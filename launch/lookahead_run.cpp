@@ -2,8 +2,35 @@
 
 #include "models/base/error.h"
 #include "models/tokenizer.h"
+#include "tasks/step_checkers.h"
 
 namespace seed::launch {
+namespace {
+
+// A task's step checker as a step verifier.
+class TaskStepVerifier : public spec::StepVerifier {
+ public:
+  explicit TaskStepVerifier(std::string name) : name_(std::move(name)), checker_(tasks::make_step_checker(name_)) {}
+  bool same(const std::string&, const std::string& target_step, const std::string& draft_step) const override {
+    return checker_(target_step, draft_step);
+  }
+  std::string name() const override { return name_; }
+
+ private:
+  std::string name_;
+  tasks::StepChecker checker_;
+};
+
+std::unique_ptr<spec::StepVerifier> make_verifier(const std::string& name) {
+  if (name == "exact" || name == "normalized") return spec::make_step_verifier(name);
+  for (const std::string& checker : tasks::step_checker_names()) {
+    if (name == checker) return std::make_unique<TaskStepVerifier>(name);
+  }
+  SEED_FAIL(kInvalidArgument) << "--step-verifier: unknown verifier '" << name
+                              << "' (exact | normalized | a task's step checker: game24 | blocksworld)";
+}
+
+}  // namespace
 
 std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> target, const spec::EngineOptions& engine,
                                              const LookaheadOptions& lookahead) {
@@ -22,7 +49,7 @@ std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> targe
   steps.gamma = lookahead.gamma;
   steps.delimiter = lookahead.delimiter;
   return std::make_unique<spec::LookaheadEngine>(spec::make_engine(draft), std::move(target), settings, steps,
-                                                 spec::make_step_verifier(lookahead.verifier));
+                                                 make_verifier(lookahead.verifier));
 }
 
 nlohmann::json lookahead_json(const LookaheadOptions& lookahead) {

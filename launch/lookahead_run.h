@@ -16,12 +16,13 @@ namespace seed::launch {
 
 struct LookaheadOptions {
   int gamma = 0;  // drafted steps per round; 0: off
-  std::string verifier = "normalized";
+  std::string verifier;  // "": the task's (task.json "lookahead")
   std::string delimiter = "\n";
 };
 
-// `target`: the engine --engine made. Throws kInvalidArgument naming
-// --lookahead or --draft when the options cannot work.
+// `target`: the engine --engine made. The verifier: exact, normalized or a
+// task step checker (tasks/step_checkers.h). Throws kInvalidArgument naming
+// --lookahead, --draft or --step-verifier when the options cannot work.
 std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> target, const spec::EngineOptions& engine,
                                              const LookaheadOptions& lookahead);
 

@@ -197,6 +197,8 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   const tasks::Task task = tasks::Task::load(o.task_dir, {o.data_path});
   o.search.params = task.spec().search;
   apply_flags(o, &o.search.params);
+  if (o.lookahead.verifier.empty()) o.lookahead.verifier = task.spec().lookahead.verifier;
+  o.lookahead.delimiter = task.spec().lookahead.delimiter;
   const std::unique_ptr<search::Search> search = search::make_search(o.search);
   if (o.out_dir.empty()) o.out_dir = "results/" + task.spec().name + "-" + o.search.algorithm + "-" + o.engine.engine.name();
   const json settings = settings_json(o, task);
@@ -290,8 +292,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
                   "Step-level speculation: the draft model (--draft) drafts this many steps ahead and the engine's "
                   "target writes the step after each (Lookahead Reasoning; not lossless)");
   cmd->add_option("--step-verifier", o->lookahead.verifier,
-                  "--lookahead: when a drafted step counts as the target's: exact | normalized")
-      ->capture_default_str();
+                  "--lookahead: when a drafted step counts as the target's: exact | normalized | game24 | "
+                  "blocksworld (default: the task's, task.json \"lookahead\")");
   cmd->add_option_function<std::string>(
       "--schedule", [o](const std::string& name) { o->engine.schedule = spec::parse_schedule_policy(name); },
       "seed and batched engines: what each target forward verifies: fcfs | batch | priority (default: fcfs "

@@ -119,6 +119,14 @@ struct SearchParams {
   void validate(const std::string& where) const;
 };
 
+// Lookahead reasoning (`seed run --lookahead`): what ends a step, and when a
+// drafted step counts as the target's: "exact", "normalized" (whitespace and
+// number formatting ignored) or a step checker (tasks/step_checkers.h).
+struct LookaheadSpec {
+  std::string delimiter = "\n";
+  std::string verifier = "normalized";
+};
+
 struct TaskSpec {
   std::string name;
   std::string description;
@@ -133,6 +141,7 @@ struct TaskSpec {
   bool final_at_goal = false;
   SearchParams search;
   CheckerConfig checker;
+  LookaheadSpec lookahead;
 };
 
 struct Thought {

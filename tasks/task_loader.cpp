@@ -10,6 +10,7 @@
 #include "models/base/error.h"
 #include "models/base/json_fields.h"
 #include "tasks/prompt_template.h"
+#include "tasks/step_checkers.h"
 #include "tasks/task.h"
 
 namespace seed::tasks {
@@ -69,6 +70,20 @@ void check_regex(const std::string& pattern, const std::string& where, bool need
   } catch (const std::regex_error& e) {
     SEED_FAIL(kInvalidArgument) << where << ": invalid regex '" << pattern << "': " << e.what();
   }
+}
+
+// The step verifiers a task may name: the generic ones of spec/ and the
+// registered step checkers.
+void check_step_verifier(const std::string& name, const std::string& where) {
+  std::vector<std::string> known = {"exact", "normalized"};
+  const std::vector<std::string>& checkers = step_checker_names();
+  known.insert(known.end(), checkers.begin(), checkers.end());
+  std::string list;
+  for (const std::string& k : known) {
+    if (k == name) return;
+    list += (list.empty() ? "" : " | ") + k;
+  }
+  SEED_FAIL(kInvalidArgument) << where << ": unknown step verifier '" << name << "' (known: " << list << ")";
 }
 
 DataSpec read_data(JsonFields& top, const std::string& source, const fs::path& folder,
@@ -294,8 +309,17 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
     fields.optional("pattern", &spec.checker.pattern);
     fields.reject_unknown("(known: name, field, pattern)");
   }
+  if (const json* lookahead = top.find("lookahead")) {
+    JsonFields fields = nested(top, "lookahead", *lookahead, source, "lookahead.");
+    fields.optional("delimiter", &spec.lookahead.delimiter);
+    fields.optional("verifier", &spec.lookahead.verifier);
+    fields.reject_unknown("(known: delimiter, verifier)");
+    SEED_CHECK(!spec.lookahead.delimiter.empty(), kInvalidArgument)
+        << fields.where("delimiter") << ": empty step delimiter";
+    check_step_verifier(spec.lookahead.verifier, fields.where("verifier"));
+  }
   top.reject_unknown("(known: name, description, data, examples, state, generate, evaluate, answer, cot, final, "
-                     "search, checker)");
+                     "search, checker, lookahead)");
   try {
     task.checker_ = make_checker(spec.checker);
   } catch (const Error& e) {

@@ -41,11 +41,12 @@ json computed_part(json row) {
   return row;
 }
 
-// A results line without its wall time, and without the prompt tokens the
+// A results line without its wall and drafting times, and without the prompt tokens the
 // target computed (they depend on what its prefix cache held: a resumed
 // point starts with an empty cache).
 json answer_part(json line) {
   line.erase("wall_s");
+  line.erase("draft_s");
   line.erase("prefill_tokens");
   return line;
 }

@@ -57,7 +57,7 @@ std::vector<Message> one_of_each() {
           ShutdownMessage{},
           ErrorMessage{"rank 2: out of memory"},
           VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}},
-          VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}}}}, {120, 40, 4096, 1024, 3}},
+          VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}, {}}}}, {120, 40, 4096, 1024, 3}},
           UsageRequestMessage{},
           UsageMessage{{RankUsage{1, 2.5, 10.0, 3.25}, RankUsage{2, 0.5, 9.75, 0.125}}}};
 }

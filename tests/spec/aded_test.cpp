@@ -186,7 +186,9 @@ TEST(AdedSearchTest, VisitsAreConservedAndDraftsRespectTheLimits) {
   for (size_t i = 0; i < drafts.size(); ++i) {
     EXPECT_GE(drafts[i].tokens.size(), 1u);
     EXPECT_LE(drafts[i].tokens.size(), 4u);
-    if (i > 0) EXPECT_GE(drafts[i - 1].visits, drafts[i].visits) << "most visited first";
+    if (i > 0) {
+      EXPECT_GE(drafts[i - 1].visits, drafts[i].visits) << "most visited first";
+    }
     // Every iteration passes through one child of the root (paths of 1 token, +1 extension).
     if (drafts[i].tokens.size() == 2) first_level += drafts[i].visits;
   }

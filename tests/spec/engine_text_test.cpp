@@ -67,7 +67,9 @@ TEST(EngineTextTest, StopStringsEosAndLengthEndRequestsAlikeInEveryEngine) {
       }
       for (size_t i = 0; i < out.size(); ++i) {
         EXPECT_EQ(out[i].finish, ar[i].finish) << name << " " << i;
-        if (temperature == 0.0f) EXPECT_EQ(out[i].text, ar[i].text) << name << " " << i;
+        if (temperature == 0.0f) {
+          EXPECT_EQ(out[i].text, ar[i].text) << name << " " << i;
+        }
       }
     }
   }

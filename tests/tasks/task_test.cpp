@@ -76,6 +76,24 @@ TEST(TaskLoad, WrongTypesBadRegexesAndUnknownNamesAreErrors) {
   j = seed::testing::toy_task_json();
   j["evaluate"]["labels"] = {{"good", 1}};  // as well as "number"
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'evaluate'", "exactly one"});
+  j = seed::testing::toy_task_json();
+  j["lookahead"] = {{"verifier", "judge"}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'lookahead.verifier'", "judge", "game24"});
+  j = seed::testing::toy_task_json();
+  j["lookahead"] = {{"delimiter", ""}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'lookahead.delimiter'", "empty"});
+}
+
+TEST(TaskLoad, LookaheadSettingsDefaultToLinesAndTheNormalizedVerifier) {
+  TempTaskFolder plain(seed::testing::toy_task_json(), kData);
+  EXPECT_EQ(Task::load(plain.path()).spec().lookahead.delimiter, "\n");
+  EXPECT_EQ(Task::load(plain.path()).spec().lookahead.verifier, "normalized");
+  json j = seed::testing::toy_task_json();
+  j["lookahead"] = {{"delimiter", "\n\n"}, {"verifier", "game24"}};
+  TempTaskFolder set(j, kData);
+  const LookaheadSpec spec = Task::load(set.path()).spec().lookahead;
+  EXPECT_EQ(spec.delimiter, "\n\n");
+  EXPECT_EQ(spec.verifier, "game24");
 }
 
 TEST(TaskLoad, NoTaskJsonIsNotFoundAndInvalidJsonIsCorruption) {

@@ -1,0 +1,50 @@
+#include "tasks/step_checkers.h"
+
+#include <optional>
+
+#include "models/base/error.h"
+#include "tasks/blocksworld.h"
+#include "tasks/game24.h"
+
+namespace seed::tasks {
+namespace {
+
+// The canonical text of a step's "(left: ...)" numbers.
+std::optional<std::string> numbers_left(std::string_view step) {
+  const size_t open = step.find("(left:");
+  if (open == std::string_view::npos) return std::nullopt;
+  const size_t close = step.find(')', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  const std::optional<Numbers> left = parse_numbers(step.substr(open + 6, close - open - 6));
+  if (!left) return std::nullopt;
+  return numbers_text(*left);
+}
+
+bool same_numbers_left(std::string_view a, std::string_view b) {
+  const std::optional<std::string> left_a = numbers_left(a), left_b = numbers_left(b);
+  if (!left_a || !left_b) return a == b;
+  return *left_a == *left_b;
+}
+
+bool same_action(std::string_view a, std::string_view b) {
+  static const std::vector<std::string> names(kBlockColors.begin(), kBlockColors.end());
+  const std::optional<BlocksAction> action_a = blocks_parse_action(a, names);
+  const std::optional<BlocksAction> action_b = blocks_parse_action(b, names);
+  if (!action_a || !action_b) return a == b;
+  return blocks_action_text(*action_a, names) == blocks_action_text(*action_b, names);
+}
+
+}  // namespace
+
+const std::vector<std::string>& step_checker_names() {
+  static const std::vector<std::string> names = {"game24", "blocksworld"};
+  return names;
+}
+
+StepChecker make_step_checker(const std::string& name) {
+  if (name == "game24") return same_numbers_left;
+  if (name == "blocksworld") return same_action;
+  SEED_FAIL(kInvalidArgument) << "step checker '" << name << "': use game24 | blocksworld";
+}
+
+}  // namespace seed::tasks
