@@ -30,8 +30,11 @@ WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineO
   SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
   models::LoadOptions options = spec::load_options(models);
   options.tp_group = &group;
+  // The leader's verdicts carry the target's top entries, as many as any
+  // drafter reads; each verify request says how many to send.
+  const int top_k = spec::DrafterKind(spec::DrafterKind::kStand).target_top_k();
   auto local = std::make_unique<spec::ModelTarget>(models::CausalLM::load(models.target, options),
-                                                   spec::kv_cache_options(models, /*caches=*/1));
+                                                   spec::kv_cache_options(models, /*caches=*/1), top_k);
   if (group.rank() != 0) return serve_tp_target(*local, group, kTargetLeaderRank);
   TpLeaderTarget leader(std::move(local), &group);  // its destructor ends the peers' loops
   return serve_target_requests(leader, rank, /*coordinator=*/0);
@@ -123,16 +126,13 @@ std::vector<RankUsage> Coordinator::usage() {
 std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions& o) {
   const bool pool = o.engine.drafter_pool();
   const std::vector<int> ranks = layout_.draft_ranks();
-  // The target group sends verdicts without the target's distributions.
-  SEED_CHECK(!o.engine.drafts() || o.drafter.needs_draft_model() || layout_.tp == 0, kInvalidArgument)
-      << "--drafter " << o.drafter.name() << ": with --tp only '" << spec::DrafterKind(spec::DrafterKind::kModel).name()
-      << "' drafts; run '" << o.engine.name() << "' without --tp";
   if (layout_.tp > 0) {
     // The group's model answers room() and friends from its config, here.
     const models::ModelConfig config =
         models::ModelConfig::from_file((std::filesystem::path(o.target) / "config.json").string());
     auto target = std::make_unique<RemoteTarget>(loop_, kTargetLeaderRank, config.vocab_size,
-                                                 config.max_position_embeddings, rank_timeout_);
+                                                 config.max_position_embeddings, rank_timeout_,
+                                                 o.engine.drafts() ? o.drafter.target_top_k() : 0);
     std::vector<std::unique_ptr<spec::Drafter>> drafters;
     for (int rank : pool ? ranks : std::vector<int>{}) {
       drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_, o.drafter));

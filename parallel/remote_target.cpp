@@ -7,8 +7,13 @@
 namespace seed::parallel {
 
 RemoteTarget::RemoteTarget(MpiEventLoop& loop, int leader, int64_t vocab_size, int64_t max_positions,
-                           std::chrono::milliseconds timeout)
-    : loop_(loop), leader_(leader), vocab_size_(vocab_size), max_positions_(max_positions), timeout_(timeout) {}
+                           std::chrono::milliseconds timeout, int target_top_k)
+    : loop_(loop),
+      leader_(leader),
+      vocab_size_(vocab_size),
+      max_positions_(max_positions),
+      timeout_(timeout),
+      target_top_k_(target_top_k) {}
 
 RemoteTarget::~RemoteTarget() {
   while (!slots_.empty()) finish(slots_.begin()->first);
@@ -45,6 +50,7 @@ int64_t RemoteTarget::room(uint64_t slot) const {
 
 std::vector<spec::Verdict> RemoteTarget::verify(const std::vector<spec::VerifyItem>& items) {
   wire::VerifyMessage request;
+  request.target_top_k = target_top_k_;
   std::chrono::milliseconds timeout = timeout_;
   for (const spec::VerifyItem& item : items) {
     SEED_CHECK(item.draft != nullptr, kInvalidArgument) << "target: slot " << item.slot << " has no draft";

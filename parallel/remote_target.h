@@ -36,9 +36,10 @@ class RemoteTarget final : public spec::Target {
  public:
   // `loop` is borrowed and must outlive this object; `leader` runs
   // serve_target_requests (target_worker.h) over a model with this
-  // vocabulary and context.
+  // vocabulary and context. `target_top_k` > 0: verdicts carry the
+  // target's top entries, for drafters that learn from them.
   RemoteTarget(MpiEventLoop& loop, int leader, int64_t vocab_size, int64_t max_positions,
-               std::chrono::milliseconds timeout);
+               std::chrono::milliseconds timeout, int target_top_k = 0);
   // Finishes the slots still open, so the leader's caches do not outlive
   // the engine.
   ~RemoteTarget() override;
@@ -65,6 +66,7 @@ class RemoteTarget final : public spec::Target {
   int64_t vocab_size_;
   int64_t max_positions_;
   std::chrono::milliseconds timeout_;
+  int target_top_k_;
   std::map<uint64_t, Slot> slots_;
   spec::PrefillStats prefill_;  // what this handle's verifies added
 };

@@ -1,5 +1,6 @@
 #include "parallel/target_worker.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -29,7 +30,17 @@ wire::Message verify(spec::Target& target, const wire::VerifyMessage& request,
   try {
     std::vector<spec::Verdict> verdicts = target.verify(items);
     wire::VerdictsMessage reply;
-    for (size_t i = 0; i < items.size(); ++i) reply.items.push_back({items[i].slot, std::move(verdicts[i])});
+    for (size_t i = 0; i < items.size(); ++i) {
+      // The target computes the most any drafter asks for; send what this
+      // engine's drafters read (largest first), if anything.
+      for (spec::TopTokens& top : verdicts[i].target_top) {
+        const size_t keep = std::min(top.ids.size(), static_cast<size_t>(std::max(request.target_top_k, 0)));
+        top.ids.resize(keep);
+        top.probs.resize(keep);
+      }
+      if (request.target_top_k <= 0) verdicts[i].target_top.clear();
+      reply.items.push_back({items[i].slot, std::move(verdicts[i])});
+    }
     // What the starts and verifies since the last reply added: the
     // coordinator's engines come and go while this target's counters live on.
     const spec::PrefillStats now = target.prefill_stats();

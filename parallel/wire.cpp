@@ -287,6 +287,7 @@ struct Encoder {
   void operator()(const VerifyMessage& m) {
     w.put_count(m.items.size(), "items");
     for (const ProposalMessage& item : m.items) (*this)(item);
+    w.put(m.target_top_k);
   }
   void operator()(const VerdictsMessage& m) {
     w.put_count(m.items.size(), "items");
@@ -371,6 +372,7 @@ Message decode_body(Type type, Reader& r) {
         item.draft = get_draft(r);
         m.items.push_back(std::move(item));
       }
+      m.target_top_k = r.get<int32_t>("target_top_k");
       return m;
     }
     case Type::kVerdicts: {

@@ -58,7 +58,8 @@
 
 namespace seed::parallel::wire {
 
-constexpr uint16_t kVersion = 4;  // 2: verdicts; 3: usage; 4: model-free drafters
+// 2: verdicts; 3: usage; 4: model-free drafters; 5: a target group's top entries on request
+constexpr uint16_t kVersion = 5;
 
 struct StartMessage {
   uint64_t slot = 0;
@@ -80,6 +81,7 @@ struct VerdictMessage {
 };
 struct VerifyMessage {
   std::vector<ProposalMessage> items;  // each slot at most once
+  int32_t target_top_k = 0;  // > 0: each verdict carries the target's top entries (Verdict::target_top)
 };
 struct VerdictsMessage {
   std::vector<VerdictMessage> items;

@@ -8,6 +8,7 @@
 //     draws agree (a draw this close to a boundary would be a rare flake);
 //   - with the prefix cache on and off on every rank, the single-process
 //     tokens; only "on" computes fewer prompt tokens than it was given;
+//   - model-free drafters (stand, lookup, aded), greedy: ar's tokens;
 //   - rank 0 learns every rank's usage (busy time) on request;
 //   - idle target group ranks sleep: the peers' wait for the leader's next
 //     call (a non-blocking broadcast) costs a small part of their CPU time.
@@ -152,6 +153,37 @@ TEST_F(DistributedTpTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {
       }
     }
   }
+}
+
+// Model-free drafters with the target on the group: STAND learns from the
+// top entries the group's leader sends with each verdict (under -np 4 they
+// travel on to draft rank 3).
+TEST_F(DistributedTpTest, ModelFreeDraftersProduceArsTokens) {
+  if (mpi_world().world_rank() != 0) {
+    serve_worker_rank(mpi_world(), layout(), *models_);
+    return;
+  }
+  std::vector<spec::GenRequest> batch = requests(0.0f);
+  for (spec::GenRequest& r : batch) {
+    r.max_new_tokens = 40;  // long enough for the tiny model to repeat itself
+    r.group = 1;
+  }
+  const auto expected = tokens_of(spec::make_engine(options("ar"))->generate(batch));
+  Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+  for (const spec::DrafterKind drafter :
+       {spec::DrafterKind::kStand, spec::DrafterKind::kLookup, spec::DrafterKind::kAded}) {
+    for (const std::string name : {"sd", "seed", "seed-batch"}) {
+      SCOPED_TRACE(name + " --drafter " + drafter.name());
+      spec::EngineOptions o = options(name);
+      o.drafter = drafter;
+      const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
+      EXPECT_EQ(tokens_of(engine->generate(batch)), expected);
+      if (drafter == spec::DrafterKind::kStand) {
+        EXPECT_GT(engine->stats().accepted_tokens, 0) << "STAND drafts from what the group's verdicts taught it";
+      }
+    }
+  }
+  EXPECT_TRUE(coordinator.lost_ranks().empty());
 }
 
 TEST_F(DistributedTpTest, IdleTargetGroupRanksDoNotSpin) {

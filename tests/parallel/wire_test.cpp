@@ -56,7 +56,7 @@ std::vector<Message> one_of_each() {
           FinishMessage{7},
           ShutdownMessage{},
           ErrorMessage{"rank 2: out of memory"},
-          VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}},
+          VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}, 10},
           VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}, {}}}}, {120, 40, 4096, 1024, 3}},
           UsageRequestMessage{},
           UsageMessage{{RankUsage{1, 2.5, 10.0, 3.25}, RankUsage{2, 0.5, 9.75, 0.125}}}};
@@ -99,6 +99,7 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
       EXPECT_EQ(std::get<ErrorMessage>(got).text, m->text);
     } else if (auto* m = std::get_if<VerifyMessage>(&sent)) {
       const auto& g = std::get<VerifyMessage>(got);
+      EXPECT_EQ(g.target_top_k, m->target_top_k);
       ASSERT_EQ(g.items.size(), m->items.size());
       for (size_t i = 0; i < g.items.size(); ++i) {
         EXPECT_EQ(g.items[i].slot, m->items[i].slot);
