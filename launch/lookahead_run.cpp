@@ -42,9 +42,7 @@ std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> targe
   spec::EngineOptions draft = engine;
   draft.engine = spec::EngineKind::parse("ar-batch");
   draft.target = engine.draft;
-  spec::RunSettings settings;
-  settings.tokenizer = models::load_tokenizer(engine.target);
-  settings.eos = settings.tokenizer->eos_id();
+  const spec::RunSettings settings = spec::model_run_settings(engine.target);
   spec::LookaheadSettings steps;
   steps.gamma = lookahead.gamma;
   steps.delimiter = lookahead.delimiter;

@@ -88,7 +88,7 @@ std::vector<Completion> LookaheadEngine::generate(const std::vector<GenRequest>&
     run.request = &r;
     run.prompt = r.prompt_tokens.empty() ? settings_.tokenizer->encode(r.prompt, settings_.tokenizer->bos_id() >= 0)
                                          : r.prompt_tokens;
-    run.output.emplace(settings_.tokenizer.get(), settings_.eos, r.max_new_tokens, r.stop);
+    run.output.emplace(settings_.tokenizer.get(), settings_.stop_tokens, r.max_new_tokens, r.stop);
     if (r.max_new_tokens == 0) run.output->end(FinishReason::kLength);
   }
   const auto settle_finished = [&] {

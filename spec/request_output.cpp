@@ -6,9 +6,9 @@
 
 namespace seed::spec {
 
-RequestOutput::RequestOutput(const models::Tokenizer* tokenizer, int32_t eos, int64_t max_new_tokens,
-                             std::vector<std::string> stop)
-    : eos_(eos), max_new_tokens_(max_new_tokens), stop_(std::move(stop)) {
+RequestOutput::RequestOutput(const models::Tokenizer* tokenizer, std::vector<int32_t> stop_tokens,
+                             int64_t max_new_tokens, std::vector<std::string> stop)
+    : stop_tokens_(std::move(stop_tokens)), max_new_tokens_(max_new_tokens), stop_(std::move(stop)) {
   if (tokenizer != nullptr) stream_.emplace(*tokenizer);
   for (const std::string& s : stop_) longest_stop_ = std::max(longest_stop_, s.size());
   if (max_new_tokens_ <= 0) finish_ = FinishReason::kLength;
@@ -16,7 +16,7 @@ RequestOutput::RequestOutput(const models::Tokenizer* tokenizer, int32_t eos, in
 
 bool RequestOutput::push(int32_t token) {
   SEED_CHECK(!finished(), kInternal) << "RequestOutput: token pushed after the request finished";
-  if (token == eos_) {
+  if (std::find(stop_tokens_.begin(), stop_tokens_.end(), token) != stop_tokens_.end()) {
     end(FinishReason::kEos);
     return true;
   }

@@ -17,8 +17,9 @@ namespace seed::spec {
 class RequestOutput {
  public:
   // `tokenizer` may be null (token-only requests: no text, no stop strings).
-  // eos < 0: no end-of-sequence token.
-  RequestOutput(const models::Tokenizer* tokenizer, int32_t eos, int64_t max_new_tokens,
+  // `stop_tokens`: the tokens that end the request with kEos (the model's
+  // EOS and its generation config's list; none: never).
+  RequestOutput(const models::Tokenizer* tokenizer, std::vector<int32_t> stop_tokens, int64_t max_new_tokens,
                 std::vector<std::string> stop);
 
   // Adds a generated token; returns true once the request is finished (then
@@ -40,7 +41,7 @@ class RequestOutput {
   bool cut_at_stop();  // true if a stop string occurs; cuts text_ before it
 
   std::optional<models::TextStream> stream_;
-  int32_t eos_;
+  std::vector<int32_t> stop_tokens_;
   int64_t max_new_tokens_;
   std::vector<std::string> stop_;
   size_t longest_stop_ = 0;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <filesystem>
+
 #include "models/base/error.h"
+#include "models/generation_config.h"
 
 namespace seed::spec {
 namespace {
@@ -46,6 +49,18 @@ std::vector<int32_t> tokenize(const GenRequest& r, size_t i, const RunSettings& 
 
 }  // namespace
 
+RunSettings model_run_settings(const std::string& model_dir) {
+  RunSettings settings;
+  const std::filesystem::path dir(model_dir);
+  if (std::filesystem::exists(dir / "tokenizer.model") || std::filesystem::exists(dir / "tokenizer.json")) {
+    settings.tokenizer = models::load_tokenizer(model_dir);
+  }
+  const models::GenerationConfig config =
+      models::GenerationConfig::from_file((dir / "generation_config.json").string());
+  settings.stop_tokens = models::stop_token_ids(settings.tokenizer ? settings.tokenizer->eos_id() : -1, config);
+  return settings;
+}
+
 std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests, const RunSettings& settings,
                                         const Target& target) {
   std::vector<Sequence> seqs(requests.size());
@@ -68,7 +83,7 @@ std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests,
     seq.request = &r;
     seq.prompt = tokenize(r, i, settings, target.vocab_size());
     seq.stats.prompt_tokens = static_cast<int64_t>(seq.prompt.size());
-    seq.output.emplace(settings.tokenizer.get(), settings.eos, r.max_new_tokens, r.stop);
+    seq.output.emplace(settings.tokenizer.get(), settings.stop_tokens, r.max_new_tokens, r.stop);
     if (static_cast<int64_t>(seq.prompt.size()) > target.max_positions()) {
       seq.output->end(FinishReason::kError, "request " + std::to_string(i) + ": prompt of " +
                                                 std::to_string(seq.prompt.size()) +

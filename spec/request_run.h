@@ -36,14 +36,20 @@ struct Sequence {
   RequestStats stats;
 };
 
-// What the engines share: the tokenizer (null for token-only use), EOS, and
-// the draft shape. An engine keeps its RunSettings, so it shares ownership
-// of the tokenizer.
+// What the engines share: the tokenizer (null for token-only use), the
+// tokens that end a request, and the draft shape. An engine keeps its
+// RunSettings, so it shares ownership of the tokenizer.
 struct RunSettings {
   std::shared_ptr<const models::Tokenizer> tokenizer;
-  int32_t eos = -1;
+  // The model's EOS and its generation_config.json's eos_token_id list
+  // (Llama 3 instruct ends turns with <|eot_id|>); empty: none.
+  std::vector<int32_t> stop_tokens;
   std::vector<int> k_config;  // empty: no drafting
 };
+
+// The RunSettings of a target model folder: its tokenizer (tokenizer.model
+// or tokenizer.json; none: token-only) and its stop tokens.
+RunSettings model_run_settings(const std::string& model_dir);
 
 // Validates and tokenizes `requests`. Throws kInvalidArgument naming the
 // request index and field: empty prompt, text without a tokenizer, a token

@@ -41,11 +41,10 @@ int main(int argc, char** argv) {
     const std::shared_ptr<models::CausalLM> target = models::CausalLM::load(argv[1]);
     const std::shared_ptr<const models::CausalLM> draft = models::CausalLM::load(argv[2]);
 
-    // 2. What every engine shares: the tokenizer, EOS, and the draft shape:
-    //    a chain of 4 tokens ({2, 2, 1} would draft a token tree instead).
-    spec::RunSettings settings;
-    settings.tokenizer = models::load_tokenizer(argv[1]);
-    settings.eos = settings.tokenizer->eos_id();
+    // 2. What every engine shares: the target folder's tokenizer and stop
+    //    tokens, and the draft shape: a chain of 4 tokens ({2, 2, 1} would
+    //    draft a token tree instead).
+    spec::RunSettings settings = spec::model_run_settings(argv[1]);
     settings.k_config = {1, 1, 1, 1};
 
     // 3. Requests: text prompts, greedy, each with its own random stream

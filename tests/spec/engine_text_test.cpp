@@ -81,9 +81,7 @@ TEST(EngineTextTest, StopStringsEosAndLengthEndRequestsAlikeInEveryEngine) {
 TEST(EngineTextTest, GreedyLookaheadWithTheExactVerifierWritesTheTargetsText) {
   const std::vector<GenRequest> requests = propose_requests(0.0f);
   const std::vector<Completion> ar = zoo_engine("ar")->generate(requests);
-  RunSettings settings;
-  settings.tokenizer = models::load_tokenizer(kZoo + "/tiny-target");
-  settings.eos = settings.tokenizer->eos_id();
+  const RunSettings settings = model_run_settings(kZoo + "/tiny-target");
   for (const std::string target : {"ar", "sd"}) {
     EngineOptions draft;
     draft.engine = EngineKind::parse("ar-batch");

@@ -64,7 +64,7 @@ class StepScriptEngine : public Engine {
                                            r.prompt_tokens.end());
       const std::string text = tokenizer_->decode(generated);
       const size_t k = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
-      RequestOutput output(tokenizer_.get(), ByteTokenizer::kEos, r.max_new_tokens, r.stop);
+      RequestOutput output(tokenizer_.get(), {ByteTokenizer::kEos}, r.max_new_tokens, r.stop);
       std::vector<int32_t> tokens = k < steps_.size() ? tokenizer_->encode(steps_[k], false) : std::vector<int32_t>{};
       if (k >= steps_.size() || steps_[k].find('\n') == std::string::npos) tokens.push_back(ByteTokenizer::kEos);
       for (const int32_t t : tokens) {
@@ -106,7 +106,7 @@ Outcome run(const std::vector<std::string>& target_steps, const std::vector<std:
   StepScriptEngine* t = target.get();
   RunSettings settings;
   settings.tokenizer = tokenizer;
-  settings.eos = ByteTokenizer::kEos;
+  settings.stop_tokens = {ByteTokenizer::kEos};
   LookaheadSettings lookahead;
   lookahead.gamma = gamma;
   LookaheadEngine engine(std::move(draft), std::move(target), settings, lookahead, make_step_verifier(verifier));
