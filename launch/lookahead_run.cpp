@@ -11,7 +11,7 @@ namespace {
 class TaskStepVerifier : public spec::StepVerifier {
  public:
   explicit TaskStepVerifier(std::string name) : name_(std::move(name)), checker_(tasks::make_step_checker(name_)) {}
-  bool same(const std::string&, const std::string& target_step, const std::string& draft_step) const override {
+  bool same(const std::string& target_step, const std::string& draft_step) const override {
     return checker_(target_step, draft_step);
   }
   std::string name() const override { return name_; }

@@ -30,11 +30,8 @@ WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineO
   SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
   models::LoadOptions options = spec::load_options(models);
   options.tp_group = &group;
-  // The leader's verdicts carry the target's top entries, as many as any
-  // drafter reads; each verify request says how many to send.
-  const int top_k = spec::DrafterKind(spec::DrafterKind::kStand).target_top_k();
   auto local = std::make_unique<spec::ModelTarget>(models::CausalLM::load(models.target, options),
-                                                   spec::kv_cache_options(models, /*caches=*/1), top_k);
+                                                   spec::kv_cache_options(models, /*caches=*/1));
   if (group.rank() != 0) return serve_tp_target(*local, group, kTargetLeaderRank);
   TpLeaderTarget leader(std::move(local), &group);  // its destructor ends the peers' loops
   return serve_target_requests(leader, rank, /*coordinator=*/0);

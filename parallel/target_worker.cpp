@@ -1,6 +1,5 @@
 #include "parallel/target_worker.h"
 
-#include <algorithm>
 #include <map>
 #include <string>
 
@@ -15,7 +14,7 @@ namespace {
 
 // The verdicts of `request`, or the error that stops it.
 // `reported`: the target's prefill totals as of the last reply.
-wire::Message verify(spec::Target& target, const wire::VerifyMessage& request,
+wire::Message verify(TpLeaderTarget& target, const wire::VerifyMessage& request,
                      std::map<uint64_t, std::string>& failed, spec::PrefillStats& reported) {
   std::vector<spec::VerifyItem> items;
   for (const wire::ProposalMessage& item : request.items) {
@@ -28,19 +27,12 @@ wire::Message verify(spec::Target& target, const wire::VerifyMessage& request,
     items.push_back({item.slot, &item.draft});
   }
   try {
+    // Each engine's drafters read their own number of the target's top
+    // entries (STAND: 10, the others: none).
+    target.set_distribution_top_k(request.target_top_k);
     std::vector<spec::Verdict> verdicts = target.verify(items);
     wire::VerdictsMessage reply;
-    for (size_t i = 0; i < items.size(); ++i) {
-      // The target computes the most any drafter asks for; send what this
-      // engine's drafters read (largest first), if anything.
-      for (spec::TopTokens& top : verdicts[i].target_top) {
-        const size_t keep = std::min(top.ids.size(), static_cast<size_t>(std::max(request.target_top_k, 0)));
-        top.ids.resize(keep);
-        top.probs.resize(keep);
-      }
-      if (request.target_top_k <= 0) verdicts[i].target_top.clear();
-      reply.items.push_back({items[i].slot, std::move(verdicts[i])});
-    }
+    for (size_t i = 0; i < items.size(); ++i) reply.items.push_back({items[i].slot, std::move(verdicts[i])});
     // What the starts and verifies since the last reply added: the
     // coordinator's engines come and go while this target's counters live on.
     const spec::PrefillStats now = target.prefill_stats();

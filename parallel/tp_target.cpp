@@ -32,7 +32,7 @@ at::Tensor gather_usage(Communicator& group, const RankUsage& own) {
 
 }  // namespace
 
-TpLeaderTarget::TpLeaderTarget(std::unique_ptr<spec::Target> local, Communicator* control)
+TpLeaderTarget::TpLeaderTarget(std::unique_ptr<spec::ModelTarget> local, Communicator* control)
     : local_(std::move(local)), control_(control) {
   SEED_CHECK(control_ && control_->rank() == 0, kInvalidArgument)
       << "a TpLeaderTarget runs on rank 0 of its group; the other ranks call serve_tp_target";

@@ -21,6 +21,7 @@
 
 #include "parallel/communicator.h"
 #include "parallel/rank_usage.h"
+#include "spec/model_target.h"
 #include "spec/target.h"
 
 namespace seed::parallel {
@@ -30,7 +31,7 @@ class TpLeaderTarget final : public spec::Target {
   // `local`: the leader's own target over its shard. `control` is borrowed
   // and must outlive this object. REQUIRES control->rank() == 0 and every
   // other rank of `control` in serve_tp_target().
-  TpLeaderTarget(std::unique_ptr<spec::Target> local, Communicator* control);
+  TpLeaderTarget(std::unique_ptr<spec::ModelTarget> local, Communicator* control);
   // Sends shutdown: the other ranks' serve_tp_target() returns.
   ~TpLeaderTarget() override;
 
@@ -44,9 +45,12 @@ class TpLeaderTarget final : public spec::Target {
   // Every group rank's usage, in group rank order: `leader`'s own, then the
   // peers' (their world ranks follow the leader's).
   std::vector<RankUsage> group_usage(const RankUsage& leader);
+  // How many of the target's top entries each verdict carries (0: none).
+  // The leader's alone: the peers' verdicts are never read.
+  void set_distribution_top_k(int k) { local_->set_distribution_top_k(k); }
 
  private:
-  std::unique_ptr<spec::Target> local_;
+  std::unique_ptr<spec::ModelTarget> local_;
   Communicator* control_;
 };
 

@@ -38,6 +38,8 @@ class ModelTarget : public Target {
   std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override;
   void finish(uint64_t slot) override;
   PrefillStats prefill_stats() const override;
+  // From the next verify on (a target serving engines whose drafters differ).
+  void set_distribution_top_k(int k) { distribution_top_k_ = k; }
 
  private:
   struct Slot {

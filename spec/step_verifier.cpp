@@ -9,7 +9,7 @@ namespace {
 
 class ExactVerifier : public StepVerifier {
  public:
-  bool same(const std::string&, const std::string& target_step, const std::string& draft_step) const override {
+  bool same(const std::string& target_step, const std::string& draft_step) const override {
     return target_step == draft_step;
   }
   std::string name() const override { return "exact"; }
@@ -17,7 +17,7 @@ class ExactVerifier : public StepVerifier {
 
 class NormalizedVerifier : public StepVerifier {
  public:
-  bool same(const std::string&, const std::string& target_step, const std::string& draft_step) const override {
+  bool same(const std::string& target_step, const std::string& draft_step) const override {
     return normalize_step(target_step) == normalize_step(draft_step);
   }
   std::string name() const override { return "normalized"; }

@@ -15,10 +15,8 @@ namespace seed::spec {
 class StepVerifier {
  public:
   virtual ~StepVerifier() = default;
-  // `context`: the text both steps follow; the steps without their
-  // delimiter.
-  virtual bool same(const std::string& context, const std::string& target_step,
-                    const std::string& draft_step) const = 0;
+  // The two steps after the same text, without their delimiter.
+  virtual bool same(const std::string& target_step, const std::string& draft_step) const = 0;
   virtual std::string name() const = 0;
 };
 

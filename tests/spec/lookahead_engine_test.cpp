@@ -197,11 +197,11 @@ TEST(StepVerifier, NormalizesWhitespaceAndNumbersOnly) {
   EXPECT_EQ(normalize_step("x2 and 0.50"), "x2 and 0.5");
   const auto exact = make_step_verifier("exact");
   const auto normalized = make_step_verifier("normalized");
-  EXPECT_TRUE(exact->same("", "4 + 8 = 12", "4 + 8 = 12"));
-  EXPECT_FALSE(exact->same("", "4 + 8 = 12", "4 + 8 =  12"));
-  EXPECT_TRUE(normalized->same("", "4 + 8 = 12", "4 + 8 =  12.00"));
-  EXPECT_FALSE(normalized->same("", "4 + 8 = 12", "4 + 8 = 13"));
-  EXPECT_FALSE(normalized->same("", "4 * 8 = 32", "4 + 8 = 32"));
+  EXPECT_TRUE(exact->same("4 + 8 = 12", "4 + 8 = 12"));
+  EXPECT_FALSE(exact->same("4 + 8 = 12", "4 + 8 =  12"));
+  EXPECT_TRUE(normalized->same("4 + 8 = 12", "4 + 8 =  12.00"));
+  EXPECT_FALSE(normalized->same("4 + 8 = 12", "4 + 8 = 13"));
+  EXPECT_FALSE(normalized->same("4 * 8 = 32", "4 + 8 = 32"));
   EXPECT_TRUE(seed::testing::throws_error([] { make_step_verifier("judge?"); }, ErrorKind::kInvalidArgument,
                                           {"judge?", "exact | normalized"}));
 }
