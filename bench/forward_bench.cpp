@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include "models/base/sampling.h"
 #include <chrono>
 #include <functional>
 
@@ -52,6 +53,8 @@ nlohmann::json ForwardBenchResult::to_json() const {
           {"decode_tokens_per_s", decode_tokens_per_s},
           {"prefill_tokens_per_s", prefill_tokens_per_s},
           {"bandwidth_bound_fraction", bandwidth_bound_fraction},
+          {"lm_head_ms", lm_head_seconds * 1e3},
+          {"sampling_ms", sampling_seconds * 1e3},
           {"forward_cost_ratio", ratios}};
 }
 
@@ -69,7 +72,7 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   // same level of the memory hierarchy as the weights do during decode.
   at::Tensor source = torch::ones({result.weight_bytes / 4}, model.tensor_options());
   at::Tensor target = torch::empty_like(source);
-  const double copy_s = median_seconds(options.repeats, [&] { target.copy_(source); });
+  const double copy_s = median_seconds(options.repeats, [&] { wait_for(target.copy_(source)); });
   result.copy_bandwidth = 2.0 * static_cast<double>(source.nbytes()) / copy_s;
   const double read_s = median_seconds(options.repeats, [&] { wait_for(source.sum()); });
   result.read_bandwidth = static_cast<double>(source.nbytes()) / read_s;
@@ -90,6 +93,22 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   result.decode_tokens_per_s = 1.0 / result.decode_seconds_per_token;
   const double bound_s = result.weight_bytes / std::max(result.copy_bandwidth, result.read_bandwidth);
   result.bandwidth_bound_fraction = bound_s / result.decode_seconds_per_token;
+
+  // The parts of a decode step that grow with the vocabulary: the LM head's
+  // one-row product, and turning its logits into a sampled token on the
+  // host (softmax at temperature 1, the draw; a top-p cut adds a partial
+  // sort whose size depends on how peaked the model is).
+  torch::NoGradGuard no_grad;
+  const at::Tensor hidden = torch::randn({1, config.hidden_size}, model.tensor_options());
+  const models::Linear& lm_head = model.weights().lm_head;
+  result.lm_head_seconds = median_seconds(options.repeats * 4, [&] { wait_for(lm_head(hidden)); });
+  const at::Tensor logits = lm_head(hidden).to(torch::kCPU).contiguous();
+  std::vector<float> probs(vocab);
+  const SamplingParams sampling;
+  result.sampling_seconds = median_seconds(options.repeats * 4, [&] {
+    sampling_distribution(logits.data_ptr<float>(), vocab, sampling, probs.data());
+    sample_from(probs.data(), vocab, 0.5);
+  });
 
   const auto prompt = filler_tokens(options.prefill_tokens, vocab);
   const double prefill_s = median_seconds(options.repeats, [&] {

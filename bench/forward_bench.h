@@ -38,6 +38,11 @@ struct ForwardBenchResult {
   // Time of the bandwidth-bound decode (weight_bytes / the larger bandwidth)
   // over the measured decode time: 1.0 would be at the bound.
   double bandwidth_bound_fraction = 0;
+  // One decode step's LM head (one row) and the host-side sampling of its
+  // logits (softmax at temperature 1 and the draw): the parts that grow with
+  // the vocabulary.
+  double lm_head_seconds = 0;
+  double sampling_seconds = 0;
   std::map<int64_t, double> forward_cost_ratio;  // k -> time(k tokens) / time(1 token)
 
   nlohmann::json to_json() const;

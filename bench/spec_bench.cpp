@@ -99,6 +99,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   eo.engine = kind;
   eo.target = o.target;
   eo.draft = o.draft;
+  eo.device = o.device;
   eo.draft_length = o.draft_length;
   if (kind.drafts()) eo.drafter = spec::DrafterKind::parse(drafter);
   eo.tree = o.tree;
@@ -222,6 +223,7 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
     // threads.
     spec::EngineOptions eo;
     eo.engine = spec::EngineKind::kSd;
+    eo.device = o.device;
     if (o.plan_threads) o.plan_threads(eo, 1);
     auto target = models::CausalLM::load(o.target, spec::load_options(eo));
     const ForwardBenchResult t = run_forward_bench(*target, fo);

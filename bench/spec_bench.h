@@ -38,6 +38,7 @@ struct RanksSample {
 struct SpecBenchOptions {
   std::string target = "models/zoo/tiny-target";
   std::string draft = "models/zoo/tiny-draft";
+  std::string device = "cpu";  // where both models compute: cpu or cuda:N
   std::vector<std::string> engines = {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"};
   std::string workload = "tot";  // "tot" | "best-of-n"
   std::vector<int> trajectories = {1, 4, 8, 16};  // best-of-n: N of each row (replaces n)

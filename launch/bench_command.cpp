@@ -38,6 +38,9 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
             << fmt::format("          {:.2f} of the bandwidth bound (weights / max bandwidth = {:.3f} ms)\n",
                            r.bandwidth_bound_fraction,
                            1e3 * r.weight_bytes / std::max(r.copy_bandwidth, r.read_bandwidth))
+            << fmt::format("          of a decode step: LM head {:.3f} ms ({:.0f}%), sampling {:.3f} ms ({:.0f}%)\n",
+                           1e3 * r.lm_head_seconds, 100 * r.lm_head_seconds / r.decode_seconds_per_token,
+                           1e3 * r.sampling_seconds, 100 * r.sampling_seconds / r.decode_seconds_per_token)
             << fmt::format("prefill   {:8.1f} tokens/s  ({} tokens)\n", r.prefill_tokens_per_s,
                            options.bench.prefill_tokens)
             << fmt::format("forward cost of k tokens relative to 1 (after {} cached tokens):\n",
@@ -238,6 +241,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
               "under mpirun also each rank's busy fraction and messages and bytes per token");
   spec->add_option("--target", so.target, "Target model folder")->check(CLI::ExistingDirectory)->capture_default_str();
   spec->add_option("--draft", so.draft, "Draft model folder")->check(CLI::ExistingDirectory)->capture_default_str();
+  spec->add_option("--device", so.device, "cpu or cuda:N (target and draft)")->capture_default_str();
   spec->add_option("--engines", so.engines, "Engines, in table order (ar first for speedups)")->capture_default_str();
   spec->add_option("--n", so.n, "Parallel requests per phase")->capture_default_str();
   spec->add_option("--workload", so.workload,

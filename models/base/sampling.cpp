@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -28,6 +29,52 @@ struct MoreLikely {
     return probs[a] > probs[b] || (probs[a] == probs[b] && a < b);
   }
 };
+
+// exp(x) for x <= 0 to float precision (Cephes' expf: x = n ln 2 + r, a
+// degree-6 polynomial in r, times 2^n), written so that the compiler
+// vectorises the loop over a vocabulary; std::exp is a scalar call, and on a
+// 128k vocabulary it cost as much as a decode step of a small model (the
+// file is compiled with -fno-trapping-math, which the vectoriser needs). Below
+// -87 (a probability under 1e-38 of the top token's, and -inf for masked
+// tokens) it returns exactly 0.
+inline float exp_nonpositive(float x) {
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  const float clamped = std::max(x, -87.0f);
+  const float n = (clamped * 1.44269504088896341f + kRound) - kRound;
+  const float r = (clamped - n * 0.693359375f) - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return x < -87.0f ? 0.0f : p * scale;
+}
+
+// out[i] = exp((logits[i] - max_logit) / temperature); the arrays must not
+// overlap (which lets the loop vectorise).
+void exp_of_scaled(const float* __restrict logits, int64_t vocab, float max_logit, float temperature,
+                   float* __restrict out) {
+  for (int64_t i = 0; i < vocab; ++i) out[i] = exp_nonpositive((logits[i] - max_logit) / temperature);
+}
+
+// Sum in double over eight interleaved partial sums: a fixed order (so the
+// result is a pure function of the input) that does not wait on one adder.
+double sum_of(const float* values, int64_t n) {
+  double partial[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) partial[j] += values[i + j];
+  }
+  double total = 0.0;
+  for (; i < n; ++i) total += values[i];
+  for (double p : partial) total += p;
+  return total;
+}
 
 // Token ids are int32_t.
 void check_vocab(int64_t vocab) {
@@ -114,17 +161,13 @@ void sampling_distribution(const float* logits, int64_t vocab, const SamplingPar
 
   // Subtracting the max keeps exp() in (0, 1]; dividing (rather than
   // multiplying by 1/t) keeps the max at exactly 0 for tiny temperatures.
-  const float max_logit = logits[best];
-  for (int64_t i = 0; i < vocab; ++i) {
-    probs[i] = std::exp((logits[i] - max_logit) / params.temperature);
-  }
+  exp_of_scaled(logits, vocab, logits[best], params.temperature, probs);
 
   const bool cut_k = params.top_k > 0 && params.top_k < vocab;
   const bool cut_p = params.top_p < 1.0f;
   if (!cut_k && !cut_p) {
-    double total = 0.0;
-    for (int64_t i = 0; i < vocab; ++i) total += probs[i];
-    for (int64_t i = 0; i < vocab; ++i) probs[i] = static_cast<float>(probs[i] / total);
+    const float scale = static_cast<float>(1.0 / sum_of(probs, vocab));
+    for (int64_t i = 0; i < vocab; ++i) probs[i] *= scale;
     return;
   }
 

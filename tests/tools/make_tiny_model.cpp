@@ -1,8 +1,11 @@
-// make_tiny_model: writes a small random-weight model folder (config.json,
-// model.safetensors, tokenizer.model) for tests and for the README demo,
-// until the trained model zoo ships. The weights are random, so the text it
-// generates is gibberish; everything else (loading, tokenizing, decoding,
-// timing) is the real path.
+// make_tiny_model: writes a random-weight model folder for tests and
+// benchmarks. The weights are random, so the text it generates is gibberish;
+// everything else (loading, tokenizing, decoding, timing) is the real path.
+//   default          a small Llama (config.json, model.safetensors) with a
+//                    SentencePiece tokenizer.model trained on Game-of-24 text
+//   --config FILE    any config.json (real shapes: tests/models/golden) with
+//                    portable weights; --tokenizer DIR copies a Hugging Face
+//                    tokenizer (tokenizer.json, tokenizer_config.json) beside
 #include <CLI/CLI.hpp>
 #include <torch/torch.h>
 
@@ -13,6 +16,7 @@
 #include "models/causal_lm.h"
 #include "models/base/error.h"
 #include "models/tokenizer.h"
+#include "tests/tools/portable_weights.h"
 
 namespace {
 
@@ -48,7 +52,12 @@ int main(int argc, char** argv) {
   config.num_key_value_heads = 2;
   config.max_position_embeddings = 512;
   uint64_t seed = 0;
+  std::string config_file, tokenizer_dir;
   app.add_option("--out", out, "Output folder")->required();
+  app.add_option("--config", config_file, "config.json to build (portable weights; shape flags ignored)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tokenizer", tokenizer_dir, "With --config: folder whose tokenizer.json and "
+                 "tokenizer_config.json to copy")->check(CLI::ExistingDirectory);
   app.add_option("--hidden", config.hidden_size, "hidden_size")->capture_default_str();
   app.add_option("--intermediate", config.intermediate_size, "intermediate_size")->capture_default_str();
   app.add_option("--layers", config.num_hidden_layers, "num_hidden_layers")->capture_default_str();
@@ -58,6 +67,17 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "Weight seed")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
+    if (!config_file.empty()) {
+      seed::models::testing::write_portable_model(config_file, out, seed);
+      for (const char* name : {"tokenizer.json", "tokenizer_config.json"}) {
+        if (tokenizer_dir.empty()) break;
+        std::filesystem::copy_file(std::filesystem::path(tokenizer_dir) / name, std::filesystem::path(out) / name,
+                                   std::filesystem::copy_options::overwrite_existing);
+      }
+      std::cout << "wrote " << out << " ("
+                << seed::models::ModelConfig::from_file(config_file).num_parameters() << " parameters)\n";
+      return 0;
+    }
     config.head_dim = config.hidden_size / config.num_attention_heads;
     std::filesystem::create_directories(out);
     seed::models::train_sentencepiece(tokenizer_corpus(seed), static_cast<int>(config.vocab_size),
