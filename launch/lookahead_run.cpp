@@ -45,13 +45,34 @@ std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> targe
   const spec::RunSettings settings = spec::model_run_settings(engine.target);
   spec::LookaheadSettings steps;
   steps.gamma = lookahead.gamma;
+  steps.adaptive = lookahead.adaptive;
   steps.delimiter = lookahead.delimiter;
   return std::make_unique<spec::LookaheadEngine>(spec::make_engine(draft), std::move(target), settings, steps,
                                                  make_verifier(lookahead.verifier));
 }
 
+void parse_lookahead(const std::string& value, LookaheadOptions& lookahead) {
+  if (value == "auto") {
+    lookahead.adaptive = true;
+    lookahead.gamma = 1;
+    return;
+  }
+  size_t end = 0;
+  int gamma = 0;
+  try {
+    gamma = std::stoi(value, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  SEED_CHECK(end == value.size() && end > 0 && gamma >= 1, kInvalidArgument)
+      << "--lookahead: '" << value << "' is neither a number of steps >= 1 nor auto";
+  lookahead.gamma = gamma;
+}
+
 nlohmann::json lookahead_json(const LookaheadOptions& lookahead) {
-  return {{"gamma", lookahead.gamma}, {"verifier", lookahead.verifier}, {"delimiter", lookahead.delimiter}};
+  return {{"gamma", lookahead.adaptive ? nlohmann::json("auto") : nlohmann::json(lookahead.gamma)},
+          {"verifier", lookahead.verifier},
+          {"delimiter", lookahead.delimiter}};
 }
 
 nlohmann::json step_stats_json(const spec::StepStats& steps) {
@@ -59,7 +80,8 @@ nlohmann::json step_stats_json(const spec::StepStats& steps) {
           {"drafted_steps", steps.drafted_steps},
           {"accepted_steps", steps.accepted_steps},
           {"step_acceptance", steps.acceptance()},
-          {"steps_per_round", steps.rounds ? static_cast<double>(steps.committed_steps) / steps.rounds : 0.0}};
+          {"steps_per_round", steps.rounds ? static_cast<double>(steps.committed_steps) / steps.rounds : 0.0},
+          {"mean_gamma", steps.mean_gamma()}};
 }
 
 }  // namespace seed::launch

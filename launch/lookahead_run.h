@@ -16,6 +16,7 @@ namespace seed::launch {
 
 struct LookaheadOptions {
   int gamma = 0;  // drafted steps per round; 0: off
+  bool adaptive = false;  // --lookahead auto: gamma chosen each round (from 1)
   std::string verifier;  // "": the task's (task.json "lookahead")
   std::string delimiter = "\n";
 };
@@ -26,10 +27,13 @@ struct LookaheadOptions {
 std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> target, const spec::EngineOptions& engine,
                                              const LookaheadOptions& lookahead);
 
-// {"gamma", "verifier", "delimiter"}, for run.json and summary.json.
+// Parses --lookahead: a number of steps >= 1, or "auto".
+void parse_lookahead(const std::string& value, LookaheadOptions& lookahead);
+// {"gamma" (a number or "auto"), "verifier", "delimiter"}, for run.json and
+// summary.json.
 nlohmann::json lookahead_json(const LookaheadOptions& lookahead);
 // {"rounds", "drafted_steps", "accepted_steps", "step_acceptance",
-// "steps_per_round"} of a LookaheadEngine.
+// "steps_per_round", "mean_gamma"} of a LookaheadEngine.
 nlohmann::json step_stats_json(const spec::StepStats& steps);
 
 }  // namespace seed::launch

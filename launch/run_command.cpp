@@ -288,9 +288,11 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--max-batch", o->engine.max_batch, "Batched engines: proposals per target forward")
       ->capture_default_str();
-  cmd->add_option("--lookahead", o->lookahead.gamma,
-                  "Step-level speculation: the draft model (--draft) drafts this many steps ahead and the engine's "
-                  "target writes the step after each (Lookahead Reasoning; not lossless)");
+  cmd->add_option_function<std::string>(
+      "--lookahead", [o](const std::string& value) { parse_lookahead(value, o->lookahead); },
+      "Step-level speculation: the draft model (--draft) drafts this many steps ahead and the engine's "
+      "target writes the step after each (Lookahead Reasoning; not lossless); auto: each round the lookahead "
+      "the measured step acceptance and draft/target costs make best (0 when drafting does not pay)");
   cmd->add_option("--step-verifier", o->lookahead.verifier,
                   "--lookahead: when a drafted step counts as the target's: exact | normalized | game24 | "
                   "blocksworld (default: the task's, task.json \"lookahead\")");

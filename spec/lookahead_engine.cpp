@@ -1,5 +1,8 @@
 #include "spec/lookahead_engine.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
 
 #include "models/base/error.h"
@@ -38,13 +41,13 @@ struct LookaheadEngine::Run {
   std::optional<Completion> completion;  // once settled
 
   GenRequest step(const std::vector<int32_t>& after, int64_t budget, int64_t max_step_tokens, StepRole role,
-                  const std::string& delimiter) const {
+                  std::vector<std::string> stop) const {
     GenRequest r;
     r.prompt_tokens = prompt;
     r.prompt_tokens.insert(r.prompt_tokens.end(), committed.begin(), committed.end());
     r.prompt_tokens.insert(r.prompt_tokens.end(), after.begin(), after.end());
     r.max_new_tokens = std::min(budget, max_step_tokens);
-    r.stop = {delimiter};
+    r.stop = std::move(stop);
     r.sampling = request->sampling;
     r.seed = request->seed;
     r.stream = step_stream(request->stream, committed.size() + after.size(), role);
@@ -124,7 +127,50 @@ std::vector<Completion> LookaheadEngine::generate(const std::vector<GenRequest>&
   return out;
 }
 
+double LookaheadEngine::target_call_seconds(int k) const {
+  const auto known = target_calls_.find(k);
+  if (known != target_calls_.end()) return known->second.mean();
+  if (target_calls_.size() == 1) return target_calls_.begin()->second.mean();
+  // Least squares T(k) = a + b k over the means seen, never below the
+  // cheapest seen.
+  double n = 0, sk = 0, st = 0, skk = 0, skt = 0, cheapest = std::numeric_limits<double>::max();
+  for (const auto& [size, calls] : target_calls_) {
+    const double t = calls.mean();
+    n += 1, sk += size, st += t, skk += double(size) * size, skt += size * t;
+    cheapest = std::min(cheapest, t);
+  }
+  const double slope = (n * skt - sk * st) / (n * skk - sk * sk);
+  return std::max(cheapest, (st - slope * sk) / n + slope * k);
+}
+
+LookaheadEngine::RoundPlan LookaheadEngine::next_round() const {
+  if (!lookahead_.adaptive || draft_calls_ == 0 || target_calls_.empty()) return {lookahead_.gamma, false};
+  // Laplace's estimate keeps one early rejection from ruling drafting out.
+  const double alpha = (double(steps_.accepted_steps) + 1) / (double(steps_.drafted_steps) + 2);
+  const double draft_step_s = draft_call_s_ / double(draft_calls_);
+  int best = 0;
+  double best_rate = 0;
+  for (int gamma = 0; gamma <= lookahead_.max_gamma; ++gamma) {
+    // Steps a round commits on average (the accepted drafted prefix and the
+    // target's step after it) over what the round costs.
+    const double steps = (1 - std::pow(alpha, gamma + 1)) / (1 - alpha);
+    const double rate = steps / (gamma * draft_step_s + target_call_seconds(gamma + 1));
+    if (rate > best_rate) best = gamma, best_rate = rate;
+  }
+  // Every kExploreEvery rounds, a neighbour of the best (one more drafted
+  // step, then one fewer): its cost and the acceptance stay measured.
+  const int64_t round = steps_.rounds;
+  if (round % kExploreEvery == kExploreEvery - 1) {
+    return {(round / kExploreEvery) % 2 == 0 ? std::min(best + 1, lookahead_.max_gamma) : std::max(best - 1, 0), false};
+  }
+  return {best, best == 0};
+}
+
 void LookaheadEngine::round(std::vector<Run>& runs) {
+  const RoundPlan plan = next_round();
+  const int gamma = plan.gamma;
+  steps_.rounds += 1;
+  steps_.gamma_sum += gamma;
   std::vector<Run*> live;
   for (Run& run : runs) {
     if (!run.output->finished()) live.push_back(&run);
@@ -132,7 +178,7 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
   // 1. Up to gamma drafted steps each, one batched draft call per step.
   std::vector<std::vector<Completion>> drafts(live.size());
   std::vector<bool> drafting(live.size(), true);
-  for (int j = 0; j < lookahead_.gamma; ++j) {
+  for (int j = 0; j < gamma; ++j) {
     std::vector<GenRequest> batch;
     std::vector<size_t> owner;
     for (size_t a = 0; a < live.size(); ++a) {
@@ -143,11 +189,14 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
         drafting[a] = false;
         continue;
       }
-      batch.push_back(live[a]->step(after, budget, lookahead_.max_step_tokens, StepRole::kDraft, lookahead_.delimiter));
+      batch.push_back(live[a]->step(after, budget, lookahead_.max_step_tokens, StepRole::kDraft, {lookahead_.delimiter}));
       owner.push_back(a);
     }
     if (batch.empty()) break;
+    const Clock::time_point draft_start = Clock::now();
     std::vector<Completion> steps = draft_->generate(batch);
+    draft_call_s_ += seconds_since(draft_start);
+    draft_calls_ += 1;
     for (size_t b = 0; b < steps.size(); ++b) {
       const size_t a = owner[b];
       // Only a step that ended at the delimiter can be followed by another.
@@ -163,15 +212,25 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
       const std::vector<int32_t> after = joined(drafts[a], j);
       const int64_t budget = live[a]->budget(after.size());
       if (budget <= 0) break;
-      batch.push_back(live[a]->step(after, budget, lookahead_.max_step_tokens, StepRole::kTarget, lookahead_.delimiter));
+      // Without drafting, the target writes the rest of the request in one
+      // call rather than step by step.
+      batch.push_back(plan.to_the_end
+                          ? live[a]->step(after, budget, budget, StepRole::kTarget, live[a]->request->stop)
+                          : live[a]->step(after, budget, lookahead_.max_step_tokens, StepRole::kTarget,
+                                          {lookahead_.delimiter}));
       slot.push_back({a, j});
     }
   }
   std::vector<std::vector<Completion>> targets(live.size());
   if (!batch.empty()) {
+    const Clock::time_point target_start = Clock::now();
     std::vector<Completion> steps = target_->generate(batch);
+    if (!plan.to_the_end) {
+      Calls& calls = target_calls_[gamma + 1];
+      calls.seconds += seconds_since(target_start);
+      calls.count += 1;
+    }
     for (size_t b = 0; b < steps.size(); ++b) targets[slot[b].first].push_back(std::move(steps[b]));
-    steps_.rounds += 1;
   }
   // 3. Verify and commit: accepted drafted steps, then one target step.
   for (size_t a = 0; a < live.size(); ++a) {
@@ -222,6 +281,9 @@ void LookaheadEngine::reset_stats() {
   draft_->reset_stats();
   target_->reset_stats();
   steps_ = {};
+  draft_call_s_ = 0;
+  draft_calls_ = 0;
+  target_calls_.clear();
   generated_tokens_ = 0;
   requests_ = 0;
   wall_s_ = 0;

@@ -3,8 +3,11 @@
 // delimiter inside a multi-character token; and the step verifiers.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "spec/lookahead_engine.h"
@@ -51,13 +54,15 @@ class ByteTokenizer : public models::Tokenizer {
 // so stop strings and max_new_tokens behave as in every engine.
 class StepScriptEngine : public Engine {
  public:
+  // `delay`: how long each call takes (what the adaptive lookahead weighs).
   StepScriptEngine(std::shared_ptr<const models::Tokenizer> tokenizer, size_t prompt_length,
-                   std::vector<std::string> steps)
-      : tokenizer_(std::move(tokenizer)), prompt_length_(prompt_length), steps_(std::move(steps)) {}
+                   std::vector<std::string> steps, std::chrono::microseconds delay = {})
+      : tokenizer_(std::move(tokenizer)), prompt_length_(prompt_length), steps_(std::move(steps)), delay_(delay) {}
 
   using Engine::generate;
   std::vector<Completion> generate(const std::vector<GenRequest>& requests, const CompletionCallback&) override {
     calls += 1;
+    std::this_thread::sleep_for(delay_);
     std::vector<Completion> out;
     for (const GenRequest& r : requests) {
       const std::vector<int32_t> generated(r.prompt_tokens.begin() + static_cast<long>(prompt_length_),
@@ -85,6 +90,7 @@ class StepScriptEngine : public Engine {
   std::shared_ptr<const models::Tokenizer> tokenizer_;
   size_t prompt_length_;
   std::vector<std::string> steps_;
+  std::chrono::microseconds delay_;
 };
 
 struct Outcome {
@@ -96,12 +102,19 @@ struct Outcome {
 
 constexpr const char* kPrompt = "Q?\n";
 
+// Calls of the scripted engines take these times (adaptive lookahead only).
+struct Delays {
+  std::chrono::microseconds draft{0}, target{0};
+};
+
 Outcome run(const std::vector<std::string>& target_steps, const std::vector<std::string>& draft_steps, int gamma,
-            int64_t max_new_tokens = 100, const std::string& verifier = "exact") {
+            int64_t max_new_tokens = 100, const std::string& verifier = "exact",
+            std::optional<Delays> adaptive = std::nullopt) {
   auto tokenizer = std::make_shared<const ByteTokenizer>();
   const size_t prompt_length = tokenizer->encode(kPrompt, false).size();
-  auto draft = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, draft_steps);
-  auto target = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, target_steps);
+  const Delays delays = adaptive.value_or(Delays{});
+  auto draft = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, draft_steps, delays.draft);
+  auto target = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, target_steps, delays.target);
   StepScriptEngine* d = draft.get();
   StepScriptEngine* t = target.get();
   RunSettings settings;
@@ -109,6 +122,7 @@ Outcome run(const std::vector<std::string>& target_steps, const std::vector<std:
   settings.stop_tokens = {ByteTokenizer::kEos};
   LookaheadSettings lookahead;
   lookahead.gamma = gamma;
+  lookahead.adaptive = adaptive.has_value();
   LookaheadEngine engine(std::move(draft), std::move(target), settings, lookahead, make_step_verifier(verifier));
   GenRequest request;
   request.prompt = kPrompt;
@@ -153,6 +167,36 @@ TEST(LookaheadEngine, GammaZeroIsTheTargetAloneStepByStep) {
   EXPECT_EQ(o.draft_calls, 0);
   EXPECT_EQ(o.steps.rounds, 3);  // a1, b2, EOS
   EXPECT_EQ(o.steps.drafted_steps, 0);
+}
+
+std::vector<std::string> numbered_steps(int n) {
+  std::vector<std::string> steps;
+  for (int i = 0; i < n; ++i) steps.push_back("s" + std::to_string(i) + "\n");
+  return steps;
+}
+
+TEST(LookaheadEngine, AutoDraftsFarAheadWhenDraftedStepsAreAcceptedAndCheap) {
+  using std::chrono::microseconds;
+  const auto steps = numbered_steps(60);
+  const Outcome o = run(steps, steps, 1, 1000, "exact", Delays{microseconds(200), microseconds(4000)});
+  EXPECT_EQ(o.completion.text, run(steps, steps, 0, 1000).completion.text);
+  // Drafted steps cost ~0.05 of a target call and are all accepted: the
+  // lookahead grows toward the largest allowed (8) once measured.
+  EXPECT_GT(o.steps.mean_gamma(), 4.0);
+  EXPECT_LT(o.steps.rounds, 15);
+}
+
+TEST(LookaheadEngine, AutoStopsDraftingWhenDraftedStepsAreRejected) {
+  using std::chrono::microseconds;
+  const auto steps = numbered_steps(40);
+  const Outcome o = run(steps, std::vector<std::string>(40, "XX\n"), 1, 1000, "exact",
+                        Delays{microseconds(2000), microseconds(2000)});
+  EXPECT_EQ(o.completion.text, run(steps, steps, 0, 1000).completion.text);
+  // Rejected, at a draft step as dear as a target call: the target alone,
+  // but for the first round and the exploring rounds that draft one step.
+  EXPECT_EQ(o.steps.rounds, 41);
+  EXPECT_LE(o.steps.drafted_steps, 1 + 41 / 8);
+  EXPECT_EQ(o.steps.accepted_steps, 0);
 }
 
 TEST(LookaheadEngine, ADraftedStepThatEndsAtEosIsNeverAccepted) {
