@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <map>
 #include <string>
 
 #include "models/base/error.h"
@@ -27,11 +26,11 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global) {
                  "that prefills a prompt (a sequence's first) may take 10 times as long")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--draft-tables", global.share_draft_tables,
-                 "Under mpirun, with --drafter stand or aded: shared (each verdict also teaches the other draft "
-                 "ranks' table of the request's group) or per-rank (a rank's tables learn only from the requests "
-                 "it drafts for)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, bool>{{"shared", true}, {"per-rank", false}}))
+  app.add_option_function<std::string>(
+         "--draft-tables", [&global](const std::string& value) { global.share_draft_tables = value == "shared"; },
+         "Under mpirun, with --drafter stand or aded: shared (each verdict also teaches the other draft ranks' "
+         "table of the request's group) or per-rank (a rank's tables learn only from the requests it drafts for)")
+      ->check(CLI::IsMember({"shared", "per-rank"}))
       ->default_str("shared");
   app.fallthrough();  // `seed run ... --tp 2`, as well as `seed --tp 2 run ...`
 }
