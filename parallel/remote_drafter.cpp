@@ -58,15 +58,17 @@ spec::DraftTree RemoteDrafter::propose(uint64_t slot, int max_depth) {
 }
 
 void RemoteDrafter::advance(uint64_t slot, const spec::Verdict& verdict) {
+  // The peers learn the verdict even if this drafter's rank is lost now.
+  const auto it = taught_.find(slot);
+  if (it != taught_.end()) {
+    Taught& t = it->second;
+    teach(spec::make_lesson(drafter_, t.group, t.tail, verdict.tokens, verdict.target_top));
+    t.tail.insert(t.tail.end(), verdict.tokens.begin(), verdict.tokens.end());
+    const size_t keep = spec::lesson_context(drafter_);
+    if (t.tail.size() > keep) t.tail.erase(t.tail.begin(), t.tail.end() - static_cast<std::ptrdiff_t>(keep));
+  }
   check_available();
   loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::VerdictMessage{slot, verdict}), timeout_);
-  const auto it = taught_.find(slot);
-  if (it == taught_.end()) return;
-  Taught& t = it->second;
-  teach(spec::make_lesson(drafter_, t.group, t.tail, verdict.tokens, verdict.target_top));
-  t.tail.insert(t.tail.end(), verdict.tokens.begin(), verdict.tokens.end());
-  const size_t keep = spec::lesson_context(drafter_);
-  if (t.tail.size() > keep) t.tail.erase(t.tail.begin(), t.tail.end() - static_cast<std::ptrdiff_t>(keep));
 }
 
 void RemoteDrafter::finish(uint64_t slot) {
