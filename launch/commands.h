@@ -28,6 +28,10 @@ struct GlobalOptions {
   const parallel::MpiSession* mpi = nullptr;
   int tp = 0;
   int rank_timeout_ms = 30000;
+  // Whether every draft rank's STAND/ADED table of a group learns from all
+  // of the group's verdicts (parallel::DraftTables::kShared) or only from
+  // its own slots' (--draft-tables per-rank).
+  bool share_draft_tables = true;
 };
 
 void add_generate_command(CLI::App& app, const GlobalOptions& global);

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <string>
 
 #include "models/base/error.h"
 #include "parallel/distributed_engine.h"
@@ -25,6 +26,12 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global) {
                  "that prefills a prompt (a sequence's first) may take 10 times as long")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--draft-tables", [&global](const std::string& value) { global.share_draft_tables = value == "shared"; },
+         "Under mpirun, with --drafter stand or aded: shared (each verdict also teaches the other draft ranks' "
+         "table of the request's group) or per-rank (a rank's tables learn only from the requests it drafts for)")
+      ->check(CLI::IsMember({"shared", "per-rank"}))
+      ->default_str("shared");
   app.fallthrough();  // `seed run ... --tp 2`, as well as `seed --tp 2 run ...`
 }
 
@@ -57,7 +64,9 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
   spdlog::info("mpirun: {}", layout.summary());
   std::vector<int> lost;
   {
-    parallel::Coordinator coordinator(*global.mpi, layout, std::chrono::milliseconds(global.rank_timeout_ms));
+    parallel::Coordinator coordinator(
+        *global.mpi, layout, std::chrono::milliseconds(global.rank_timeout_ms),
+        global.share_draft_tables ? parallel::DraftTables::kShared : parallel::DraftTables::kPerRank);
     try {
       work([&](const spec::EngineOptions& o) { return coordinator.make_engine(o); }, &coordinator);
     } catch (const Error& e) {

@@ -12,6 +12,7 @@
 #include "parallel/tp_target.h"
 #include "parallel/wire.h"
 #include "spec/drafter_registry.h"
+#include "spec/lesson.h"
 #include "spec/model_target.h"
 
 namespace seed::parallel {
@@ -37,22 +38,50 @@ WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineO
   return serve_target_requests(leader, rank, /*coordinator=*/0);
 }
 
+// The tables every slot of a group shares on a draft rank, made on first
+// use: its drafters draft from them and lessons from other ranks teach them.
+class RankTables {
+ public:
+  explicit RankTables(const spec::EngineOptions& models) : models_(models) {}
+
+  std::shared_ptr<spec::NgramStore> stand() {
+    if (!stand_) stand_ = std::make_shared<spec::NgramStore>();
+    return stand_;
+  }
+  std::shared_ptr<spec::TrigramStore> aded() {
+    if (!aded_) {
+      aded_ = std::make_shared<spec::TrigramStore>(std::make_shared<const spec::TrigramTable>(
+          models_.trigrams.empty() ? spec::TrigramTable() : spec::TrigramTable::load(models_.trigrams)));
+    }
+    return aded_;
+  }
+  void learn(spec::DrafterKind kind, const spec::Lesson& lesson) {
+    if (kind == spec::DrafterKind::kStand) spec::learn(*stand()->table(lesson.group), lesson);
+    if (kind == spec::DrafterKind::kAded) spec::learn(*aded()->table(lesson.group), lesson);
+  }
+
+ private:
+  const spec::EngineOptions& models_;
+  std::shared_ptr<spec::NgramStore> stand_;
+  std::shared_ptr<spec::TrigramStore> aded_;
+};
+
 // A draft rank's drafter of `kind`, with its own resources: the draft model
-// and its KV cache, or the tables every slot of a group shares on this rank.
-std::unique_ptr<spec::Drafter> make_rank_drafter(spec::DrafterKind kind, const spec::EngineOptions& models) {
+// and its KV cache, or the rank's tables.
+std::unique_ptr<spec::Drafter> make_rank_drafter(spec::DrafterKind kind, const spec::EngineOptions& models,
+                                                 RankTables& tables) {
   spec::DrafterResources resources;
   if (kind.needs_draft_model()) {
     SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
     resources.draft_model = models::CausalLM::load(models.draft, spec::load_options(models));
     resources.draft_cache = spec::kv_cache_options(models, /*caches=*/1);
   } else if (kind == spec::DrafterKind::kStand) {
-    resources.tables = std::make_shared<spec::NgramStore>();
+    resources.tables = tables.stand();
     resources.vocab = models::ModelConfig::from_file((std::filesystem::path(models.target) / "config.json").string())
                           .vocab_size;
     if (!models.tree.empty()) resources.tree = spec::StaticTree::load(models.tree);
   } else if (kind == spec::DrafterKind::kAded) {
-    resources.trigrams = std::make_shared<spec::TrigramStore>(std::make_shared<const spec::TrigramTable>(
-        models.trigrams.empty() ? spec::TrigramTable() : spec::TrigramTable::load(models.trigrams)));
+    resources.trigrams = tables.aded();
   }
   return spec::make_drafter(kind, resources);
 }
@@ -77,8 +106,9 @@ std::vector<RankUsage> ask_usage(MpiEventLoop& loop, int rank, int tag, int repl
 
 }  // namespace
 
-Coordinator::Coordinator(const MpiSession& session, const RankLayout& layout, std::chrono::milliseconds rank_timeout)
-    : layout_(layout), rank_timeout_(rank_timeout), loop_(session) {
+Coordinator::Coordinator(const MpiSession& session, const RankLayout& layout, std::chrono::milliseconds rank_timeout,
+                         DraftTables tables)
+    : layout_(layout), rank_timeout_(rank_timeout), tables_(tables), loop_(session) {
   SEED_CHECK(session.world_rank() == 0, kInternal) << "the coordinator runs on rank 0, not " << session.world_rank();
   make_target_group(layout_);
 }
@@ -131,9 +161,7 @@ std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions
                                                  config.max_position_embeddings, rank_timeout_,
                                                  o.engine.drafts() ? o.drafter.target_top_k() : 0);
     std::vector<std::unique_ptr<spec::Drafter>> drafters;
-    for (int rank : pool ? ranks : std::vector<int>{}) {
-      drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_, o.drafter));
-    }
+    for (int rank : pool ? ranks : std::vector<int>{}) drafters.push_back(remote_drafter(rank, o.drafter));
     return spec::make_engine(o, std::move(target), std::move(drafters));
   }
   if (!pool) return spec::make_engine(o);
@@ -141,8 +169,16 @@ std::unique_ptr<spec::Engine> Coordinator::make_engine(const spec::EngineOptions
       << "engine '" << o.engine.name() << "' under mpirun drafts on draft ranks, but " << layout_.world_size
       << " rank(s) with --tp " << layout_.tp << " leave none; raise -np to at least " << layout_.tp + 2;
   std::vector<std::unique_ptr<spec::Drafter>> drafters;
-  for (int rank : ranks) drafters.push_back(std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_, o.drafter));
+  for (int rank : ranks) drafters.push_back(remote_drafter(rank, o.drafter));
   return spec::make_engine(o, std::move(drafters));
+}
+
+std::unique_ptr<spec::Drafter> Coordinator::remote_drafter(int rank, spec::DrafterKind drafter) {
+  std::vector<int> peers;
+  for (const int peer : tables_ == DraftTables::kShared ? layout_.draft_ranks() : std::vector<int>{}) {
+    if (peer != rank) peers.push_back(peer);
+  }
+  return std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_, drafter, std::move(peers));
 }
 
 WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout, const spec::EngineOptions& models,
@@ -151,13 +187,15 @@ WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layou
   SEED_CHECK(layout.role(rank) != RankRole::kCoordinator, kInternal) << "rank " << rank << " is the coordinator";
   const std::unique_ptr<Communicator> group = make_target_group(layout);
   if (group) return serve_target_rank(*group, rank, models);
+  RankTables tables(models);
   std::map<spec::DrafterKind::Value, std::unique_ptr<spec::Drafter>> drafters;  // made on first use
   const auto drafter_of = [&](spec::DrafterKind kind) -> spec::Drafter& {
     std::unique_ptr<spec::Drafter>& d = drafters[kind.value()];
-    if (!d) d = make_rank_drafter(kind, models);
+    if (!d) d = make_rank_drafter(kind, models, tables);
     return *d;
   };
-  return serve_draft_requests(drafter_of, rank, /*coordinator=*/0, fault);
+  const auto learn = [&](spec::DrafterKind kind, const spec::Lesson& lesson) { tables.learn(kind, lesson); };
+  return serve_draft_requests(drafter_of, learn, rank, /*coordinator=*/0, fault);
 }
 
 }  // namespace seed::parallel

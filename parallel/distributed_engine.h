@@ -9,7 +9,10 @@
 // runs on the coordinator. With --tp 0 the target runs on the coordinator
 // too; with --tp T > 0 it is split over ranks 1..T and every engine
 // verifies on a RemoteTarget talking to rank 1 (seed and seed-batch draft
-// on local drafter threads if no draft rank is left). Engines built by one
+// on local drafter threads if no draft rank is left). With model-free
+// drafters every draft rank keeps its own STAND or ADED tables, and by
+// default each verdict also teaches the other draft ranks' (DraftTables),
+// so a group learns as one table would. Engines built by one
 // Coordinator share the worker ranks' slots: use one at a time.
 // Outputs equal the single-process engine's, token for token: drafts and
 // verdicts are keyed by each request's stream and positions, never by rank.
@@ -29,12 +32,19 @@
 
 namespace seed::parallel {
 
+// Whose verdicts the draft ranks' STAND and ADED tables of a group learn:
+// kShared, every draft rank's learns from all of the group's requests
+// (each verdict also goes to the other draft ranks as a lesson); kPerRank,
+// each rank's only from the requests it drafts for.
+enum class DraftTables { kShared, kPerRank };
+
 class Coordinator {
  public:
   // `session` must outlive this object; its world rank must be 0 and every
   // other rank must be in serve_worker_rank() with the same layout (with
   // tp > 0 this makes the target group's communicator, collectively).
-  Coordinator(const MpiSession& session, const RankLayout& layout, std::chrono::milliseconds rank_timeout);
+  Coordinator(const MpiSession& session, const RankLayout& layout, std::chrono::milliseconds rank_timeout,
+              DraftTables tables = DraftTables::kShared);
   // Sends shutdown to every draft rank and the target group's leader (a
   // lost one too: it may only have been slow); their loops return. Waits
   // at most the rank timeout.
@@ -66,8 +76,12 @@ class Coordinator {
   std::vector<RankUsage> usage();
 
  private:
+  // A proxy for draft rank `rank`, teaching the others with kShared tables.
+  std::unique_ptr<spec::Drafter> remote_drafter(int rank, spec::DrafterKind drafter);
+
   RankLayout layout_;
   std::chrono::milliseconds rank_timeout_;
+  DraftTables tables_;
   MpiEventLoop loop_;
   UsageMeter meter_{0};
 };

@@ -11,8 +11,8 @@
 
 namespace seed::parallel {
 
-WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, int rank, int coordinator,
-                                 const DraftWorkerFault& fault) {
+WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLesson& learn, int rank,
+                                 int coordinator, const DraftWorkerFault& fault) {
   UsageMeter meter(rank);
   WorkerStats stats;
   std::map<uint64_t, std::string> failed;  // slot -> why its drafter call threw
@@ -41,7 +41,12 @@ WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, int rank, int 
       continue;
     }
     const UsageMeter::Clock::time_point t0 = UsageMeter::Clock::now();
-    if (const auto* m = std::get_if<wire::DraftMessage>(&message)) {
+    if (const auto* lesson = std::get_if<wire::LessonMessage>(&message)) {
+      // Between drafts, on this thread: the tables are never written while
+      // a proposal reads them. What it throws belongs to no slot: the
+      // caller reports it.
+      learn(lesson->drafter, lesson->lesson);
+    } else if (const auto* m = std::get_if<wire::DraftMessage>(&message)) {
       wire::Message reply = wire::ErrorMessage{};
       const auto it = failed.find(m->slot);
       if (it != failed.end()) {

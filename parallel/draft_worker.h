@@ -6,7 +6,10 @@
 // request group on this rank) and the draft state (KV caches) of every
 // sequence the coordinator assigns it, for whichever engine asks: start,
 // verdict and finish messages update a slot, a draft message is answered
-// with a proposal, a usage request with this rank's usage (rank_usage.h).
+// with a proposal, a usage request with this rank's usage (rank_usage.h),
+// and a lesson (what another draft rank's table of a group learned from a
+// verdict; spec/lesson.h) is learned by this rank's table of the group.
+// Messages are handled one at a time, so lessons land between drafts.
 // A drafter call that throws for a slot is answered with
 // an error message at that slot's next draft request (the coordinator's
 // RemoteDrafter throws it there), and the slot is forgotten; the loop goes
@@ -21,6 +24,7 @@
 #include "parallel/rank_usage.h"
 #include "spec/drafter.h"
 #include "spec/drafter_kind.h"
+#include "spec/lesson.h"
 
 namespace seed::parallel {
 
@@ -42,8 +46,12 @@ struct DraftWorkerFault {
 // reports it and aborts the job.
 // `drafter_of(kind)` gives this rank's drafter of a kind, the same one for
 // every call with that kind; what it throws fails the slot being started.
+// `learn(kind, lesson)` teaches this rank's table of that kind and
+// lesson.group the lesson; what it throws ends the loop (the caller
+// reports it).
 using DrafterOfKind = std::function<spec::Drafter&(spec::DrafterKind)>;
-WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, int rank, int coordinator,
-                                 const DraftWorkerFault& fault = {});
+using LearnLesson = std::function<void(spec::DrafterKind, const spec::Lesson&)>;
+WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLesson& learn, int rank,
+                                 int coordinator, const DraftWorkerFault& fault = {});
 
 }  // namespace seed::parallel

@@ -7,8 +7,18 @@
 namespace seed::parallel {
 
 RemoteDrafter::RemoteDrafter(MpiEventLoop& loop, int rank, std::chrono::milliseconds timeout,
-                             spec::DrafterKind drafter)
-    : loop_(loop), rank_(rank), timeout_(timeout), drafter_(drafter) {}
+                             spec::DrafterKind drafter, std::vector<int> peers)
+    : loop_(loop), rank_(rank), timeout_(timeout), drafter_(drafter), peers_(std::move(peers)) {
+  if (spec::lesson_context(drafter_) == 0) peers_.clear();  // no tables to share
+}
+
+void RemoteDrafter::teach(const spec::Lesson& lesson) {
+  if (!spec::teaches(drafter_, lesson)) return;
+  const std::vector<uint8_t> bytes = wire::encode(wire::LessonMessage{drafter_, lesson});
+  for (const int peer : peers_) {
+    if (loop_.available(peer)) loop_.send(peer, draft_request_tag(peer), bytes, timeout_);
+  }
+}
 
 void RemoteDrafter::check_available() const {
   SEED_CHECK(loop_.available(rank_), kUnavailable) << "draft rank " << rank_ << " is unavailable (it died or "
@@ -18,6 +28,10 @@ void RemoteDrafter::check_available() const {
 void RemoteDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) {
   check_available();
   loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::StartMessage{slot, tokens, settings, drafter_}), timeout_);
+  if (peers_.empty()) return;
+  spec::Lesson lesson = spec::make_lesson(drafter_, settings.group, tokens, {}, {});
+  teach(lesson);
+  taught_[slot] = Taught{settings.group, std::move(lesson.context)};
 }
 
 spec::DraftTree RemoteDrafter::propose(uint64_t slot, int max_depth) {
@@ -44,11 +58,21 @@ spec::DraftTree RemoteDrafter::propose(uint64_t slot, int max_depth) {
 }
 
 void RemoteDrafter::advance(uint64_t slot, const spec::Verdict& verdict) {
+  // The peers learn the verdict even if this drafter's rank is lost now.
+  const auto it = taught_.find(slot);
+  if (it != taught_.end()) {
+    Taught& t = it->second;
+    teach(spec::make_lesson(drafter_, t.group, t.tail, verdict.tokens, verdict.target_top));
+    t.tail.insert(t.tail.end(), verdict.tokens.begin(), verdict.tokens.end());
+    const size_t keep = spec::lesson_context(drafter_);
+    if (t.tail.size() > keep) t.tail.erase(t.tail.begin(), t.tail.end() - static_cast<std::ptrdiff_t>(keep));
+  }
   check_available();
   loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::VerdictMessage{slot, verdict}), timeout_);
 }
 
 void RemoteDrafter::finish(uint64_t slot) {
+  taught_.erase(slot);
   if (!loop_.available(rank_)) return;  // its state died with it
   loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::FinishMessage{slot}), timeout_);
 }

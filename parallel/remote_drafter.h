@@ -8,6 +8,13 @@
 // an error message. All MPI goes through the coordinator's MpiEventLoop, so
 // the SEED engine's drafter threads may each drive their own RemoteDrafter.
 //
+// Shared tables: with `peers` (the other draft ranks), what the rank's
+// STAND or ADED table of a slot's group learns from each verdict (and
+// ADED's from each start) also goes to every available peer as a lesson
+// (spec/lesson.h), so that every draft rank's table of the group learns
+// from all of the group's requests. Lessons need no answer; a lost peer
+// is skipped.
+//
 // Failures: a rank that does not answer within `timeout`, or died, makes
 // start/propose/advance throw seed::Error kUnavailable naming the rank
 // (the engine then moves its sequences elsewhere); finish on such a rank
@@ -17,10 +24,13 @@
 #pragma once
 
 #include <chrono>
+#include <map>
+#include <vector>
 
 #include "parallel/mpi_event_loop.h"
 #include "spec/drafter.h"
 #include "spec/drafter_kind.h"
+#include "spec/lesson.h"
 
 namespace seed::parallel {
 
@@ -28,9 +38,10 @@ class RemoteDrafter final : public spec::Drafter {
  public:
   // `loop` is borrowed and must outlive this object; `rank` runs
   // serve_draft_requests (draft_worker.h) and drafts this object's slots
-  // with its drafter of kind `drafter`.
+  // with its drafter of kind `drafter`; `peers` (draft ranks, not `rank`)
+  // learn its lessons.
   RemoteDrafter(MpiEventLoop& loop, int rank, std::chrono::milliseconds timeout,
-                spec::DrafterKind drafter = spec::DrafterKind::kModel);
+                spec::DrafterKind drafter = spec::DrafterKind::kModel, std::vector<int> peers = {});
 
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) override;
   spec::DraftTree propose(uint64_t slot, int max_depth) override;
@@ -41,11 +52,21 @@ class RemoteDrafter final : public spec::Drafter {
 
  private:
   void check_available() const;
+  // Sends `lesson` to the available peers, if it teaches anything.
+  void teach(const spec::Lesson& lesson);
+
+  // What a slot's lessons need: its group and its last tokens.
+  struct Taught {
+    uint64_t group = 0;
+    std::vector<int32_t> tail;  // at most spec::lesson_context(drafter_) tokens
+  };
 
   MpiEventLoop& loop_;
   int rank_;
   std::chrono::milliseconds timeout_;
   spec::DrafterKind drafter_;
+  std::vector<int> peers_;
+  std::map<uint64_t, Taught> taught_;  // slot -> its lesson state; only with peers
 };
 
 }  // namespace seed::parallel

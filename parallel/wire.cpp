@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "models/base/error.h"
+#include "spec/lesson.h"
 
 // The format is little-endian and arrays are copied as they lie in memory.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the wire format assumes a little-endian host");
@@ -19,7 +20,7 @@ constexpr uint8_t kMagic[2] = {'S', 'D'};
 constexpr uint8_t kDeterministic = 1, kWithoutReplacement = 2, kSparseQ = 4;
 
 enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify, kVerdicts,
-                            kUsageRequest, kUsage };
+                            kUsageRequest, kUsage, kLesson };
 
 class Writer {
  public:
@@ -232,17 +233,39 @@ spec::DraftTree get_draft(Reader& r) {
   return d;
 }
 
+void put_target_top(Writer& w, const std::vector<spec::TopTokens>& target_top) {
+  w.put_count(target_top.size(), "target_top");
+  for (const spec::TopTokens& top : target_top) {
+    SEED_CHECK(top.ids.size() == top.probs.size(), kInvalidArgument)
+        << "wire: a target_top entry has " << top.ids.size() << " ids but " << top.probs.size() << " probs";
+    w.put_array(top.ids, "target_top ids");
+    w.put_raw(top.probs.data(), top.probs.size());
+  }
+}
+
+std::vector<spec::TopTokens> get_target_top(Reader& r) {
+  const uint32_t tops = r.get<uint32_t>("target_top");
+  r.need(uint64_t{tops} * sizeof(uint32_t), "target_top");  // each at least a count
+  std::vector<spec::TopTokens> target_top(tops);
+  for (spec::TopTokens& top : target_top) {
+    top.ids = r.get_array<int32_t>("target_top ids");
+    top.probs.resize(top.ids.size());
+    r.get_raw(top.probs.data(), top.probs.size(), "target_top probs");
+  }
+  return target_top;
+}
+
+spec::DrafterKind get_drafter_kind(Reader& r) {
+  const uint8_t drafter = r.get<uint8_t>("drafter");
+  if (drafter >= spec::kDrafterKinds.size()) detail::Raiser() & r.fail() << "unknown drafter kind " << int{drafter};
+  return spec::kDrafterKinds[drafter];
+}
+
 void put_verdict(Writer& w, const spec::Verdict& v) {
   w.put_array(v.accepted, "accepted");
   w.put(v.bonus);
   w.put_array(v.tokens, "tokens");
-  w.put_count(v.target_top.size(), "target_top");
-  for (const spec::TopTokens& top : v.target_top) {
-    SEED_CHECK(top.ids.size() == top.probs.size(), kInvalidArgument)
-        << "wire: a verdict's target_top entry has " << top.ids.size() << " ids but " << top.probs.size() << " probs";
-    w.put_array(top.ids, "target_top ids");
-    w.put_raw(top.probs.data(), top.probs.size());
-  }
+  put_target_top(w, v.target_top);
 }
 
 spec::Verdict get_verdict(Reader& r) {
@@ -250,15 +273,39 @@ spec::Verdict get_verdict(Reader& r) {
   v.accepted = r.get_array<int32_t>("accepted");
   v.bonus = r.get<int32_t>("bonus");
   v.tokens = r.get_array<int32_t>("tokens");
-  const uint32_t tops = r.get<uint32_t>("target_top");
-  r.need(uint64_t{tops} * sizeof(uint32_t), "target_top");  // each at least a count
-  v.target_top.resize(tops);
-  for (spec::TopTokens& top : v.target_top) {
-    top.ids = r.get_array<int32_t>("target_top ids");
-    top.probs.resize(top.ids.size());
-    r.get_raw(top.probs.data(), top.probs.size(), "target_top probs");
-  }
+  v.target_top = get_target_top(r);
   return v;
+}
+
+void put_lesson(Writer& w, spec::DrafterKind drafter, const spec::Lesson& l) {
+  SEED_CHECK(l.target_top.size() <= l.tokens.size(), kInvalidArgument)
+      << "wire: a lesson has " << l.target_top.size() << " target distributions for " << l.tokens.size() << " tokens";
+  w.put(static_cast<uint8_t>(drafter.value()));
+  w.put(l.group);
+  w.put_array(l.context, "context");
+  w.put_array(l.tokens, "tokens");
+  put_target_top(w, l.target_top);
+}
+
+LessonMessage get_lesson(Reader& r) {
+  LessonMessage m;
+  m.drafter = get_drafter_kind(r);
+  if (spec::lesson_context(m.drafter) == 0) {
+    detail::Raiser() & r.fail() << "drafter '" << m.drafter.name() << "' keeps no group table to learn into";
+  }
+  m.lesson.group = r.get<uint64_t>("group");
+  m.lesson.context = r.get_array<int32_t>("context");
+  if (m.lesson.context.size() > spec::lesson_context(m.drafter)) {
+    detail::Raiser() & r.fail() << m.lesson.context.size() << " context tokens, more than the "
+                                << spec::lesson_context(m.drafter) << " a " << m.drafter.name() << " lesson carries";
+  }
+  m.lesson.tokens = r.get_array<int32_t>("tokens");
+  m.lesson.target_top = get_target_top(r);
+  if (m.lesson.target_top.size() > m.lesson.tokens.size()) {
+    detail::Raiser() & r.fail() << m.lesson.target_top.size() << " target distributions for "
+                                << m.lesson.tokens.size() << " tokens";
+  }
+  return m;
 }
 
 struct Encoder {
@@ -299,6 +346,7 @@ struct Encoder {
     w.put(m.prefill.evicted_blocks);
   }
   void operator()(const UsageRequestMessage&) {}
+  void operator()(const LessonMessage& m) { put_lesson(w, m.drafter, m.lesson); }
   void operator()(const UsageMessage& m) {
     w.put_count(m.ranks.size(), "ranks");
     for (const RankUsage& u : m.ranks) {
@@ -313,9 +361,9 @@ struct Encoder {
 // Variant index -> wire type, in the order of the Message variant.
 constexpr Type kTypes[] = {Type::kStart,    Type::kDraft,    Type::kProposal,     Type::kVerdict,
                            Type::kFinish,   Type::kShutdown, Type::kError,        Type::kVerify,
-                           Type::kVerdicts, Type::kUsageRequest, Type::kUsage};
+                           Type::kVerdicts, Type::kUsageRequest, Type::kUsage, Type::kLesson};
 constexpr const char* kNames[] = {"start",  "draft",    "proposal", "verdict", "finish", "shutdown",
-                                  "error",  "verify",   "verdicts", "usage request", "usage"};
+                                  "error",  "verify",   "verdicts", "usage request", "usage", "lesson"};
 static_assert(std::size(kTypes) == std::variant_size_v<Message>);
 // decode names a message kNames[type - 1]: types number the variant from 1.
 constexpr bool types_follow_variant_order() {
@@ -333,9 +381,7 @@ Message decode_body(Type type, Reader& r) {
       m.slot = r.get<uint64_t>("slot");
       m.tokens = r.get_array<int32_t>("tokens");
       m.settings = get_settings(r);
-      const uint8_t drafter = r.get<uint8_t>("drafter");
-      if (drafter >= spec::kDrafterKinds.size()) detail::Raiser() & r.fail() << "unknown drafter kind " << int{drafter};
-      m.drafter = spec::kDrafterKinds[drafter];
+      m.drafter = get_drafter_kind(r);
       return m;
     }
     case Type::kDraft: {
@@ -393,6 +439,7 @@ Message decode_body(Type type, Reader& r) {
       return m;
     }
     case Type::kUsageRequest: return UsageRequestMessage{};
+    case Type::kLesson: return get_lesson(r);
     case Type::kUsage: {
       UsageMessage m;
       const uint32_t count = r.get<uint32_t>("ranks");
@@ -435,7 +482,7 @@ Message decode(const std::vector<uint8_t>& bytes, int sender) {
                                 << "; run the same seed build on every rank";
   }
   const uint8_t type = r.get<uint8_t>("type");
-  if (type < static_cast<uint8_t>(Type::kStart) || type > static_cast<uint8_t>(Type::kUsage)) {
+  if (type < static_cast<uint8_t>(Type::kStart) || type > static_cast<uint8_t>(Type::kLesson)) {
     detail::Raiser() & r.fail() << "unknown message type " << int{type};
   }
   r.set_message(kNames[type - 1]);

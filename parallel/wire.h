@@ -29,6 +29,9 @@
 //   usage request  (empty)                       (rank 0 asks a worker rank)
 //   usage      count u32, then count x (rank i32, busy_s f64, wall_s f64,
 //              cpu_s f64): a draft rank's own, or every target group rank's
+//   lesson     drafter u8, group u64, context [i32], tokens [i32],
+//              target_top as in verdict: what another draft rank's table of
+//              the group learned from a verdict (spec/lesson.h)
 // Proposals carry q exactly (lossless verification needs the very
 // probabilities the draft was drawn from), but only the rows of contexts
 // that have children, in context order: a chain of k sends k rows, not k+1
@@ -40,8 +43,9 @@
 //
 // Decoding validates everything before returning: a truncated or oversized
 // buffer, bad magic, another version, an unknown type, a count past the
-// buffer or a parent that is not an earlier node throws seed::Error
-// (kCorruption) naming the sender rank and what is wrong.
+// buffer, a parent that is not an earlier node, or a lesson for a drafter
+// with no tables or with more context or distributions than it reads
+// throws seed::Error (kCorruption) naming the sender rank and what is wrong.
 // Thread-safe: pure functions.
 #pragma once
 
@@ -53,13 +57,15 @@
 #include "parallel/rank_usage.h"
 #include "spec/drafter.h"
 #include "spec/drafter_kind.h"
+#include "spec/lesson.h"
 #include "spec/target.h"
 #include "spec/verifier.h"
 
 namespace seed::parallel::wire {
 
-// 2: verdicts; 3: usage; 4: model-free drafters; 5: a target group's top entries on request
-constexpr uint16_t kVersion = 5;
+// 2: verdicts; 3: usage; 4: model-free drafters; 5: a target group's top
+// entries on request; 6: lessons (tables shared across draft ranks)
+constexpr uint16_t kVersion = 6;
 
 struct StartMessage {
   uint64_t slot = 0;
@@ -100,10 +106,14 @@ struct UsageRequestMessage {};
 struct UsageMessage {
   std::vector<RankUsage> ranks;
 };
+struct LessonMessage {
+  spec::DrafterKind drafter = spec::DrafterKind::kStand;  // whose tables learn it: stand or aded
+  spec::Lesson lesson;
+};
 
 using Message = std::variant<StartMessage, DraftMessage, ProposalMessage, VerdictMessage, FinishMessage,
                              ShutdownMessage, ErrorMessage, VerifyMessage, VerdictsMessage, UsageRequestMessage,
-                             UsageMessage>;
+                             UsageMessage, LessonMessage>;
 
 // "start", "draft", ... as in the table above.
 const char* message_name(const Message& message);

@@ -6,6 +6,7 @@
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"
 #include "spec/gumbel_top_k.h"
+#include "spec/lesson.h"
 
 namespace seed::spec {
 
@@ -111,10 +112,7 @@ void StandDrafter::advance(uint64_t slot, const Verdict& verdict) {
       ++accepted_per_node_[static_cast<size_t>(s.placed[static_cast<size_t>(node)])];
     }
   }
-  for (size_t i = 0; i < verdict.tokens.size(); ++i) {
-    if (i < verdict.target_top.size()) s.table->add(s.tokens, s.tokens.size(), verdict.target_top[i]);
-    s.tokens.push_back(verdict.tokens[i]);
-  }
+  learn_verdict(*s.table, s.tokens, verdict.tokens, verdict.target_top);
 }
 
 void StandDrafter::finish(uint64_t slot) { slots_.erase(slot); }

@@ -3,7 +3,8 @@
 // group (NgramStore), filled with the target's own next-token
 // distributions as verdicts arrive (Verdict::target_top), so the requests
 // of one problem -- trajectories, branches, other drafters' slots -- teach
-// each other.
+// each other. (Under mpirun each draft rank has its own store, and the
+// coordinator sends every verdict's lesson to the others: spec/lesson.h.)
 //
 // A proposal fills a static tree (StaticTree) breadth-first: at each node
 // the longest stored context (4..1 tokens) of the path so far gives up to

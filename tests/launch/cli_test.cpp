@@ -258,6 +258,12 @@ TEST_F(CliTest, UnknownKernelOrDtypeNamesTheFlag) {
   EXPECT_NE(dtype.output.find("--weights-dtype: unknown weight dtype 'int4'"), std::string::npos) << dtype.output;
 }
 
+TEST_F(CliTest, UnknownDraftTablesModeNamesTheFlagAndTheModes) {
+  const Outcome bad = run_command(seed("run --draft-tables global --task x"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--draft-tables: global not in {shared,per-rank}"), std::string::npos) << bad.output;
+}
+
 TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {
   const Outcome b = run_command(seed("--threads 64 bench spec --target " + model_dir_->string() + " --draft " +
                                      model_dir_->string() + " --engines ar seed --n 1 --temperatures 0 --repeats 1 "

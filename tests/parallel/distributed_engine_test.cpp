@@ -5,6 +5,9 @@
 //   - with the prefix cache on and off on every rank, the same tokens;
 //   - with model-free drafters (stand, lookup, aded) on the draft ranks,
 //     greedy seed and seed-batch produce ar's tokens;
+//   - STAND's and ADED's tables of a group learn from the verdicts of
+//     requests drafted on other ranks (lessons), as one process's shared
+//     table does, and only from their own with per-rank tables;
 //   - a draft rank that stops answering mid-run is noticed within the rank
 //     timeout, reported by rank, and the run still completes every request
 //     with the single-process tokens;
@@ -183,6 +186,49 @@ TEST_F(DistributedEngineTest, ModelFreeDraftersOnDraftRanksProduceTheSingleProce
     }
   }
   EXPECT_TRUE(coordinator.lost_ranks().empty());
+}
+
+// Two requests of one group, one after the other, land on different draft
+// ranks (round-robin). With shared tables the second drafts from what the
+// first's verdicts taught the first rank's table -- as it does in one
+// process, where both drafters share one table -- so its drafted and
+// accepted counts equal the single-process run's; with per-rank tables it
+// starts from an empty table, exactly as the first request did.
+TEST_F(DistributedEngineTest, ModelFreeTablesLearnFromEveryDraftRanksVerdicts) {
+  for (const DraftTables tables : {DraftTables::kShared, DraftTables::kPerRank}) {
+    if (!coordinator()) {
+      serve_worker_rank(mpi_world(), layout(), *models_);
+      continue;
+    }
+    Coordinator coordinator(mpi_world(), layout(), kRankTimeout, tables);
+    for (const spec::DrafterKind drafter : {spec::DrafterKind::kStand, spec::DrafterKind::kAded}) {
+      SCOPED_TRACE(std::string("--drafter ") + drafter.name() +
+                   (tables == DraftTables::kShared ? ", shared tables" : ", per-rank tables"));
+      spec::GenRequest request = requests(0.0f)[3];
+      request.max_new_tokens = 40;
+      request.group = 20 + drafter.value();
+      const auto expected = tokens_of(spec::make_engine(options("ar"))->generate({request}));
+      spec::EngineOptions o = options("seed");
+      o.drafter = drafter;
+      const std::unique_ptr<spec::Engine> local = spec::make_engine(o);
+      const spec::RequestStats local_first = local->generate({request})[0].stats;
+      const spec::RequestStats local_second = local->generate({request})[0].stats;
+      ASSERT_GT(local_second.accepted_tokens, local_first.accepted_tokens) << "the second learns from the first";
+
+      const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
+      const std::vector<spec::Completion> first = engine->generate({request});
+      const std::vector<spec::Completion> second = engine->generate({request});
+      EXPECT_EQ(tokens_of(first), expected);
+      EXPECT_EQ(tokens_of(second), expected);
+      EXPECT_EQ(first[0].stats.drafted_tokens, local_first.drafted_tokens);
+      EXPECT_EQ(first[0].stats.accepted_tokens, local_first.accepted_tokens);
+      const spec::RequestStats& want = tables == DraftTables::kShared ? local_second : local_first;
+      EXPECT_EQ(second[0].stats.drafted_tokens, want.drafted_tokens);
+      EXPECT_EQ(second[0].stats.accepted_tokens, want.accepted_tokens);
+      EXPECT_EQ(second[0].stats.target_forwards, want.target_forwards);
+    }
+    EXPECT_TRUE(coordinator.lost_ranks().empty());
+  }
 }
 
 TEST_F(DistributedEngineTest, ADraftRankThatStopsAnsweringIsReportedAndTheRunCompletes) {

@@ -59,7 +59,14 @@ std::vector<Message> one_of_each() {
           VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}, 10},
           VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}, {}}}}, {120, 40, 4096, 1024, 3}},
           UsageRequestMessage{},
-          UsageMessage{{RankUsage{1, 2.5, 10.0, 3.25}, RankUsage{2, 0.5, 9.75, 0.125}}}};
+          UsageMessage{{RankUsage{1, 2.5, 10.0, 3.25}, RankUsage{2, 0.5, 9.75, 0.125}}},
+          LessonMessage{spec::DrafterKind::kStand, spec::Lesson{99, {8, 1, 5, 9}, {4, 3, 17}, verdict.target_top}}};
+}
+
+// A lesson whose fields a receiver must refuse once encoded: encode checks
+// only the distributions, so these are made by hand-editing good bytes.
+std::vector<uint8_t> lesson_bytes(spec::DrafterKind drafter, std::vector<int32_t> context) {
+  return encode(LessonMessage{drafter, spec::Lesson{5, std::move(context), {2}, {}}});
 }
 
 TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
@@ -121,6 +128,17 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
       EXPECT_EQ(g.prefill.kv_peak_bytes, m->prefill.kv_peak_bytes);
       EXPECT_EQ(g.prefill.kv_live_bytes, m->prefill.kv_live_bytes);
       EXPECT_EQ(g.prefill.evicted_blocks, m->prefill.evicted_blocks);
+    } else if (auto* m = std::get_if<LessonMessage>(&sent)) {
+      const auto& g = std::get<LessonMessage>(got);
+      EXPECT_EQ(g.drafter, m->drafter);
+      EXPECT_EQ(g.lesson.group, m->lesson.group);
+      EXPECT_EQ(g.lesson.context, m->lesson.context);
+      EXPECT_EQ(g.lesson.tokens, m->lesson.tokens);
+      ASSERT_EQ(g.lesson.target_top.size(), m->lesson.target_top.size());
+      for (size_t i = 0; i < g.lesson.target_top.size(); ++i) {
+        EXPECT_EQ(g.lesson.target_top[i].ids, m->lesson.target_top[i].ids);
+        EXPECT_EQ(g.lesson.target_top[i].probs, m->lesson.target_top[i].probs);
+      }
     } else if (auto* m = std::get_if<UsageMessage>(&sent)) {
       const auto& g = std::get<UsageMessage>(got);
       ASSERT_EQ(g.ranks.size(), m->ranks.size());
@@ -261,6 +279,29 @@ TEST(Wire, EncodingAMalformedProposalThrows) {
   d.parents[1] = 1;
   EXPECT_TRUE(throws_error([&] { encode(ProposalMessage{7, d}); }, ErrorKind::kInvalidArgument,
                            {"node 1 has parent 1"}));
+}
+
+TEST(Wire, LessonsForDraftersWithoutTablesOrWithTooMuchAreRejected) {
+  // The drafter byte follows the 5-byte header.
+  std::vector<uint8_t> bytes = lesson_bytes(spec::DrafterKind::kStand, {1});
+  bytes[5] = static_cast<uint8_t>(spec::DrafterKind::kLookup);
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                           {"lesson message from rank 3", "'lookup' keeps no group table"}));
+  EXPECT_TRUE(throws_error([&] { decode(lesson_bytes(spec::DrafterKind::kStand, {1, 2, 3, 4, 5}), kSender); },
+                           ErrorKind::kCorruption, {"lesson message from rank 3", "5 context tokens", "the 4"}));
+  EXPECT_NO_THROW(decode(lesson_bytes(spec::DrafterKind::kAded, std::vector<int32_t>(16, 1)), kSender));
+  // More distributions than tokens: refused when encoding, and when
+  // decoding (the token count, after header 5, drafter 1, group 8 and
+  // the context, cut from 1 to 0).
+  const spec::Lesson two_tops{5, {}, {2}, {spec::TopTokens{{2}, {1.0f}}}};
+  EXPECT_TRUE(throws_error([&] { encode(LessonMessage{spec::DrafterKind::kStand, {5, {}, {}, two_tops.target_top}}); },
+                           ErrorKind::kInvalidArgument, {"1 target distributions for 0 tokens"}));
+  bytes = encode(LessonMessage{spec::DrafterKind::kStand, two_tops});
+  const size_t tokens_at = 5 + 1 + 8 + 4;
+  bytes[tokens_at] = 0;
+  bytes.erase(bytes.begin() + tokens_at + 4, bytes.begin() + tokens_at + 8);
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                           {"lesson message from rank 3", "1 target distributions for 0 tokens"}));
 }
 
 }  // namespace
