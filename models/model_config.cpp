@@ -165,6 +165,14 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& source
     c.head_dim = c.hidden_size / c.num_attention_heads;
   }
   fields.optional("max_position_embeddings", &c.max_position_embeddings);
+  // Sliding-window attention (Mistral v0.1; Qwen2 with use_sliding_window):
+  // seed attends to every earlier position, the same function up to the
+  // window and a different one past it, so the context ends at the window.
+  bool windowed = c.model_type == "mistral";
+  if (c.model_type == "qwen2") fields.optional("use_sliding_window", &windowed);
+  int64_t window = 0;
+  if (windowed) fields.optional("sliding_window", &window);
+  if (window > 0 && window < c.max_position_embeddings) c.max_position_embeddings = window;
   fields.optional("rms_norm_eps", &c.rms_norm_eps);
   fields.optional("rope_theta", &c.rope_theta);
   if (const json* rope = fields.find("rope_scaling")) {

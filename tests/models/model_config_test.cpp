@@ -179,6 +179,28 @@ TEST_F(ModelConfigTest, Qwen2ImpliesAttentionBiasAndCountsTiedEmbeddingsOnce) {
   EXPECT_FALSE(ModelConfig::from_json(explicit_bias, "qwen2.json").attention_bias);
 }
 
+// seed attends to every earlier position: a sliding window shorter than the
+// context ends the context there (beyond it the function would differ).
+TEST_F(ModelConfigTest, ASlidingWindowEndsTheContext) {
+  const json mistral = {{"model_type", "mistral"},   {"vocab_size", 32000},
+                        {"hidden_size", 4096},       {"intermediate_size", 14336},
+                        {"num_hidden_layers", 32},   {"num_attention_heads", 32},
+                        {"num_key_value_heads", 8},  {"max_position_embeddings", 32768},
+                        {"sliding_window", 4096}};
+  EXPECT_EQ(ModelConfig::from_json(mistral, "mistral-v0.1.json").max_position_embeddings, 4096);
+  json unwindowed = mistral;
+  unwindowed["sliding_window"] = nullptr;  // Mistral v0.2 on
+  EXPECT_EQ(ModelConfig::from_json(unwindowed, "mistral-v0.2.json").max_position_embeddings, 32768);
+
+  json qwen2 = json::parse(kQwen2Config);
+  qwen2["max_position_embeddings"] = 32768;
+  qwen2["sliding_window"] = 4096;
+  qwen2["use_sliding_window"] = false;  // as Qwen2 and Qwen2.5 ship
+  EXPECT_EQ(ModelConfig::from_json(qwen2, "qwen2.json").max_position_embeddings, 32768);
+  qwen2["use_sliding_window"] = true;
+  EXPECT_EQ(ModelConfig::from_json(qwen2, "qwen2.json").max_position_embeddings, 4096);
+}
+
 TEST_F(ModelConfigTest, DefaultsKvHeadsAndHeadDimLikeLlama2) {
   const json llama2 = {{"model_type", "llama"},       {"vocab_size", 32000},
                        {"hidden_size", 4096},         {"intermediate_size", 11008},
