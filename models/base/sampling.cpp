@@ -76,6 +76,20 @@ double sum_of(const float* values, int64_t n) {
   return total;
 }
 
+// The mass of the positive entries (NaN included, so that it poisons the
+// sum), over eight interleaved partial sums like sum_of.
+double positive_mass(const float* probs, int64_t n) {
+  double partial[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) partial[j] += probs[i + j] <= 0.0f ? 0.0f : probs[i + j];
+  }
+  double total = 0.0;
+  for (; i < n; ++i) total += probs[i] <= 0.0f ? 0.0f : probs[i];
+  for (double p : partial) total += p;
+  return total;
+}
+
 // Token ids are int32_t.
 void check_vocab(int64_t vocab) {
   SEED_CHECK(vocab > 0 && vocab <= std::numeric_limits<int32_t>::max(), kInvalidArgument)
@@ -142,11 +156,11 @@ void SamplingParams::validate() const {
 }
 
 int32_t argmax(const float* logits, int64_t vocab) {
-  int32_t best = 0;
-  for (int64_t i = 1; i < vocab; ++i) {
-    if (logits[i] > logits[best]) best = static_cast<int32_t>(i);
-  }
-  return best;
+  // Two passes that vectorise (the max, then its first index) rather than
+  // one in which every step waits on the last comparison.
+  float best = logits[0];
+  for (int64_t i = 1; i < vocab; ++i) best = std::max(best, logits[i]);
+  return static_cast<int32_t>(std::find(logits, logits + vocab, best) - logits);
 }
 
 void sampling_distribution(const float* logits, int64_t vocab, const SamplingParams& params,
@@ -192,12 +206,8 @@ void sampling_distribution(const float* logits, int64_t vocab, const SamplingPar
 int32_t sample_from(const float* probs, int64_t vocab, double u) {
   check_vocab(vocab);
   SEED_CHECK(u >= 0.0 && u < 1.0, kInvalidArgument) << "u must be in [0, 1), got " << u;
-  // Summed in the same order as the loop below, so the cumulative mass ends
-  // at exactly `total`. NaN is not skipped: it poisons the total.
-  double total = 0.0;
-  for (int64_t i = 0; i < vocab; ++i) {
-    if (!(probs[i] <= 0.0f)) total += probs[i];
-  }
+  // NaN is not skipped: it poisons the total.
+  const double total = positive_mass(probs, vocab);
   SEED_CHECK(total > 0.0 && std::isfinite(total), kInvalidArgument)
       << "probabilities over " << vocab << " tokens sum to " << total << "; nothing to draw";
   const double target = u * total;
@@ -209,8 +219,8 @@ int32_t sample_from(const float* probs, int64_t vocab, double u) {
     last_nonzero = static_cast<int32_t>(i);
     if (cumulative > target) return last_nonzero;
   }
-  // Defensive: u < 1 keeps u * total below total, so the loop has returned.
-  // The limit of the draw as u -> 1 is the last token with mass.
+  // The running sum can end a rounding short of `total` (summed in another
+  // order); the draw as u -> 1 is the last token with mass.
   return last_nonzero;
 }
 
