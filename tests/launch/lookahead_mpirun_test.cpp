@@ -1,0 +1,77 @@
+// `seed run --lookahead` under launch/mpirun.sh -n 3 (draft ranks serve the
+// token drafts of the target's steps): greedy with the exact step verifier,
+// a BFS search writes what one process writes and what `ar` writes.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/launch/synthetic_game24_csv.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class LookaheadMpirunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("seed_lookahead_mpirun_test_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    seed::testing::write_synthetic_game24_csv(dir_ / "24.csv");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `seed run` (under `launcher`, if any) into dir_/name; returns its
+  // exit status.
+  int run(const std::string& launcher, const std::string& name, const std::string& extra) const {
+    const std::string src = SEED_SOURCE_DIR;
+    const std::string command = "timeout -k 10 300 " + launcher + std::string(SEED_BINARY) + " --threads 1 run --task " +
+                                src + "/tasks/game24 --target " + src + "/models/zoo/tiny-target --draft " + src +
+                                "/models/zoo/tiny-draft --data " + (dir_ / "24.csv").string() +
+                                " --search bfs --limit 1 --out " + (dir_ / name).string() + " " + extra + " > " +
+                                (dir_ / (name + ".log")).string() + " 2>&1";
+    return std::system(command.c_str());
+  }
+
+  // Each problem's answer and token counts.
+  std::vector<json> results(const std::string& name) const {
+    std::vector<json> out;
+    std::ifstream in(dir_ / name / "results.jsonl");
+    std::string line;
+    while (std::getline(in, line)) {
+      const json row = json::parse(line);
+      out.push_back({row["answer"], row["tokens"], row["thought_tokens"], row["evaluation_tokens"]});
+    }
+    return out;
+  }
+
+  json summary(const std::string& name) const {
+    std::ifstream in(dir_ / name / "summary.json");
+    return json::parse(in);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(LookaheadMpirunTest, GreedyExactLookaheadWritesWhatOneProcessAndArWrite) {
+  const std::string lookahead = "--engine seed --lookahead 2 --step-verifier exact";
+  ASSERT_EQ(run(std::string(SEED_SOURCE_DIR) + "/launch/mpirun.sh -n 3 -- ", "np3", lookahead), 0)
+      << "see " << (dir_ / "np3.log");
+  ASSERT_EQ(run("", "np1", lookahead), 0);
+  ASSERT_EQ(run("", "ar", "--engine ar"), 0);
+  ASSERT_EQ(results("np3").size(), 1u);
+  EXPECT_EQ(results("np3"), results("np1"));
+  EXPECT_EQ(results("np3"), results("ar"));
+  const json steps = summary("np3")["steps"];
+  EXPECT_GT(steps["drafted_steps"].get<int64_t>(), 0) << steps.dump();
+  EXPECT_EQ(summary("np3")["lookahead"]["gamma"], 2);
+}
+
+}  // namespace
