@@ -16,7 +16,7 @@ const std::set<std::string>& filters() {
   static const std::set<std::string> names = {
       "safe", "tojson", "list", "first", "last", "length", "count", "reverse", "sort", "join", "string", "unique",
       "upper", "lower", "title", "capitalize", "trim", "indent", "int", "float", "abs", "items", "default", "d",
-      "selectattr", "rejectattr", "map", "replace", "dictsort", "bool"};
+      "selectattr", "rejectattr", "select", "reject", "map", "replace", "dictsort", "bool"};
   return names;
 }
 
@@ -203,11 +203,14 @@ Value select_filter(const Value& operand, const CallArgs& args, bool select, con
   const Value& test = argument(args, 1, "test", Value());
   if (!test.is(ValueKind::kUndefined) && !test.is(ValueKind::kString)) fail(name + ": the test must be a string");
   if (test.is(ValueKind::kString) && !is_known_test(test.text)) fail(name + ": unsupported test '" + test.text + "'");
+  const std::vector<Value> test_args(args.positional.size() > 2 ? args.positional.begin() + 2 : args.positional.end(),
+                                     args.positional.end());
   std::vector<Value> kept;
   for (const Value& item : *operand.items) {
     if (!item.is_mapping()) fail(name + " can only be applied to a list of dicts");
     const Value* member = item.find(attribute);
-    const bool passes = member != nullptr && (test.is(ValueKind::kString) ? apply_test(test.text, *member) : member->truthy());
+    const bool passes =
+        member != nullptr && (test.is(ValueKind::kString) ? apply_test(test.text, *member, test_args) : member->truthy());
     if (passes == select) kept.push_back(item);
   }
   return Value::array(std::move(kept));
@@ -306,6 +309,12 @@ bool is_known_test(const std::string& name) {
   static const std::set<std::string> names = {"boolean", "callable", "odd", "even", "false", "true", "none",
                                               "string", "number", "integer", "iterable", "mapping", "sequence",
                                               "lower", "upper", "defined", "undefined"};
+  return names.count(name) > 0 || test_takes_argument(name);
+}
+
+bool test_takes_argument(const std::string& name) {
+  static const std::set<std::string> names = {"equalto", "eq", "==", "ne", "!=", "sameas", "divisibleby", "in",
+                                              "gt", "ge", "lt", "le", ">", ">=", "<", "<="};
   return names.count(name) > 0;
 }
 
@@ -320,7 +329,38 @@ bool is_global_function(const std::string& name) {
   return name == "raise_exception" || name == "namespace" || name == "range" || name == "strftime_now";
 }
 
-bool apply_test(const std::string& name, const Value& v) {
+bool apply_test(const std::string& name, const Value& v, const std::vector<Value>& args) {
+  if (test_takes_argument(name)) {
+    if (args.size() != 1) fail("test '" + name + "' takes one argument");
+    const Value& other = args[0];
+    if (name == "equalto" || name == "eq" || name == "==") return values_equal(v, other);
+    if (name == "ne" || name == "!=") return !values_equal(v, other);
+    if (name == "sameas") {
+      if (v.kind != other.kind) return false;
+      return v.is(ValueKind::kArray) ? v.items == other.items
+             : v.is_mapping()        ? v.members == other.members
+                                     : values_equal(v, other);
+    }
+    if (name == "in") {
+      if (other.is(ValueKind::kArray)) {
+        return std::any_of(other.items->begin(), other.items->end(), [&](const Value& x) { return values_equal(x, v); });
+      }
+      if (other.is(ValueKind::kString) && v.is(ValueKind::kString)) return other.text.find(v.text) != std::string::npos;
+      if (other.is(ValueKind::kObject) && v.is(ValueKind::kString)) return other.find(v.text) != nullptr;
+      fail(std::string("test 'in' cannot look in a ") + value_kind_name(other.kind));
+    }
+    if (name == "divisibleby") {
+      if (!v.is(ValueKind::kInt) || !other.is(ValueKind::kInt) || other.integer == 0) {
+        fail("test 'divisibleby' needs integers (and a non-zero divisor)");
+      }
+      return v.integer % other.integer == 0;
+    }
+    const int order = compare(v, other, /*case_sensitive=*/true);
+    if (name == "gt" || name == ">") return order > 0;
+    if (name == "ge" || name == ">=") return order >= 0;
+    if (name == "lt" || name == "<") return order < 0;
+    return order <= 0;
+  }
   if (name == "defined") return !v.is(ValueKind::kUndefined);
   if (name == "undefined") return v.is(ValueKind::kUndefined);
   if (name == "none") return v.is(ValueKind::kNone);
@@ -375,6 +415,18 @@ Value apply_filter(const std::string& name, const Value& operand, const CallArgs
       return Value::array(std::move(unique));
     }
     if (name == "selectattr" || name == "rejectattr") return select_filter(operand, args, name == "selectattr", name);
+    if (name == "select" || name == "reject") {
+      std::vector<Value> kept;
+      const std::string test = args.positional.empty() ? "" : args.positional[0].str();
+      if (!test.empty() && !is_known_test(test)) fail(name + ": unsupported test '" + test + "'");
+      const std::vector<Value> test_args(args.positional.size() > 1 ? args.positional.begin() + 1 : args.positional.end(),
+                                         args.positional.end());
+      for (const Value& item : items) {
+        const bool passes = test.empty() ? item.truthy() : apply_test(test, item, test_args);
+        if (passes == (name == "select")) kept.push_back(item);
+      }
+      return Value::array(std::move(kept));
+    }
     if (name == "map") {
       const Value* attribute = args.keyword_arg("attribute");
       if (attribute == nullptr || !attribute->is(ValueKind::kString)) fail("map: only map(attribute='name') is supported");

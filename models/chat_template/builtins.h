@@ -14,13 +14,15 @@ namespace seed::models::chat {
 
 bool is_known_filter(const std::string& name);
 bool is_known_test(const std::string& name);
+// Tests that compare with an argument (x is equalto 3, x is divisibleby(2)).
+bool test_takes_argument(const std::string& name);
 bool is_known_method(const std::string& name);
 bool is_global_function(const std::string& name);
 
 // Each throws kInvalidArgument saying what went wrong (a filter applied to a
 // value it does not take, a bad argument); the renderer adds the position.
 Value apply_filter(const std::string& name, const Value& operand, const CallArgs& args);
-bool apply_test(const std::string& name, const Value& operand);
+bool apply_test(const std::string& name, const Value& operand, const std::vector<Value>& args = {});
 // `object.name`: a method bound to `object` or a property such as a string's
 // length; undefined when `object` has no such builtin.
 Value builtin_member(const Value& object, const std::string& name);

@@ -1,5 +1,6 @@
 #include "models/chat_template/chat_template.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "models/base/error.h"
@@ -35,8 +36,11 @@ std::string ChatTemplate::render(const nlohmann::ordered_json& messages, bool ad
     SEED_CHECK(messages[i].is_object() && messages[i].contains("role"), kInvalidArgument)
         << "chat message " << i << " must be an object with a \"role\"";
   }
+  // As transformers (Python and JS) call the template: tools and documents none.
   chat::Members variables = {{"messages", chat::value_from_json(messages)},
-                             {"add_generation_prompt", chat::Value::of(add_generation_prompt)}};
+                             {"add_generation_prompt", chat::Value::of(add_generation_prompt)},
+                             {"tools", chat::Value::none()},
+                             {"documents", chat::Value::none()}};
   const std::pair<const char*, const std::string*> tokens[] = {
       {"bos_token", &config_.bos_token}, {"eos_token", &config_.eos_token},   {"unk_token", &config_.unk_token},
       {"sep_token", &config_.sep_token}, {"pad_token", &config_.pad_token},   {"cls_token", &config_.cls_token},
@@ -45,7 +49,11 @@ std::string ChatTemplate::render(const nlohmann::ordered_json& messages, bool ad
     if (!token->empty()) variables.emplace_back(name, chat::Value::of(*token));
   }
   if (extra.is_object()) {
-    for (const auto& [key, value] : extra.items()) variables.emplace_back(key, chat::value_from_json(value));
+    for (const auto& [key, value] : extra.items()) {
+      const auto same = [&key = key](const auto& variable) { return variable.first == key; };
+      variables.erase(std::remove_if(variables.begin(), variables.end(), same), variables.end());
+      variables.emplace_back(key, chat::value_from_json(value));
+    }
   }
   try {
     return chat::render_program(program_, variables);

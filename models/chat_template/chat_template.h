@@ -6,9 +6,9 @@
 // with Llama 2/3.x, Qwen2.5/3, Mistral, Gemma 3 and DeepSeek use. Parsing
 // happens once, at load: a construct the interpreter lacks fails there, with
 // its name and line:column. Rendering passes `messages`,
-// `add_generation_prompt` and each special token the config sets (bos_token,
-// eos_token, unk_token, pad_token, sep_token, cls_token, mask_token), as
-// transformers.js does. The rendered text already holds whatever special
+// `add_generation_prompt`, `tools` and `documents` (none) and each special
+// token the config sets (bos_token, eos_token, unk_token, sep_token,
+// pad_token, cls_token, mask_token), as transformers.js does. The rendered text already holds whatever special
 // tokens the model wants (Llama 3's template writes bos_token itself): encode
 // it without adding special tokens (encode_chat_prompt).
 #pragma once

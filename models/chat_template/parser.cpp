@@ -317,9 +317,17 @@ class Parser {
       const Token& name = next();
       if (name.kind != TokenKind::kIdentifier) fail(name, "expected a test name after 'is'");
       if (!is_known_test(name.text)) fail(name, "unsupported test '" + name.text + "'");
-      if (is_operator("(")) fail(peek(), "unsupported test arguments for '" + name.text + "'");
       node->name = name.text;
       node->children.push_back(std::move(operand));
+      if (test_takes_argument(name.text)) {  // `is divisibleby(3)` or `is divisibleby 3`
+        if (is_operator("(")) {
+          for (NodePtr& argument : parse_arguments(false)) node->children.push_back(std::move(argument));
+        } else {
+          node->children.push_back(parse_member(parse_primary()));
+        }
+      } else if (is_operator("(")) {
+        fail(peek(), "test '" + name.text + "' takes no arguments");
+      }
       operand = std::move(node);
     }
     return operand;

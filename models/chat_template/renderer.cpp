@@ -263,7 +263,9 @@ class Renderer {
       case NodeKind::kFilter:
         return apply_filter(node.name, evaluate(*node.children[0], scope), arguments(node, 1, scope));
       case NodeKind::kTest: {
-        const bool result = apply_test(node.name, evaluate(*node.children[0], scope));
+        const Value operand = evaluate(*node.children[0], scope);
+        const CallArgs args = arguments(node, 1, scope);
+        const bool result = apply_test(node.name, operand, args.positional);
         return Value::of(node.flag ? !result : result);
       }
       case NodeKind::kUnary: return unary(node, scope);

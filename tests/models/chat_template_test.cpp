@@ -101,6 +101,9 @@ TEST(ChatTemplateTest, Filters) {
                    people),
             "annbob");
   EXPECT_EQ(render("{{ people | selectattr('name', 'string') | length }}", people), "2");
+  EXPECT_EQ(render("{{ (people | selectattr('name', 'equalto', 'bob') | first).admin }}", people), "false");
+  EXPECT_EQ(render("{{ ['a', 'code', 'b'] | reject('equalto', 'code') | join(', ') }}"), "a, b");
+  EXPECT_EQ(render("{{ [1, 2, 3, 4] | select('even') | join }}{{ [0, 1, ''] | select | join }}"), "241");
   EXPECT_EQ(render("{{ [3, 1, 2] | sort | join }}{{ [1, 2] | reverse | join }}{{ '42' | int + 1 }}"), "1232143");
   EXPECT_EQ(render("{{ 'a\nb' | indent(2) }}"), "a\n  b");
   EXPECT_EQ(render("{% filter upper %}shout {{ 'it' }}{% endfilter %}"), "SHOUT IT");
@@ -135,6 +138,8 @@ TEST(ChatTemplateTest, TestsComparisonsAndOperators) {
                    "{{ d is mapping }}{{ true is true }}{{ false is false }}{{ i is even }}",
                    values),
             "truefalsetruetruetruetruetruetruefalse");
+  EXPECT_EQ(render("{{ 6 is divisibleby 3 }}{{ 7 is divisibleby(2) }}{{ 'a' is equalto 'a' }}{{ 2 is in [1, 2] }}"),
+            "truefalsetruetrue");
   EXPECT_EQ(render("{{ 1 < 2 and 2 <= 2 }}{{ 1 > 2 or 3 >= 4 }}{{ not 3 }}{{ 1 != 2 }}{{ 'a' == 'a' }}"),
             "truefalsefalsetruetrue");
   EXPECT_EQ(render("{{ 'b' in 'abc' }}{{ 2 in [1, 2] }}{{ 'a' in d }}{{ 'z' not in d }}{{ 'x' in u }}", values),
@@ -172,8 +177,8 @@ TEST(ChatTemplateTest, UnsupportedConstructFailsAtLoadWithPosition) {
                            {"cfg.json", "unsupported statement 'include'", "line 2:6"}));
   EXPECT_TRUE(throws_error(load("{{ x | wordcount }}"), ErrorKind::kInvalidArgument,
                            {"unsupported filter 'wordcount'", "line 1:8"}));
-  EXPECT_TRUE(throws_error(load("{% if x is divisibleby %}{% endif %}"), ErrorKind::kInvalidArgument,
-                           {"unsupported test 'divisibleby'", "line 1:12"}));
+  EXPECT_TRUE(throws_error(load("{% if x is sequence_of %}{% endif %}"), ErrorKind::kInvalidArgument,
+                           {"unsupported test 'sequence_of'", "line 1:12"}));
   EXPECT_TRUE(throws_error(load("{{ s.format(1) }}"), ErrorKind::kInvalidArgument,
                            {"unsupported method 'format'", "line 1:6"}));
   EXPECT_TRUE(throws_error(load("{{ cycler(1) }}"), ErrorKind::kInvalidArgument,
