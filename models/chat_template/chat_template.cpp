@@ -21,6 +21,7 @@ ChatTemplate::ChatTemplate(const std::string& source, const hf::TokenizerConfig&
 
 ChatTemplate::~ChatTemplate() = default;
 ChatTemplate::ChatTemplate(ChatTemplate&&) noexcept = default;
+ChatTemplate& ChatTemplate::operator=(ChatTemplate&&) noexcept = default;
 
 std::optional<ChatTemplate> ChatTemplate::load(const std::string& model_dir) {
   const std::string path = (std::filesystem::path(model_dir) / "tokenizer_config.json").string();

@@ -38,6 +38,7 @@ class ChatTemplate {
   ChatTemplate(const std::string& source, const hf::TokenizerConfig& config, const std::string& origin);
   ~ChatTemplate();
   ChatTemplate(ChatTemplate&&) noexcept;
+  ChatTemplate& operator=(ChatTemplate&&) noexcept;
 
   // The template of MODEL_DIR/tokenizer_config.json; nullopt when the folder
   // has no such file or the file no chat_template (a string, or a list of
