@@ -73,7 +73,7 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   if (chat.has_value()) {
     const std::string text = chat->render_prompt(options.system, options.prompt);
     spdlog::info("chat prompt: {}", nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    prompt = models::encode_chat_prompt(*tokenizer, text);
+    prompt = chat->encode(*tokenizer, text);
   } else {
     prompt = tokenizer->encode(options.prompt, !options.no_bos);
   }

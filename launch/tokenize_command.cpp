@@ -58,7 +58,7 @@ void run_chat(const TokenizeOptions& options) {
       SEED_FAIL(kInvalidArgument) << "stdin line " << number << ": " << e.what();
     }
     if (options.chat_ids) {
-      std::cout << to_json_line(models::encode_chat_prompt(*tokenizer, text)) << '\n';
+      std::cout << to_json_line(chat->encode(*tokenizer, text)) << '\n';
     } else {
       std::cout << to_json_line(text) << '\n';
     }

@@ -5,6 +5,7 @@
 
 #include "models/base/error.h"
 #include "models/chat_template/parser.h"
+#include "models/hf_tokenizer/hf_tokenizer.h"
 #include "models/chat_template/renderer.h"
 #include "models/tokenizer.h"
 
@@ -70,7 +71,12 @@ std::string ChatTemplate::render_prompt(const std::string& system, const std::st
   return render(messages, /*add_generation_prompt=*/true);
 }
 
-std::vector<int32_t> encode_chat_prompt(const Tokenizer& tokenizer, const std::string& text) {
+std::vector<int32_t> ChatTemplate::encode(const Tokenizer& tokenizer, const std::string& text) const {
+  const std::string& bos = config_.bos_token;
+  const bool reads_special_text = dynamic_cast<const hf::HfTokenizer*>(&tokenizer) != nullptr;
+  if (!reads_special_text && !bos.empty() && tokenizer.bos_id() >= 0 && text.rfind(bos, 0) == 0) {
+    return tokenizer.encode(std::string_view(text).substr(bos.size()), /*add_bos=*/true);
+  }
   return tokenizer.encode(text, /*add_bos=*/false);
 }
 

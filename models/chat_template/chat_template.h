@@ -10,7 +10,7 @@
 // token the config sets (bos_token, eos_token, unk_token, sep_token,
 // pad_token, cls_token, mask_token), as transformers.js does. The rendered text already holds whatever special
 // tokens the model wants (Llama 3's template writes bos_token itself): encode
-// it without adding special tokens (encode_chat_prompt).
+// it with encode(), which adds none.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -57,15 +57,17 @@ class ChatTemplate {
   // One turn: an optional system message (empty: none) then the user's text.
   std::string render_prompt(const std::string& system, const std::string& user) const;
 
+  // A rendered prompt's token ids, with no special tokens added: the template
+  // wrote them (transformers' apply_chat_template(tokenize=True) does the
+  // same), so a prompt that starts with the BOS text gets one BOS. A
+  // SentencePiece tokenizer reads special-token text as plain text, so there
+  // a leading BOS text becomes the BOS id itself.
+  std::vector<int32_t> encode(const Tokenizer& tokenizer, const std::string& text) const;
+
  private:
   std::vector<std::unique_ptr<chat::Node>> program_;
   hf::TokenizerConfig config_;
   std::string origin_;
 };
-
-// A rendered chat prompt's token ids: encoded without adding special tokens,
-// since the template wrote them (transformers' apply_chat_template(tokenize=True)
-// does the same), so a prompt that starts with the BOS text gets one BOS.
-std::vector<int32_t> encode_chat_prompt(const Tokenizer& tokenizer, const std::string& text);
 
 }  // namespace seed::models

@@ -206,7 +206,7 @@ TEST(ChatTemplateTest, RenderPromptWritesSystemAndUserTurns) {
                            {"message 0", "role"}));
 }
 
-// A tokenizer that records whether special tokens were asked for.
+// A tokenizer that reads text as bytes and adds BOS (1) when asked.
 class RecordingTokenizer : public Tokenizer {
  public:
   std::vector<int32_t> encode(std::string_view text, bool add_bos) const override {
@@ -221,12 +221,15 @@ class RecordingTokenizer : public Tokenizer {
   int32_t eos_id() const override { return 2; }
 };
 
-TEST(ChatTemplateTest, ChatPromptIsEncodedWithoutAddedSpecialTokens) {
-  // The template writes bos_token itself; a second BOS must not be added.
+TEST(ChatTemplateTest, ALeadingBosTextBecomesOneBos) {
+  // The template writes bos_token itself; a tokenizer that reads special
+  // tokens as plain text (SentencePiece) gets the BOS id for it, once.
   const ChatTemplate chat("{{ bos_token }}{{ messages[0].content }}", tokens(), "test");
   const std::string text = chat.render_prompt("", "hi");
   EXPECT_EQ(text, "<s>hi");
-  EXPECT_EQ(encode_chat_prompt(RecordingTokenizer(), text), (std::vector<int32_t>{'<', 's', '>', 'h', 'i'}));
+  EXPECT_EQ(chat.encode(RecordingTokenizer(), text), (std::vector<int32_t>{1, 'h', 'i'}));
+  // Without a leading BOS text nothing is added.
+  EXPECT_EQ(chat.encode(RecordingTokenizer(), "hi<s>"), (std::vector<int32_t>{'h', 'i', '<', 's', '>'}));
 }
 
 class ChatTemplateFileTest : public ::testing::Test {
