@@ -1,6 +1,6 @@
-// What a chat template may call: filters (x | trim), tests (x is defined),
-// methods (s.strip(), d.items()) and global functions (raise_exception,
-// namespace, range, strftime_now). The parser checks names against these
+// What a chat template may call: filters (x | trim; filters.cpp), tests
+// (x is defined), methods (s.strip(), d.items(); methods.cpp) and global
+// functions (raise_exception, namespace, range, strftime_now). The parser checks names against these
 // lists at load; the renderer applies them. Semantics follow @huggingface/jinja
 // except where it departs from Python Jinja in a way real templates notice:
 // strip/lstrip/rstrip honour their `chars` argument (Qwen3's .lstrip('\n')).
