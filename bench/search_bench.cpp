@@ -16,6 +16,7 @@ SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, con
                        bool prefix_cache) {
   spec::EngineOptions engine_options = o.engine;
   engine_options.prefix_cache = prefix_cache;
+  engine_options.chat_system = task.spec().chat_system;
   const std::unique_ptr<spec::Engine> engine =
       o.make_engine ? o.make_engine(engine_options) : spec::make_engine(engine_options);
   SearchBenchRow row;

@@ -1,14 +1,19 @@
-// `seed generate`: stream a completion of one prompt from one model.
+// `seed generate`: stream a completion of one prompt from one model. With
+// --chat the prompt is the user's turn of a conversation (after an optional
+// --system turn) rendered by the model's chat template.
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
 #include <chrono>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "launch/commands.h"
 #include "launch/runtime.h"
 #include "models/autoregressive.h"
 #include "models/causal_lm.h"
+#include "models/chat_template/chat_template.h"
 #include "models/generation_config.h"
 #include "models/base/error.h"
 #include "models/base/sampling.h"
@@ -26,6 +31,8 @@ struct GenerateOptions {
   uint64_t seed = 0;
   std::string device = "cpu";
   bool no_bos = false;
+  bool chat = false;
+  std::string system;  // with chat: the system turn ("" for none)
 };
 
 using Clock = std::chrono::steady_clock;
@@ -49,6 +56,12 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   options.sampling.validate();
   const models::GenerationConfig generation =
       models::GenerationConfig::from_file(options.model_dir + "/generation_config.json");
+  std::optional<models::ChatTemplate> chat;
+  if (options.chat) {  // before the weights: a folder without a template fails at once
+    chat = models::ChatTemplate::load(options.model_dir);
+    SEED_CHECK(chat.has_value(), kInvalidArgument)
+        << "--chat: " << options.model_dir << "/tokenizer_config.json has no chat_template";
+  }
   auto model = models::CausalLM::load(options.model_dir, model_load_options(global, options.device));
   auto tokenizer = models::load_tokenizer(options.model_dir);
   const models::ModelConfig& config = model->config();
@@ -56,7 +69,14 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
       << options.model_dir << ": tokenizer has " << tokenizer->vocab_size()
       << " tokens but config.json vocab_size is " << config.vocab_size;
 
-  std::vector<int32_t> prompt = tokenizer->encode(options.prompt, !options.no_bos);
+  std::vector<int32_t> prompt;
+  if (chat.has_value()) {
+    const std::string text = chat->render_prompt(options.system, options.prompt);
+    spdlog::info("chat prompt: {}", nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    prompt = chat->encode(*tokenizer, text);
+  } else {
+    prompt = tokenizer->encode(options.prompt, !options.no_bos);
+  }
   SEED_CHECK(!prompt.empty(), kInvalidArgument) << "the prompt is empty; pass --prompt TEXT";
   const int64_t context = config.max_position_embeddings;
   SEED_CHECK(static_cast<int64_t>(prompt.size()) < context, kOutOfRange)
@@ -69,7 +89,7 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
 
   models::KvCache cache = model->make_cache();
   models::TextStream stream(*tokenizer);
-  std::cout << options.prompt << std::flush;
+  if (!options.chat) std::cout << options.prompt << std::flush;  // a chat prints the reply alone
   models::DecodeOptions decode;
   decode.max_new_tokens = budget;
   decode.sampling = choose_sampling(options, generation);
@@ -113,7 +133,12 @@ void add_generate_command(CLI::App& app, const GlobalOptions& global) {
       cmd->add_option("--top-p", options->sampling.top_p, "Nucleus sampling mass; 1 = off")->capture_default_str();
   cmd->add_option("--seed", options->seed, "Random seed (same seed, same text)")->capture_default_str();
   cmd->add_option("--device", options->device, "cpu or cuda:N")->capture_default_str();
-  cmd->add_flag("--no-bos", options->no_bos, "Do not prepend the BOS token");
+  CLI::Option* no_bos = cmd->add_flag("--no-bos", options->no_bos, "Do not prepend the BOS token");
+  CLI::Option* chat = cmd->add_flag("--chat", options->chat,
+                                    "Render the prompt as a user turn with the model's chat template "
+                                    "(tokenizer_config.json); prints the reply alone");
+  cmd->add_option("--system", options->system, "With --chat: a system turn before the prompt")->needs(chat);
+  chat->excludes(no_bos);
   cmd->callback([options, &global, temperature, top_k, top_p] {
     options->sampling_given = temperature->count() + top_k->count() + top_p->count() > 0;
     run_generate(*options, global);

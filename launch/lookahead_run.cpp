@@ -42,7 +42,7 @@ std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> targe
   spec::EngineOptions draft = engine;
   draft.engine = spec::EngineKind::parse("ar-batch");
   draft.target = engine.draft;
-  const spec::RunSettings settings = spec::model_run_settings(engine.target);
+  const spec::RunSettings settings = spec::model_run_settings(engine.target, engine.chat_system);
   spec::LookaheadSettings steps;
   steps.gamma = lookahead.gamma;
   steps.adaptive = lookahead.adaptive;

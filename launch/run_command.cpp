@@ -17,6 +17,7 @@
 #include "launch/runtime.h"
 #include "launch/run_results.h"
 #include "models/base/error.h"
+#include "models/chat_template/chat_template.h"
 #include "search/search.h"
 #include "launch/lookahead_run.h"
 #include "spec/engine_factory.h"
@@ -89,6 +90,7 @@ json settings_json(const RunOptions& o, const tasks::Task& task) {
           {"k_config", o.engine.k_config}};
   // Only when on, so that runs from before the option still resume.
   if (o.lookahead.gamma > 0) settings["lookahead"] = lookahead_json(o.lookahead);
+  if (o.engine.chat_system) settings["chat"] = {{"system", *o.engine.chat_system}};
   return settings;
 }
 
@@ -195,6 +197,12 @@ json runtime_json(const ThreadPlan& plan, const spec::EngineOptions& engine) {
 
 void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& global) {
   const tasks::Task task = tasks::Task::load(o.task_dir, {o.data_path});
+  if (task.spec().chat_system) {
+    SEED_CHECK(models::ChatTemplate::load(o.engine.target).has_value(), kInvalidArgument)
+        << o.task_dir << "/task.json: field 'chat' renders prompts with the target's chat template, but "
+        << o.engine.target << "/tokenizer_config.json has none (drop 'chat' for a base model)";
+    o.engine.chat_system = task.spec().chat_system;
+  }
   o.search.params = task.spec().search;
   apply_flags(o, &o.search.params);
   if (o.lookahead.verifier.empty()) o.lookahead.verifier = task.spec().lookahead.verifier;

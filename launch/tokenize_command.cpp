@@ -1,12 +1,15 @@
 // `seed tokenize`: a model folder's tokenizer as a line filter, for checks
 // against other implementations. Encoding reads one JSON string per line
-// and writes one JSON array of ids; --decode the reverse.
+// and writes one JSON array of ids; --decode the reverse. --chat reads one
+// JSON list of messages per line and writes the chat template's text.
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "launch/tokenize_commands.h"
 #include "models/base/error.h"
+#include "models/chat_template/chat_template.h"
 #include "models/hf_tokenizer/hf_tokenizer.h"
 #include "models/tokenizer.h"
 
@@ -18,21 +21,53 @@ struct TokenizeOptions {
   bool decode = false;
   bool no_special = false;    // encode without the special tokens (bos, template)
   bool keep_special = false;  // decode special tokens to their text
+  bool chat = false;          // render lists of messages with the chat template
+  bool no_generation_prompt = false;
+  bool chat_ids = false;      // with chat: write the rendered prompt's ids
 };
 
 std::string to_json_line(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-nlohmann::json parse_line(const std::string& line, int64_t number) {
+template <typename Json = nlohmann::json>
+Json parse_line(const std::string& line, int64_t number) {
   try {
-    return nlohmann::json::parse(line);
+    return Json::parse(line);
   } catch (const nlohmann::json::parse_error& e) {
     SEED_FAIL(kInvalidArgument) << "stdin line " << number << ": not valid JSON: " << e.what();
   }
 }
 
+// --chat: each line a list of messages; the template's text (or its ids).
+void run_chat(const TokenizeOptions& options) {
+  const std::optional<models::ChatTemplate> chat = models::ChatTemplate::load(options.model_dir);
+  SEED_CHECK(chat.has_value(), kInvalidArgument)
+      << "--chat: " << options.model_dir << "/tokenizer_config.json has no chat_template";
+  std::unique_ptr<models::Tokenizer> tokenizer;
+  if (options.chat_ids) tokenizer = models::load_tokenizer(options.model_dir);
+  std::ios::sync_with_stdio(false);
+  std::string line;
+  for (int64_t number = 1; std::getline(std::cin, line); ++number) {
+    const auto messages = parse_line<nlohmann::ordered_json>(line, number);
+    SEED_CHECK(messages.is_array(), kInvalidArgument) << "stdin line " << number << ": expected a JSON list of messages";
+    std::string text;
+    try {
+      text = chat->render(messages, !options.no_generation_prompt);
+    } catch (const Error& e) {
+      SEED_FAIL(kInvalidArgument) << "stdin line " << number << ": " << e.what();
+    }
+    if (options.chat_ids) {
+      std::cout << to_json_line(chat->encode(*tokenizer, text)) << '\n';
+    } else {
+      std::cout << to_json_line(text) << '\n';
+    }
+  }
+  std::cout.flush();
+}
+
 void run_tokenize(const TokenizeOptions& options) {
+  if (options.chat) return run_chat(options);
   const std::unique_ptr<models::Tokenizer> tokenizer = models::load_tokenizer(options.model_dir);
   const auto* hf = dynamic_cast<const models::hf::HfTokenizer*>(tokenizer.get());
   SEED_CHECK(!options.keep_special || hf != nullptr, kInvalidArgument)
@@ -70,6 +105,16 @@ void add_tokenize_command(CLI::App& app) {
   cmd->add_flag("--decode", options->decode, "Read lists of ids, write JSON strings");
   cmd->add_flag("--no-special", options->no_special, "Encode without special tokens (no BOS, no template)");
   cmd->add_flag("--keep-special", options->keep_special, "Decode special tokens to their text instead of dropping them");
+  CLI::Option* chat = cmd->add_flag(
+      "--chat", options->chat,
+      "Read lines of JSON lists of messages ({\"role\", \"content\"}), write the chat template's text as JSON strings");
+  cmd->add_flag("--no-generation-prompt", options->no_generation_prompt,
+                "With --chat: do not open the assistant's turn (add_generation_prompt false)")
+      ->needs(chat);
+  cmd->add_flag("--chat-ids", options->chat_ids,
+                "With --chat: write the prompt's token ids (no special tokens added: the template wrote them)")
+      ->needs(chat);
+  chat->excludes("--decode");
   cmd->callback([options] { run_tokenize(*options); });
 }
 

@@ -70,7 +70,7 @@ RunSettings run_settings(const EngineOptions& o) {
   SEED_CHECK(!o.engine.drafts() || !o.drafter.needs_draft_model() || !o.draft.empty(), kInvalidArgument)
       << "--draft: engine '" << o.engine.name() << "' needs a draft model folder";
   SEED_CHECK(o.max_batch >= 1, kInvalidArgument) << "--max-batch: " << o.max_batch << " < 1";
-  RunSettings settings = model_run_settings(o.target);
+  RunSettings settings = model_run_settings(o.target, o.chat_system);
   if (o.engine.drafts()) settings.k_config = draft_shape(o);
   return settings;
 }

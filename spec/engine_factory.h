@@ -57,6 +57,9 @@ struct EngineOptions {
   // sizes them from the host memory free at start (kv_cache_options).
   bool prefix_cache = true;
   int64_t kv_cache_mb = 0;
+  // Set: text prompts are chats, rendered by the target's chat template as a
+  // system turn (this text; "" for none) and the prompt as the user's turn.
+  std::optional<std::string> chat_system;
 };
 
 // How the engines load their models: device, weight dtype, kernel.

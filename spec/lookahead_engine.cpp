@@ -89,8 +89,7 @@ std::vector<Completion> LookaheadEngine::generate(const std::vector<GenRequest>&
     Run& run = runs[i];
     run.index = i;
     run.request = &r;
-    run.prompt = r.prompt_tokens.empty() ? settings_.tokenizer->encode(r.prompt, settings_.tokenizer->bos_id() >= 0)
-                                         : r.prompt_tokens;
+    run.prompt = r.prompt_tokens.empty() ? encode_prompt(settings_, r.prompt) : r.prompt_tokens;
     run.output.emplace(settings_.tokenizer.get(), settings_.stop_tokens, r.max_new_tokens, r.stop);
     if (r.max_new_tokens == 0) run.output->end(FinishReason::kLength);
   }

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "models/base/error.h"
+#include "models/chat_template/chat_template.h"
 #include "models/generation_config.h"
 
 namespace seed::spec {
@@ -44,13 +45,20 @@ std::vector<int32_t> tokenize(const GenRequest& r, size_t i, const RunSettings& 
   SEED_CHECK(settings.tokenizer != nullptr, kInvalidArgument)
       << "request " << i << ": a text prompt needs a tokenizer, and the target model folder has none "
       << "(pass prompt_tokens)";
-  return settings.tokenizer->encode(r.prompt, settings.tokenizer->bos_id() >= 0);
+  return encode_prompt(settings, r.prompt);
 }
 
 }  // namespace
 
-RunSettings model_run_settings(const std::string& model_dir) {
+RunSettings model_run_settings(const std::string& model_dir, const std::optional<std::string>& chat_system) {
   RunSettings settings;
+  if (chat_system.has_value()) {
+    std::optional<models::ChatTemplate> chat = models::ChatTemplate::load(model_dir);
+    SEED_CHECK(chat.has_value(), kInvalidArgument)
+        << "chat prompts need a chat template, and " << model_dir << "/tokenizer_config.json has none";
+    settings.chat_template = std::make_shared<const models::ChatTemplate>(std::move(*chat));
+    settings.chat_system = *chat_system;
+  }
   const std::filesystem::path dir(model_dir);
   if (std::filesystem::exists(dir / "tokenizer.model") || std::filesystem::exists(dir / "tokenizer.json")) {
     settings.tokenizer = models::load_tokenizer(model_dir);
@@ -59,6 +67,11 @@ RunSettings model_run_settings(const std::string& model_dir) {
       models::GenerationConfig::from_file((dir / "generation_config.json").string());
   settings.stop_tokens = models::stop_token_ids(settings.tokenizer ? settings.tokenizer->eos_id() : -1, config);
   return settings;
+}
+
+std::vector<int32_t> encode_prompt(const RunSettings& settings, const std::string& prompt) {
+  if (!settings.chat_template) return settings.tokenizer->encode(prompt, settings.tokenizer->bos_id() >= 0);
+  return settings.chat_template->encode(*settings.tokenizer, settings.chat_template->render_prompt(settings.chat_system, prompt));
 }
 
 std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests, const RunSettings& settings,

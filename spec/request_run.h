@@ -17,6 +17,10 @@
 #include "spec/request_output.h"
 #include "spec/target.h"
 
+namespace seed::models {
+class ChatTemplate;
+}
+
 namespace seed::spec {
 
 using Clock = std::chrono::steady_clock;
@@ -45,11 +49,24 @@ struct RunSettings {
   // (Llama 3 instruct ends turns with <|eot_id|>); empty: none.
   std::vector<int32_t> stop_tokens;
   std::vector<int> k_config;  // empty: no drafting
+  // Set: each text prompt is a user turn, after a system turn of
+  // `chat_system` (if not empty), rendered by the target's chat template
+  // before it is tokenized (encode_prompt).
+  std::shared_ptr<const models::ChatTemplate> chat_template;
+  std::string chat_system;
 };
 
 // The RunSettings of a target model folder: its tokenizer (tokenizer.model
-// or tokenizer.json; none: token-only) and its stop tokens.
-RunSettings model_run_settings(const std::string& model_dir);
+// or tokenizer.json; none: token-only) and its stop tokens; with
+// `chat_system`, its chat template (kInvalidArgument naming the folder's
+// tokenizer_config.json if it has none).
+RunSettings model_run_settings(const std::string& model_dir,
+                               const std::optional<std::string>& chat_system = std::nullopt);
+
+// A text prompt's tokens: BOS (if the tokenizer has one) + the text, or the
+// chat template's rendering of it, encoded without added special tokens.
+// REQUIRES settings.tokenizer.
+std::vector<int32_t> encode_prompt(const RunSettings& settings, const std::string& prompt);
 
 // Validates and tokenizes `requests`. Throws kInvalidArgument naming the
 // request index and field: empty prompt, text without a tokenizer, a token

@@ -31,6 +31,9 @@
 //               ends it when the checker's environment says the goal holds
 //   search      defaults of the search parameters (SearchParams)
 //   checker     the name of a registered checker and its options (checkers.h)
+//   chat        true, or {"system": "..."}: every prompt is sent to a chat
+//               model as a user turn (after that system turn), rendered by
+//               the target's chat template where the text is tokenized
 //
 // Template fields: the problem's data fields; {steps} (every thought of the
 // state, each followed by "\n"), {prior_steps} (all but the last), {thought}
@@ -142,6 +145,9 @@ struct TaskSpec {
   SearchParams search;
   CheckerConfig checker;
   LookaheadSpec lookahead;
+  // Set ("chat" in task.json): prompts are user turns of a chat after this
+  // system turn ("" for none), for the engine to render (RunSettings).
+  std::optional<std::string> chat_system;
 };
 
 struct Thought {

@@ -318,8 +318,21 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
         << fields.where("delimiter") << ": empty step delimiter";
     check_step_verifier(spec.lookahead.verifier, fields.where("verifier"));
   }
+  if (const json* chat = top.find("chat")) {
+    if (chat->is_boolean()) {
+      if (chat->get<bool>()) spec.chat_system = "";
+    } else {
+      SEED_CHECK(chat->is_object(), kInvalidArgument)
+          << top.where("chat") << " must be true, false or {\"system\": \"...\"}";
+      JsonFields fields = nested(top, "chat", *chat, source, "chat.");
+      std::string system;
+      fields.optional("system", &system);
+      fields.reject_unknown("(known: system)");
+      spec.chat_system = system;
+    }
+  }
   top.reject_unknown("(known: name, description, data, examples, state, generate, evaluate, answer, cot, final, "
-                     "search, checker, lookahead)");
+                     "search, checker, lookahead, chat)");
   try {
     task.checker_ = make_checker(spec.checker);
   } catch (const Error& e) {

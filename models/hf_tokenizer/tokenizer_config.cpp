@@ -28,6 +28,9 @@ TokenizerConfig TokenizerConfig::from_json(const nlohmann::json& json, const std
   config.eos_token = read_token(json, "eos_token", source);
   config.pad_token = read_token(json, "pad_token", source);
   config.unk_token = read_token(json, "unk_token", source);
+  config.sep_token = read_token(json, "sep_token", source);
+  config.cls_token = read_token(json, "cls_token", source);
+  config.mask_token = read_token(json, "mask_token", source);
   bool flag = false;
   if (fields.has("add_bos_token")) {
     fields.required("add_bos_token", &flag);

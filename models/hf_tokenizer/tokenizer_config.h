@@ -12,6 +12,7 @@ namespace seed::models::hf {
 struct TokenizerConfig {
   // Special tokens by content; empty where the file has none (or null).
   std::string bos_token, eos_token, pad_token, unk_token;
+  std::string sep_token, cls_token, mask_token;  // passed to chat templates only
   // Whether encoding with special tokens adds bos / eos; unset: as
   // tokenizer.json's post-processor says.
   std::optional<bool> add_bos_token, add_eos_token;

@@ -1,7 +1,8 @@
 // `seed generate` on a model folder with tokenizer.json, tokenizer_config.json
 // and generation_config.json instead of tokenizer.model: the release's
 // sampling settings apply when the user gives none, and every id of the
-// eos_token_id list ends the text.
+// eos_token_id list ends the text. --chat renders the prompt with the
+// folder's chat template and adds no second BOS.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -63,6 +64,30 @@ TEST(GenerateHfCliTest, GenerationConfigSetsSamplingAndStopTokens) {
   ASSERT_EQ(given.exit_code, 0) << given.output;
   EXPECT_NE(given.output.find("sampling: temperature 0.5 top_k 0 top_p 1 (command line)"), std::string::npos)
       << given.output;
+  fs::remove_all(dir);
+}
+
+TEST(GenerateHfCliTest, ChatRendersThePromptWithTheTemplate) {
+  const fs::path dir = write_model_folder();
+  const std::string generate = std::string(SEED_BINARY) + " generate --model " + dir.string() +
+                               " --prompt 'hi' --max-new-tokens 4 --chat";
+  const testing::Outcome missing = testing::run_command(generate);
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.output.find(dir.string() + "/tokenizer_config.json has no chat_template"), std::string::npos)
+      << missing.output;
+
+  std::ofstream(dir / "tokenizer_config.json")
+      << json{{"bos_token", "<|bos|>"},
+              {"add_bos_token", true},
+              {"chat_template", "{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}"
+                                "{% if add_generation_prompt %}[assistant]{% endif %}"}}
+             .dump();
+  const testing::Outcome chat = testing::run_command(generate + " --system 'Be brief.'");
+  ASSERT_EQ(chat.exit_code, 0) << chat.output;
+  EXPECT_NE(chat.output.find(R"(chat prompt: "<|bos|>[system]Be brief.[user]hi[assistant]")"), std::string::npos)
+      << chat.output;
+  // One <|bos|> (the template's) + 36 bytes: the tokenizer adds no second one.
+  EXPECT_NE(chat.output.find("prompt 37 tokens"), std::string::npos) << chat.output;
   fs::remove_all(dir);
 }
 

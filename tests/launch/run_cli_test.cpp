@@ -156,6 +156,68 @@ TEST_F(RunCliTest, BenchSearchWritesTheDocumentedJsonRows) {
   EXPECT_NE(r.output.find("identical"), std::string::npos) << r.output;
 }
 
+// A copy of tasks/game24 with `"chat": chat`.
+fs::path chat_task(const fs::path& dir, const json& chat) {
+  fs::create_directories(dir);
+  json task = json::parse(std::ifstream(std::string(SEED_SOURCE_DIR) + "/tasks/game24/task.json"));
+  task["chat"] = chat;
+  std::ofstream(dir / "task.json") << task.dump();
+  return dir;
+}
+
+TEST_F(RunCliTest, AChatTaskNeedsATargetWithAChatTemplate) {
+  const fs::path task = chat_task(out_ / "chat_task", true);
+  const std::string src = SEED_SOURCE_DIR;
+  const Outcome r = run_command(std::string(SEED_BINARY) + " --threads 1 run --task " + task.string() + " --target " +
+                                src + "/models/zoo/tiny-target --data " + csv_.string() + " --search cot --limit 1" +
+                                " --engine ar --out " + (out_ / "chat").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find(task.string() + "/task.json: field 'chat'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(src + "/models/zoo/tiny-target/tokenizer_config.json has none"), std::string::npos)
+      << r.output;
+}
+
+TEST_F(RunCliTest, AChatTaskRendersEveryPromptWithTheTemplate) {
+  // The zoo target behind a template that passes the user's turn through
+  // after the BOS text: the chat run must see exactly the plain run's tokens.
+  const std::string src = SEED_SOURCE_DIR;
+  const fs::path model = out_ / "chat_model";
+  fs::create_directories(model);
+  for (const char* file : {"config.json", "model.safetensors", "tokenizer.model"}) {
+    fs::create_symlink(src + "/models/zoo/tiny-target/" + file, model / file);
+  }
+  std::ofstream(model / "tokenizer_config.json")
+      << json{{"bos_token", "<s>"},
+              {"chat_template", "{{ bos_token }}{% if messages[0].role == 'system' %}"
+                                "{{ raise_exception('no system turn here') }}{% endif %}{{ messages[-1].content }}"}}
+             .dump();
+  const fs::path task = chat_task(out_ / "chat_task", true);
+  const auto run = [&](const std::string& task_dir, const std::string& target, const std::string& out) {
+    return run_command(std::string(SEED_BINARY) + " --threads 1 --log-level warn run --task " + task_dir +
+                       " --target " + target + " --data " + csv_.string() +
+                       " --search bfs --depth 1 --n 2 --b 1 --limit 2 --engine ar --out " + out);
+  };
+  const Outcome plain = run(src + "/tasks/game24", src + "/models/zoo/tiny-target", (out_ / "plain").string());
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const Outcome chat = run(task.string(), model.string(), (out_ / "chat").string());
+  ASSERT_EQ(chat.exit_code, 0) << chat.output;
+  const std::vector<json> a = read_lines(out_ / "plain" / "results.jsonl");
+  const std::vector<json> b = read_lines(out_ / "chat" / "results.jsonl");
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i]["answer_text"], b[i]["answer_text"]) << i;
+    EXPECT_EQ(a[i]["tokens"], b[i]["tokens"]) << i;
+  }
+  const auto summary = [](const fs::path& dir) { return json::parse(std::ifstream(dir / "summary.json")); };
+  EXPECT_EQ(summary(out_ / "plain")["prompt_tokens"], summary(out_ / "chat")["prompt_tokens"]);
+  // A system turn reaches the template: this one refuses it, naming its message.
+  const fs::path with_system = chat_task(out_ / "system_task", {{"system", "Be brief."}});
+  const Outcome refused = run(with_system.string(), model.string(), (out_ / "refused").string());
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("no system turn here"), std::string::npos) << refused.output;
+}
+
 TEST_F(RunCliTest, ATaskJsonErrorNamesTheFileAndField) {
   fs::create_directories(out_ / "bad");
   std::ofstream(out_ / "bad" / "task.json") << R"({"name": "bad", "dat": {}})";

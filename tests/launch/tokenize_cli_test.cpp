@@ -1,5 +1,5 @@
 // `seed tokenize` as a user runs it, on a hand-written tokenizer.json folder:
-// encoding, decoding, and the messages for bad input.
+// encoding, decoding, chat templates, and the messages for bad input.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -76,6 +76,36 @@ TEST(TokenizeCliTest, BadLinesNameTheLine) {
   const testing::Outcome out_of_range = tokenize(dir, "--decode", "[99]\n", true);
   EXPECT_EQ(out_of_range.exit_code, 1);
   EXPECT_NE(out_of_range.output.find("token id 99"), std::string::npos) << out_of_range.output;
+  fs::remove_all(dir);
+}
+
+TEST(TokenizeCliTest, ChatRendersMessagesWithTheTemplate) {
+  const fs::path dir = write_model_folder();
+  const testing::Outcome missing = tokenize(dir, "--chat", "[]\n", true);
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.output.find(dir.string() + "/tokenizer_config.json has no chat_template"), std::string::npos)
+      << missing.output;
+  std::ofstream(dir / "tokenizer_config.json")
+      << json{{"bos_token", "<s>"},
+              {"add_bos_token", true},
+              {"chat_template", "{{ bos_token }}{% for m in messages %}{% if m.role != 'user' %}"
+                                "{{ raise_exception('only user turns') }}{% endif %}{{ m.content }}{% endfor %}"
+                                "{% if add_generation_prompt %} b{% endif %}"}}
+             .dump();
+  const std::string messages = R"([{"role": "user", "content": "a"}])";
+  EXPECT_EQ(tokenize(dir, "--chat", messages + "\n").output, "\"<s>a b\"\n");
+  EXPECT_EQ(tokenize(dir, "--chat --no-generation-prompt", messages + "\n").output, "\"<s>a\"\n");
+  // One <s>: the template's (the tokenizer adds none of its own).
+  EXPECT_EQ(tokenize(dir, "--chat --chat-ids", messages + "\n").output, "[1,6,3,5]\n");
+  const testing::Outcome refused =
+      tokenize(dir, "--chat", messages + "\n" + R"([{"role": "system", "content": "x"}])" + "\n", true);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.output.find("stdin line 2"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("raise_exception: only user turns"), std::string::npos) << refused.output;
+  const testing::Outcome not_list = tokenize(dir, "--chat", "\"a\"\n", true);
+  EXPECT_EQ(not_list.exit_code, 1);
+  EXPECT_NE(not_list.output.find("stdin line 1: expected a JSON list of messages"), std::string::npos)
+      << not_list.output;
   fs::remove_all(dir);
 }
 

@@ -1,10 +1,12 @@
-// RequestOutput's stop tokens, and the stop tokens a model folder gives.
+// RequestOutput's stop tokens, and the stop tokens a model folder gives;
+// chat prompts rendered by the target's chat template where text becomes tokens.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "models/base/error.h"
 #include "spec/request_output.h"
 #include "spec/request_run.h"
 
@@ -35,6 +37,31 @@ TEST(RequestOutput, AModelFoldersGenerationConfigListsItsStopTokens) {
   const RunSettings settings = model_run_settings(dir.string());
   EXPECT_EQ(settings.tokenizer, nullptr);
   EXPECT_EQ(settings.stop_tokens, (std::vector<int32_t>{128001, 128008, 128009}));
+  fs::remove_all(dir);
+}
+
+TEST(RequestRun, ChatPromptsAreRenderedByTheTargetsTemplate) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("seed_chat_prompt_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(std::string(SEED_ZOO_DIR) + "/tiny-target/tokenizer.model", dir / "tokenizer.model");
+  try {
+    model_run_settings(dir.string(), std::string("sys"));
+    ADD_FAILURE() << "a folder without a chat template was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find((dir / "tokenizer_config.json").string() + " has none"), std::string::npos)
+        << e.what();
+  }
+  std::ofstream(dir / "tokenizer_config.json")
+      << R"({"bos_token": "<s>", "chat_template": "{{ bos_token }}{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}"})";
+  const RunSettings plain = model_run_settings(dir.string());
+  const RunSettings chat = model_run_settings(dir.string(), std::string("Be brief."));
+  ASSERT_NE(chat.chat_template, nullptr);
+  // The template's leading BOS text is the one BOS; the turns follow as text.
+  EXPECT_EQ(encode_prompt(chat, "2 + 2"), encode_prompt(plain, "system: Be brief.\nuser: 2 + 2\n"));
+  EXPECT_EQ(encode_prompt(chat, "2 + 2")[0], plain.tokenizer->bos_id());
+  const RunSettings no_system = model_run_settings(dir.string(), std::string());
+  EXPECT_EQ(encode_prompt(no_system, "2 + 2"), encode_prompt(plain, "user: 2 + 2\n"));
   fs::remove_all(dir);
 }
 

@@ -96,6 +96,25 @@ TEST(TaskLoad, LookaheadSettingsDefaultToLinesAndTheNormalizedVerifier) {
   EXPECT_EQ(spec.verifier, "game24");
 }
 
+TEST(TaskLoad, ChatIsOffByDefaultAndTakesTrueOrASystemTurn) {
+  TempTaskFolder plain(seed::testing::toy_task_json(), kData);
+  EXPECT_FALSE(Task::load(plain.path()).spec().chat_system.has_value());
+  json j = seed::testing::toy_task_json();
+  j["chat"] = true;
+  TempTaskFolder on(j, kData);
+  EXPECT_EQ(Task::load(on.path()).spec().chat_system, std::optional<std::string>(""));
+  j["chat"] = {{"system", "You are a careful solver."}};
+  TempTaskFolder system(j, kData);
+  EXPECT_EQ(Task::load(system.path()).spec().chat_system, std::optional<std::string>("You are a careful solver."));
+  j["chat"] = false;
+  TempTaskFolder off(j, kData);
+  EXPECT_FALSE(Task::load(off.path()).spec().chat_system.has_value());
+  j["chat"] = "yes";
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'chat'", "true, false or"});
+  j["chat"] = {{"sytem", "x"}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"chat.sytem"});
+}
+
 TEST(TaskLoad, NoTaskJsonIsNotFoundAndInvalidJsonIsCorruption) {
   EXPECT_TRUE(throws_error([] { Task::load("/nonexistent/task"); }, ErrorKind::kNotFound, {"task.json"}));
   TempTaskFolder folder(json::object(), kData);

@@ -10,7 +10,8 @@ command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || {
   exit 77
 }
 mkdir -p "$dest"
-cp "$src/reference.mjs" "$dest/"
+cp "$src/reference.mjs" "$src/chat_reference.mjs" "$dest/"
+rm -rf "$dest/chat_templates" && cp -r "$src/chat_templates" "$dest/"
 if cmp -s "$src/package-lock.json" "$dest/installed.lock" && [ -d "$dest/node_modules" ]; then
   echo "npm packages already installed in $dest"
   exit 0
