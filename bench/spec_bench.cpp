@@ -9,6 +9,7 @@
 #include "models/causal_lm.h"
 #include "models/base/error.h"
 #include "spec/engine_factory.h"
+#include "spec/lookahead_engine.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 #include "tasks/game24.h"
@@ -124,6 +125,8 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   row.temperature = temperature;
   std::vector<double> all, thought, evaluation;
   spec::EngineStats total;
+  const auto* lookahead = dynamic_cast<const spec::LookaheadEngine*>(engine.get());
+  spec::StepStats steps;
   const RanksSample ranks_before = o.sample_ranks ? o.sample_ranks() : RanksSample{};
   for (int r = 0; r < o.repeats; ++r) {
     const Workload w = make_workload(o, n, temperature, r, static_cast<uint64_t>(r) + 1);
@@ -149,6 +152,19 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     total.prefill.prompt_tokens += s.prefill.prompt_tokens;
     total.prefill.computed_tokens += s.prefill.computed_tokens;
     total.draft_s += s.draft_s;
+    if (lookahead) {
+      const spec::StepStats round = lookahead->step_stats();
+      steps.rounds += round.rounds;
+      steps.drafted_steps += round.drafted_steps;
+      steps.accepted_steps += round.accepted_steps;
+      steps.committed_steps += round.committed_steps;
+      steps.request_rounds += round.request_rounds;
+    }
+  }
+  if (lookahead) {
+    row.lookahead = lookahead->settings().adaptive ? "auto" : std::to_string(lookahead->settings().gamma);
+    row.step_acceptance = steps.acceptance();
+    row.steps_per_round = steps.steps_per_round();
   }
   row.tokens_per_s = median(all);
   row.thought_tokens_per_s = median(thought);
@@ -191,6 +207,11 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"prompt_tokens", r.prompt_tokens},
                          {"prefill_tokens", r.prefill_tokens},
                          {"threads", r.threads}};
+    if (!r.lookahead.empty()) {
+      row["lookahead"] = r.lookahead;
+      row["step_acceptance"] = r.step_acceptance;
+      row["steps_per_round"] = r.steps_per_round;
+    }
     if (!r.rank_busy.empty()) {
       nlohmann::json ranks = nlohmann::json::array();
       for (const RankBusy& b : r.rank_busy) ranks.push_back({{"rank", b.rank}, {"role", b.role}, {"busy", b.busy}});

@@ -100,6 +100,12 @@ struct SpecBenchRow {
   int64_t prompt_tokens = 0;   // over all repeats: requested...
   int64_t prefill_tokens = 0;  // ...and computed by the target (the rest came from its prefix cache)
   std::string threads;  // the thread split the row ran with (plan_threads)
+  // A row whose engine does step-level speculation (make_engine wrapped it
+  // in a LookaheadEngine): its gamma ("2", or "auto"), drafted steps
+  // committed over those compared, and steps a request commits per round.
+  std::string lookahead;
+  double step_acceptance = 0;
+  double steps_per_round = 0;
   // Under mpirun (sample_ranks set): each rank's busy fraction, and rank
   // 0's messages and bytes per generated token.
   std::vector<RankBusy> rank_busy;

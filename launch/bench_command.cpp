@@ -14,6 +14,7 @@
 #include "launch/tokenize_commands.h"
 #include "launch/runtime.h"
 #include "launch/distributed.h"
+#include "launch/lookahead_run.h"
 #include "models/base/error.h"
 
 namespace seed::launch {
@@ -89,6 +90,7 @@ void run_bench_gemm(const BenchGemmOptions& options, const GlobalOptions& global
 struct BenchSpecOptions {
   std::string json_path;
   bench::SpecBenchOptions bench;
+  LookaheadOptions lookahead;  // gamma 0: none
 };
 
 void print_spec_row(const bench::SpecBenchRow& r) {
@@ -97,8 +99,12 @@ void print_spec_row(const bench::SpecBenchRow& r) {
                            "{:>7} {:>6.2f} {:>8.3f}\n",
                            r.engine, r.drafter.empty() ? "-" : r.drafter, r.n, r.temperature, r.threads,
                            r.tokens_per_s, r.thought_tokens_per_s, r.evaluation_tokens_per_s, r.speedup_vs_ar,
-                           r.alpha, r.tau, tau_max, r.target_busy, r.draft_ms_per_token)
-            << std::flush;
+                           r.alpha, r.tau, tau_max, r.target_busy, r.draft_ms_per_token);
+  if (!r.lookahead.empty()) {
+    std::cout << fmt::format("            lookahead {}: step acceptance {:.3f}, {:.2f} steps per request and round\n",
+                             r.lookahead, r.step_acceptance, r.steps_per_round);
+  }
+  std::cout << std::flush;
 }
 
 // Under mpirun: each row's busy fraction per rank and rank 0's message
@@ -269,6 +275,13 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   spec->add_option("--puzzles", so.puzzles, "Game-of-24 puzzles, one per repeat")->capture_default_str();
   spec->add_option("--seed", so.seed, "Random seed of the requests")->capture_default_str();
   spec->add_option("--json", spec_options->json_path, "Also write the rows to this JSON file");
+  spec_options->lookahead.verifier = "game24";  // the workload's steps are Game-of-24 steps
+  spec->add_option_function<std::string>(
+      "--lookahead", [spec_options](const std::string& value) { parse_lookahead(value, spec_options->lookahead); },
+      "Step-level speculation over every engine but ar (the baseline): GAMMA drafted steps, or auto");
+  spec->add_option("--step-verifier", spec_options->lookahead.verifier,
+                   "--lookahead: exact | normalized | game24 | blocksworld")
+      ->capture_default_str();
   spec->callback([spec_options, temperatures, &global] {
     spec::EngineOptions models;
     models.target = spec_options->bench.target;
@@ -281,6 +294,13 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
     run_with_engines(global, models, [&](const EngineMaker& make_engine, parallel::Coordinator* coordinator) {
       BenchSpecOptions options = *spec_options;
       options.bench.make_engine = make_engine;
+      if (options.lookahead.gamma > 0) {
+        options.bench.make_engine = [make_engine, lookahead = options.lookahead](const spec::EngineOptions& engine) {
+          std::unique_ptr<spec::Engine> made = make_engine(engine);
+          if (engine.engine == spec::EngineKind::kAr) return made;
+          return with_lookahead(std::move(made), engine, lookahead);
+        };
+      }
       options.bench.plan_threads = [&](spec::EngineOptions& engine, int n) {
         const ThreadPlan plan = plan_engine_threads(global, engine, n, /*quiet=*/true);
         return plan.drafters > 0 ? fmt::format("{}+{}x{}", plan.target_threads, plan.drafters, plan.draft_threads)

@@ -80,7 +80,7 @@ nlohmann::json step_stats_json(const spec::StepStats& steps) {
           {"drafted_steps", steps.drafted_steps},
           {"accepted_steps", steps.accepted_steps},
           {"step_acceptance", steps.acceptance()},
-          {"steps_per_round", steps.rounds ? static_cast<double>(steps.committed_steps) / steps.rounds : 0.0},
+          {"steps_per_round", steps.steps_per_round()},
           {"mean_gamma", steps.mean_gamma()}};
 }
 

@@ -33,7 +33,8 @@ void parse_lookahead(const std::string& value, LookaheadOptions& lookahead);
 // summary.json.
 nlohmann::json lookahead_json(const LookaheadOptions& lookahead);
 // {"rounds", "drafted_steps", "accepted_steps", "step_acceptance",
-// "steps_per_round", "mean_gamma"} of a LookaheadEngine.
+// "steps_per_round" (per request in flight), "mean_gamma"} of a
+// LookaheadEngine.
 nlohmann::json step_stats_json(const spec::StepStats& steps);
 
 }  // namespace seed::launch

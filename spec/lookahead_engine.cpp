@@ -174,6 +174,7 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
   for (Run& run : runs) {
     if (!run.output->finished()) live.push_back(&run);
   }
+  steps_.request_rounds += static_cast<int64_t>(live.size());
   // 1. Up to gamma drafted steps each, one batched draft call per step.
   std::vector<std::vector<Completion>> drafts(live.size());
   std::vector<bool> drafting(live.size(), true);

@@ -51,11 +51,16 @@ struct LookaheadSettings {
 
 struct StepStats {
   int64_t rounds = 0;           // rounds (one target call each)
+  int64_t request_rounds = 0;   // requests in flight, summed over rounds
   int64_t drafted_steps = 0;    // drafted steps compared with the target's
   int64_t accepted_steps = 0;   // of those, committed
   int64_t committed_steps = 0;  // drafted and target steps committed
   int64_t gamma_sum = 0;        // the rounds' gammas, summed
   double mean_gamma() const { return rounds ? static_cast<double>(gamma_sum) / static_cast<double>(rounds) : 0; }
+  // Steps a request commits per round it takes part in.
+  double steps_per_round() const {
+    return request_rounds ? static_cast<double>(committed_steps) / static_cast<double>(request_rounds) : 0;
+  }
   double acceptance() const {
     return drafted_steps ? static_cast<double>(accepted_steps) / static_cast<double>(drafted_steps) : 0;
   }

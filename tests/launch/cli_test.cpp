@@ -142,6 +142,27 @@ TEST_F(CliTest, BenchSpecWritesTheDocumentedJsonRows) {
   EXPECT_GT(result["rows"][1]["alpha"].get<double>(), 0.0);
 }
 
+TEST_F(CliTest, BenchSpecLookaheadRowsCarryStepFigures) {
+  const fs::path json = *model_dir_ / "lookahead.json";
+  const std::string zoo = SEED_ZOO_DIR;
+  const Outcome r = run_command(seed("--threads 1 bench spec --target " + zoo + "/tiny-target --draft " + zoo +
+                                     "/tiny-draft --engines ar sd --n 1 --temperatures 0 --repeats 1 "
+                                     "--thought-tokens 24 --evaluation-tokens 2 --lookahead 2 --json " + json.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("lookahead 2: step acceptance"), std::string::npos) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json rows = nlohmann::json::parse(in)["rows"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].contains("lookahead")) << "ar, the baseline, runs without it";
+  EXPECT_EQ(rows[1]["lookahead"], "2");
+  EXPECT_GE(rows[1]["step_acceptance"].get<double>(), 0.0);
+  EXPECT_LE(rows[1]["step_acceptance"].get<double>(), 1.0);
+  EXPECT_GE(rows[1]["steps_per_round"].get<double>(), 1.0);
+  const Outcome bad = run_command(seed("bench spec --lookahead often"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--lookahead"), std::string::npos) << bad.output;
+}
+
 TEST_F(CliTest, BenchSpecBestOfNWritesDrafterAndTrajectories) {
   const fs::path json = *model_dir_ / "best_of_n.json";
   const std::string zoo = SEED_ZOO_DIR;
