@@ -62,22 +62,10 @@ void exp_of_scaled(const float* __restrict logits, int64_t vocab, float max_logi
   for (int64_t i = 0; i < vocab; ++i) out[i] = exp_nonpositive((logits[i] - max_logit) / temperature);
 }
 
-// Sum in double over eight interleaved partial sums: a fixed order (so the
-// result is a pure function of the input) that does not wait on one adder.
-double sum_of(const float* values, int64_t n) {
-  double partial[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) partial[j] += values[i + j];
-  }
-  double total = 0.0;
-  for (; i < n; ++i) total += values[i];
-  for (double p : partial) total += p;
-  return total;
-}
 
 // The mass of the positive entries (NaN included, so that it poisons the
-// sum), over eight interleaved partial sums like sum_of.
+// sum), in double over eight interleaved partial sums: a fixed order (the
+// result is a pure function of the input) that does not wait on one adder.
 double positive_mass(const float* probs, int64_t n) {
   double partial[8] = {};
   int64_t i = 0;
@@ -180,7 +168,7 @@ void sampling_distribution(const float* logits, int64_t vocab, const SamplingPar
   const bool cut_k = params.top_k > 0 && params.top_k < vocab;
   const bool cut_p = params.top_p < 1.0f;
   if (!cut_k && !cut_p) {
-    const float scale = static_cast<float>(1.0 / sum_of(probs, vocab));
+    const float scale = static_cast<float>(1.0 / positive_mass(probs, vocab));
     for (int64_t i = 0; i < vocab; ++i) probs[i] *= scale;
     return;
   }

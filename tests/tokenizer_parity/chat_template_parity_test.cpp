@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tests/launch/command_outcome.h"
+#include "tests/tokenizer_parity/reference_packages.h"
 
 namespace seed {
 namespace {
@@ -27,7 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
-constexpr int kSkipExitCode = 77;  // npm_ci.sh: no node, or the registry is unreachable
 
 std::vector<ordered_json> read_ordered_lines(const fs::path& path) {
   std::vector<ordered_json> lines;
@@ -37,10 +37,6 @@ std::vector<ordered_json> read_ordered_lines(const fs::path& path) {
   return lines;
 }
 
-void write_lines(const fs::path& path, const std::vector<ordered_json>& values) {
-  std::ofstream out(path);
-  for (const ordered_json& value : values) out << value.dump() << '\n';
-}
 
 // `seed tokenize --model MODEL --chat FLAGS < input`; its output lines.
 std::vector<ordered_json> seed_chat(const fs::path& model, const std::string& flags, const fs::path& input) {
@@ -58,10 +54,8 @@ class ChatTemplateParityTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ChatTemplateParityTest, RendersAsHuggingFaceJinja) {
   const fs::path dir = SEED_PARITY_DIR;
-  fs::create_directories(dir);
-  const testing::Outcome install = testing::run_command("flock " + dir.string() + "/.lock sh " SEED_SOURCE_DIR
-                                                        "/tests/tokenizer_parity/npm_ci.sh " + dir.string());
-  if (install.exit_code == kSkipExitCode) GTEST_SKIP() << install.output;
+  const testing::Outcome install = testing::install_reference_packages(dir);
+  if (install.exit_code == testing::kNoReferenceExitCode) GTEST_SKIP() << install.output;
   ASSERT_EQ(install.exit_code, 0) << install.output;
   const std::string name = GetParam();
   const fs::path work = dir / ("chat_" + name);
@@ -88,8 +82,8 @@ TEST_P(ChatTemplateParityTest, RendersAsHuggingFaceJinja) {
     }
   }
   ASSERT_FALSE(with_prompt.empty());
-  write_lines(work / "with_prompt.jsonl", with_prompt);
-  write_lines(work / "without_prompt.jsonl", without_prompt);
+  testing::write_lines(work / "with_prompt.jsonl", with_prompt);
+  testing::write_lines(work / "without_prompt.jsonl", without_prompt);
   const std::vector<ordered_json> texts_with = seed_chat(model, "", work / "with_prompt.jsonl");
   const std::vector<ordered_json> texts_without =
       seed_chat(model, "--no-generation-prompt", work / "without_prompt.jsonl");
@@ -110,7 +104,7 @@ TEST_P(ChatTemplateParityTest, RendersAsHuggingFaceJinja) {
     }
   }
   if (!refused.empty()) {
-    write_lines(work / "refused.jsonl", {refused[0]["messages"]});
+    testing::write_lines(work / "refused.jsonl", std::vector<ordered_json>{refused[0]["messages"]});
     const std::string flags = refused[0]["add_generation_prompt"].get<bool>() ? "" : " --no-generation-prompt";
     const testing::Outcome outcome = testing::run_command(std::string(SEED_BINARY) + " tokenize --model " +
                                                           model.string() + " --chat" + flags + " < " +

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/launch/command_outcome.h"
+#include "tests/tokenizer_parity/reference_packages.h"
 
 namespace seed {
 namespace {
@@ -24,12 +25,7 @@ using nlohmann::json;
 
 constexpr int kStrings = 2000;
 constexpr int kMismatchesShown = 5;
-constexpr int kSkipExitCode = 77;  // npm_ci.sh: no node, or the registry is unreachable
 
-void write_lines(const fs::path& path, const std::vector<json>& values) {
-  std::ofstream out(path);
-  for (const json& value : values) out << value.dump() << '\n';
-}
 
 // Runs `seed tokenize FLAGS` on the lines of `input`; returns its output lines.
 std::vector<json> seed_tokenize(const fs::path& model, const std::string& flags, const fs::path& input) {
@@ -46,11 +42,8 @@ class TokenizerParityTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TokenizerParityTest, MatchesHuggingFace) {
   const fs::path dir = SEED_PARITY_DIR;
-  fs::create_directories(dir);
-  // flock: ctest -j may run several of these tests at once.
-  const testing::Outcome install = testing::run_command("flock " + dir.string() + "/.lock sh " SEED_SOURCE_DIR
-                                                        "/tests/tokenizer_parity/npm_ci.sh " + dir.string());
-  if (install.exit_code == kSkipExitCode) GTEST_SKIP() << install.output;
+  const testing::Outcome install = testing::install_reference_packages(dir);
+  if (install.exit_code == testing::kNoReferenceExitCode) GTEST_SKIP() << install.output;
   ASSERT_EQ(install.exit_code, 0) << install.output;
   const std::string name = GetParam();
   const fs::path work = dir / name;
@@ -68,13 +61,13 @@ TEST_P(TokenizerParityTest, MatchesHuggingFace) {
     texts.push_back(entry["text"]);
     ids.push_back(entry["ids"]);
   }
-  write_lines(work / "texts.jsonl", texts);
-  write_lines(work / "ids.jsonl", ids);
+  testing::write_lines(work / "texts.jsonl", texts);
+  testing::write_lines(work / "ids.jsonl", ids);
   const std::vector<json> plain = seed_tokenize(model, "--no-special", work / "texts.jsonl");
   const std::vector<json> special = seed_tokenize(model, "", work / "texts.jsonl");
   const std::vector<json> decoded = seed_tokenize(model, "--decode", work / "ids.jsonl");
   const std::vector<json> decoded_special = seed_tokenize(model, "--decode --keep-special", work / "ids.jsonl");
-  write_lines(work / "seed_ids.jsonl", plain);
+  testing::write_lines(work / "seed_ids.jsonl", plain);
   const std::vector<json> round_trip = seed_tokenize(model, "--decode --keep-special", work / "seed_ids.jsonl");
   ASSERT_EQ(plain.size(), reference.size());
   ASSERT_EQ(special.size(), reference.size());
