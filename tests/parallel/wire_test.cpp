@@ -226,6 +226,17 @@ TEST(Wire, EveryTruncationIsRejectedNamingTheSender) {
   }
 }
 
+TEST(Wire, ASparseProposalCannotAskForGigabytesOfQ) {
+  // magic, version, type 3 (proposal), slot 5, no tokens, flags 4 (sparse q),
+  // vocab 2^31, then the prefix row's sparse entries: none. Dense, that q
+  // would be 8 GiB; a handful of bytes must not allocate it.
+  std::vector<uint8_t> bytes = {'S', 'D', uint8_t(kVersion & 0xff), uint8_t(kVersion >> 8), 3};
+  for (int i = 0; i < 8; ++i) bytes.push_back(i == 0 ? 5 : 0);
+  for (uint8_t b : {0, 0, 0, 0, /*flags*/ 4, /*vocab*/ 0, 0, 0, 0x80, /*ids*/ 0, 0, 0, 0}) bytes.push_back(b);
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                           {"proposal message from rank 3", "1 x 2147483648", "exceeds the limit"}));
+}
+
 TEST(Wire, TrailingBytesAreRejected) {
   std::vector<uint8_t> bytes = encode(FinishMessage{9});
   bytes.push_back(0);
