@@ -62,7 +62,7 @@ size_t read_records(const std::string& path, std::map<size_t, json>* done) {
     json record;
     try {
       record = json::parse(line);
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {
       break;  // a torn line can only be the last; stop here
     }
     check_record(record, path + ": line " + std::to_string(number));
@@ -91,7 +91,7 @@ RunResults::RunResults(const std::string& dir, const json& settings, bool resume
     json previous;
     try {
       previous = json::parse(in);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
       SEED_FAIL(kCorruption) << run_json << ": not valid JSON: " << e.what();
     }
     for (const auto& [key, value] : settings.items()) {
