@@ -197,7 +197,8 @@ TEST(ChatTemplateTest, ANumberPastInt64OrDoubleIsAnErrorWithPosition) {
   EXPECT_TRUE(throws_error(load("{{ 1" + std::string(400, '0') + ".5 }}"), ErrorKind::kInvalidArgument,
                            {"is out of range", "line 1:4"}));
   // An attribute path's list index past any list's length is absent.
-  EXPECT_EQ(render("{{ xs | map(attribute='99999999999999999999') | list | length }}", {{"xs", {{1}, {2}}}}), "2");
+  const ordered_json xs = {{"xs", {{{"a", {1}}}, {{"a", {2}}}}}};
+  EXPECT_EQ(render("{{ xs | map(attribute='a.99999999999999999999') | list | length }}", xs), "2");
 }
 
 TEST(ChatTemplateTest, RuntimeErrorNamesThePosition) {
