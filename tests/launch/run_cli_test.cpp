@@ -106,6 +106,15 @@ TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
   EXPECT_EQ(summary["drafter"], "aded");
   EXPECT_GT(summary["drafted_tokens"].get<int64_t>(), 0);
   EXPECT_GT(summary["draft_ms_per_token"].get<double>(), 0.0);
+  // Pruned candidate trees too; the run records their thresholds, and a
+  // resume with other ones is refused.
+  const std::string pct = (out_ / "pct").string();
+  const Outcome p = run_command(seed_run("seed", pct, "--limit 2 --tree pct --pct-threshold 0.1 --baseline " + ar));
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("identical answers: 2 of 2"), std::string::npos) << p.output;
+  const Outcome other = run_command(seed_run("seed", pct, "--limit 2 --tree pct --pct-threshold 0.2 --resume"));
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.output.find("pct"), std::string::npos) << other.output;
 }
 
 // The prefix cache and its budget change what the target computes, never

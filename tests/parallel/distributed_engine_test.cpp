@@ -129,6 +129,33 @@ TEST_F(DistributedEngineTest, ProducesTheSingleProcessTokens) {
   EXPECT_GT(counts.sent, counts.received) << "start, verdict and finish need no reply";
 }
 
+// Pruned candidate trees travel in the start message; a given threshold
+// makes the trees, and so the sampled tokens, those of one process.
+TEST_F(DistributedEngineTest, PrunedTreesOnDraftRanksProduceTheSingleProcessTokens) {
+  ASSERT_GE(mpi_world().world_size(), 2) << "run under mpirun -np 3 or more";
+  if (!coordinator()) {
+    serve_worker_rank(mpi_world(), layout(), *models_);
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+  const auto pruned = [](const std::string& name) {
+    spec::EngineOptions o = options(name);
+    o.tree = spec::kPrunedTree;
+    o.pct_threshold = 0.05f;
+    return o;
+  };
+  for (float temperature : {0.0f, 1.0f}) {
+    const auto expected = tokens_of(spec::make_engine(pruned("sd"))->generate(requests(temperature)));
+    for (const std::string& name : {std::string("seed"), std::string("seed-batch")}) {
+      SCOPED_TRACE(name + " at temperature " + std::to_string(temperature));
+      const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(pruned(name));
+      EXPECT_EQ(tokens_of(engine->generate(requests(temperature))), expected);
+      EXPECT_GT(engine->stats().accepted_tokens, 0);
+    }
+  }
+  EXPECT_TRUE(coordinator.lost_ranks().empty());
+}
+
 TEST_F(DistributedEngineTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {
   for (const bool cache : {true, false}) {
     spec::EngineOptions models = *models_;

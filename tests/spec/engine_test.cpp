@@ -22,6 +22,7 @@
 #include "spec/scheduled_engine.h"
 #include "tests/models/tiny_models.h"
 #include "tests/spec/chi_square.h"
+#include "tests/spec/model_pair.h"
 #include "tests/spec/shared_prefix_requests.h"
 #include "tests/throws_error.h"
 
@@ -31,32 +32,15 @@ namespace {
 namespace fs = std::filesystem;
 using ::seed::testing::throws_error;
 
-// A target and a draft that agrees with it often but not always: the
-// target's weights plus noise.
-struct ModelPair {
-  std::string target, draft;
-};
-
-ModelPair write_pair(const fs::path& dir, int64_t vocab, double noise) {
-  torch::NoGradGuard no_grad;
-  models::ModelConfig config = models::testing::tiny_config("llama");
-  config.vocab_size = vocab;
-  ModelPair pair{(dir / "target").string(), (dir / "draft").string()};
-  models::CausalLM::random(config, 11)->save(pair.target, torch::kFloat32);
-  auto draft = models::CausalLM::random(config, 11);
-  torch::manual_seed(5);
-  for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * noise * p.std());
-  draft->save(pair.draft, torch::kFloat32);
-  return pair;
-}
+using ::seed::testing::ModelPair;
 
 class EngineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new fs::path(fs::temp_directory_path() / ("seed_engine_test_" + std::to_string(::getpid())));
     fs::create_directories(*dir_);
-    pair_ = new ModelPair(write_pair(*dir_ / "v64", 64, 0.6));
-    small_ = new ModelPair(write_pair(*dir_ / "v8", 8, 1.0));
+    pair_ = new ModelPair(::seed::testing::write_model_pair(*dir_ / "v64", 64, 0.6));
+    small_ = new ModelPair(::seed::testing::write_model_pair(*dir_ / "v8", 8, 1.0));
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
