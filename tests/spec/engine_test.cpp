@@ -22,7 +22,7 @@
 #include "spec/scheduled_engine.h"
 #include "tests/models/tiny_models.h"
 #include "tests/spec/chi_square.h"
-#include "tests/spec/model_pair.h"
+#include "tests/spec/engine_fixtures.h"
 #include "tests/spec/shared_prefix_requests.h"
 #include "tests/throws_error.h"
 
@@ -33,6 +33,7 @@ namespace fs = std::filesystem;
 using ::seed::testing::throws_error;
 
 using ::seed::testing::ModelPair;
+using ::seed::testing::tokens_of;
 
 class EngineTest : public ::testing::Test {
  protected:
@@ -64,24 +65,7 @@ class EngineTest : public ::testing::Test {
 
   // Six requests with prompts of different lengths and their own streams.
   static std::vector<GenRequest> requests(float temperature, int64_t max_new = 20) {
-    std::vector<GenRequest> out;
-    for (int i = 0; i < 6; ++i) {
-      GenRequest r;
-      for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
-      r.max_new_tokens = max_new;
-      r.sampling.temperature = temperature;
-      r.seed = 42;
-      r.stream = static_cast<uint64_t>(i);
-      r.kind = i % 2 ? RequestKind::kEvaluation : RequestKind::kThought;
-      out.push_back(r);
-    }
-    return out;
-  }
-
-  static std::vector<std::vector<int32_t>> tokens_of(const std::vector<Completion>& completions) {
-    std::vector<std::vector<int32_t>> out;
-    for (const Completion& c : completions) out.push_back(c.tokens);
-    return out;
+    return ::seed::testing::varied_requests(6, temperature, max_new);
   }
 
   static fs::path* dir_;

@@ -15,7 +15,7 @@
 #include "spec/scheduled_engine.h"
 #include "spec/step_cost.h"
 #include "tests/spec/chi_square.h"
-#include "tests/spec/model_pair.h"
+#include "tests/spec/engine_fixtures.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {
@@ -23,6 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::seed::testing::ModelPair;
+using ::seed::testing::tokens_of;
 using ::seed::testing::throws_error;
 
 class PrunedTreeEngineTest : public ::testing::Test {
@@ -54,23 +55,7 @@ class PrunedTreeEngineTest : public ::testing::Test {
   }
 
   static std::vector<GenRequest> requests(float temperature) {
-    std::vector<GenRequest> out;
-    for (int i = 0; i < 6; ++i) {
-      GenRequest r;
-      for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
-      r.max_new_tokens = 24;
-      r.sampling.temperature = temperature;
-      r.seed = 42;
-      r.stream = static_cast<uint64_t>(i);
-      out.push_back(r);
-    }
-    return out;
-  }
-
-  static std::vector<std::vector<int32_t>> tokens_of(const std::vector<Completion>& completions) {
-    std::vector<std::vector<int32_t>> out;
-    for (const Completion& c : completions) out.push_back(c.tokens);
-    return out;
+    return ::seed::testing::varied_requests(6, temperature, 24);
   }
 
   static fs::path* dir_;
