@@ -42,6 +42,27 @@ std::vector<int32_t> top_tokens(const float* logits, int64_t vocab, int count) {
   return ids;
 }
 
+// The k children a fixed shape gives the node after `parent` (-1: the
+// prefix), at `position`: the top k tokens for greedy requests, else k
+// draws from q, whose row it stores in tree.q.
+std::vector<int32_t> fixed_children(const float* logits, int64_t vocab, const DraftSettings& settings,
+                                    int32_t parent, uint32_t position, int k, DraftTree& tree) {
+  if (settings.sampling.greedy()) return top_tokens(logits, vocab, k);
+  // Row c of q is context c: the prefix (c = 0) or the path to node c - 1.
+  const size_t offset = static_cast<size_t>(parent + 1) * vocab;
+  tree.q.resize(std::max(tree.q.size(), offset + vocab), 0.0f);
+  float* q = tree.q.data() + offset;
+  sampling_distribution(logits, vocab, settings.sampling, q);
+  std::vector<int32_t> tokens;
+  for (int c = 0; c < k; ++c) {
+    // Unique per draw and a function of the tree's shape only.
+    const uint32_t index = static_cast<uint32_t>((parent + 1) * kMaxChildren + c);
+    const RngKey key{settings.seed, settings.stream, position, RngPurpose::kDraft, index};
+    tokens.push_back(sample_from(q, vocab, uniform(key)));
+  }
+  return tokens;
+}
+
 }  // namespace
 
 DraftModelDrafter::DraftModelDrafter(std::shared_ptr<const models::CausalLM> model,
@@ -109,12 +130,12 @@ DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
   // cache sequence and a row of `logits` holding its context's logits.
   struct Open { int32_t node; models::SequenceId sequence; };
   std::vector<Open> frontier = {{-1, s.main}};
-  std::vector<float> q_row(vocab);
   std::optional<PrunedTreeBuilder> pruned;
   if (s.settings.pruned) pruned.emplace(*s.settings.pruned);
   // The draft's confidence in its tokens, even for greedy requests: its
   // own distribution at temperature 1.
   const SamplingParams confidence = greedy ? SamplingParams{} : s.settings.sampling;
+  std::vector<float> confidence_row(pruned ? vocab : 0);
   for (int d = 0; d < depth; ++d) {
     const at::Tensor rows = logits.to(torch::kCPU).contiguous();
     const int k = s.settings.k_config[d];
@@ -128,28 +149,12 @@ DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
       std::vector<int32_t> children;  // node indices, most likely (or first drawn) first
       size_t expanding = last_level ? 0 : static_cast<size_t>(k);
       if (pruned) {
-        sampling_distribution(row, vocab, confidence, q_row.data());
+        sampling_distribution(row, vocab, confidence, confidence_row.data());
         const int32_t first = pruned->size();
-        expanding = static_cast<size_t>(pruned->add_children(open.node, q_row.data(), vocab, k, !last_level));
+        expanding = static_cast<size_t>(pruned->add_children(open.node, confidence_row.data(), vocab, k, !last_level));
         for (int32_t node = first; node < pruned->size(); ++node) children.push_back(node);
       } else {
-        std::vector<int32_t> tokens;
-        if (greedy) {
-          tokens = top_tokens(row, vocab, k);
-        } else {
-          sampling_distribution(row, vocab, s.settings.sampling, q_row.data());
-          // Row c of q is context c: the prefix (c = 0) or the path to node c - 1.
-          const size_t offset = static_cast<size_t>(open.node + 1) * vocab;
-          tree.q.resize(std::max(tree.q.size(), offset + vocab), 0.0f);
-          std::copy(q_row.begin(), q_row.end(), tree.q.begin() + static_cast<std::ptrdiff_t>(offset));
-          for (int c = 0; c < k; ++c) {
-            // Unique per draw and a function of the tree's shape only.
-            const uint32_t index = static_cast<uint32_t>((open.node + 1) * kMaxChildren + c);
-            const RngKey key{s.settings.seed, s.settings.stream, position, RngPurpose::kDraft, index};
-            tokens.push_back(sample_from(q_row.data(), vocab, uniform(key)));
-          }
-        }
-        for (const int32_t token : tokens) {
+        for (const int32_t token : fixed_children(row, vocab, s.settings, open.node, position, k, tree)) {
           children.push_back(static_cast<int32_t>(tree.tokens.size()));
           tree.tokens.push_back(token);
           tree.parents.push_back(open.node);
