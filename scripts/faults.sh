@@ -49,7 +49,7 @@ awk 'BEGIN { print "Rank,Puzzles,AMT (s),Solved rate,1-sigma Mean (s),1-sigma ST
   > "$work/24.csv"
 
 # Greedy bfs (task.json's temperatures are 0): the same outcome in every launch mode.
-run_args=(--threads 1 run --task "$root/tasks/game24" --data "$work/24.csv" --search bfs --n 2 --b 1
+run_args=(--threads 1 run --task "$root/tasks/game24" --data "$work/24.csv" --search bfs --depth 1 --n 2 --b 1
           --engine seed --limit "$limit" --target "$root/models/zoo/tiny-target"
           --draft "$root/models/zoo/tiny-draft")
 
