@@ -5,7 +5,8 @@
 #   stop-target  SIGSTOP the target rank (-n 3 --tp 1) once a result is written;
 #   interrupt    SIGINT or SIGTERM to the whole run (one process, or mpirun);
 #   disk-full    a file size limit (ulimit -f) below what results.jsonl needs;
-# then checks that the run ended within a time limit, with the fault's
+# then checks (a fault that comes after the last result counts as missed)
+# that the run ended within a time limit, with the fault's
 # documented exit status and a message naming the rank or the file, and no
 # crash; that every whole line of results.jsonl is valid (a torn last line
 # is allowed: --resume drops it); and that --resume, in the same launch
@@ -95,8 +96,8 @@ rank_pid() {
 whole_lines() { if [[ -f "$1" ]]; then tr -cd '\n' <"$1" | wc -c; else echo 0; fi; }
 
 # wait_for_moment RESULTS FIRST: until AFTER whole results are written (a
-# random number from FIRST to the run's less one), then a random pause of up
-# to half a second.
+# random number from FIRST to the run's less two), then a random pause of up
+# to a fifth of a second.
 wait_for_moment() {
   local after=$(( $2 + RANDOM % (limit - 1 - $2) ))
   if [[ "$kind" == interrupt ]]; then
@@ -108,7 +109,7 @@ wait_for_moment() {
   while kill -0 "$job" 2>/dev/null && (( $(whole_lines "$1") < after )) && (( SECONDS - job_start < run_timeout )); do
     sleep 0.05
   done
-  sleep "0.$(( RANDOM % 5 ))"
+  sleep "0.$(( RANDOM % 3 ))"
   moment="after $(whole_lines "$1") results"
 }
 
@@ -123,7 +124,7 @@ reference() {
   [[ "$status" == 0 ]] || { echo "faults.sh: the clean $1 run failed ($status): $dir.log" >&2; exit 1; }
 }
 
-declare -A ran passed
+declare -A ran passed missed_count
 failures=0
 for ((t = 1; t <= trials; t++)); do
   if ((each)); then kind="${kinds[t - 1]}"; else kind="${kinds[RANDOM % ${#kinds[@]}]}"; fi
@@ -183,10 +184,10 @@ for ((t = 1; t <= trials; t++)); do
     esac
   fi
   finish
-  fault_status=$status problem=""
+  fault_status=$status problem="" missed=0
   read -r kept shape < <(python3 scripts/faults_results.py lines "$out/results.jsonl" 2>&1 || echo "0 bad")
   if [[ "$status" == 0 ]] && (( kept == limit )); then
-    problem="the run finished before the fault"
+    missed=1  # the fault came after the last result: nothing to check but the clean end
   elif [[ "$status" == hang ]]; then
     problem="no exit within ${run_timeout}s"
   elif ! [[ "$status" =~ $expect_status ]]; then
@@ -198,7 +199,9 @@ for ((t = 1; t <= trials; t++)); do
   elif [[ "$shape" == bad ]]; then
     problem="$(python3 scripts/faults_results.py lines "$out/results.jsonl" 2>&1)"
   fi
-  if [[ -z "$problem" ]]; then
+  if [[ -z "$problem" ]] && ((missed)); then
+    compared=$(python3 scripts/faults_results.py compare "$out/results.jsonl" "$clean" 2>&1) || problem="$compared"
+  elif [[ -z "$problem" ]]; then
     launch "$mode" "$out" "$dir/resume.log" --resume
     finish
     if [[ "$status" != 0 ]]; then
@@ -209,7 +212,11 @@ for ((t = 1; t <= trials; t++)); do
       problem="$compared"
     fi
   fi
-  if [[ -z "$problem" ]]; then
+  if [[ -z "$problem" ]] && ((missed)); then
+    missed_count[$kind]=$(( ${missed_count[$kind]:-0} + 1 ))
+    echo "trial $t/$trials: $kind: $fault $moment: missed: the run had finished, with results equal to the clean run's"
+    rm -rf "$dir"
+  elif [[ -z "$problem" ]]; then
     passed[$kind]=$(( ${passed[$kind]:-0} + 1 ))
     echo "trial $t/$trials: $kind: $fault $moment: exit $fault_status, $kept kept ($shape), resumed to $limit equal results"
     rm -rf "$dir"
@@ -221,7 +228,8 @@ done
 
 echo "faults.sh: $(( trials - failures )) of $trials trials passed (FAULTS_SEED=$random_seed)"
 for kind in "${kinds[@]}"; do
-  echo "  $kind: ${passed[$kind]:-0} of ${ran[$kind]:-0}"
+  echo "  $kind: ${ran[$kind]:-0} trials: ${passed[$kind]:-0} faulted and resumed, ${missed_count[$kind]:-0} missed" \
+       "(the run had finished), $(( ${ran[$kind]:-0} - ${passed[$kind]:-0} - ${missed_count[$kind]:-0} )) failed"
 done
 (( failures == 0 )) && [[ -z "${FAULTS_DIR:-}" ]] && rm -rf "$work"
 (( failures == 0 ))
