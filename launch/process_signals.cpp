@@ -3,16 +3,25 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
 namespace seed::launch {
 namespace {
 
-// Built before the handlers are installed: a handler may only write them.
-std::string g_interrupt_message, g_terminate_message;
+struct Messages {
+  std::string interrupt, terminate;
+};
+
+// Set before the handlers are installed, and replaced whole (`seed sweep`
+// runs one `seed run` after another): a handler loads the pointer once and
+// only writes what it points to. Replaced messages are never freed, as a
+// handler may still be writing them; there is one per run.
+std::atomic<const Messages*> g_messages{nullptr};
 
 void write_and_exit(int signal) {
-  const std::string& message = signal == SIGINT ? g_interrupt_message : g_terminate_message;
+  const Messages* messages = g_messages.load();
+  const std::string& message = signal == SIGINT ? messages->interrupt : messages->terminate;
   const ssize_t ignored = ::write(STDERR_FILENO, message.data(), message.size());
   (void)ignored;
   ::_exit(signal == SIGINT ? kInterruptedExit : kTerminatedExit);
@@ -23,8 +32,8 @@ void write_and_exit(int signal) {
 void fail_writes_beyond_file_size_limit() { ::signal(SIGXFSZ, SIG_IGN); }
 
 void exit_on_interrupt(const std::string& what_is_kept) {
-  g_interrupt_message = "\nseed: interrupted by SIGINT: " + what_is_kept + "\n";
-  g_terminate_message = "\nseed: interrupted by SIGTERM: " + what_is_kept + "\n";
+  g_messages.store(new Messages{"\nseed: interrupted by SIGINT: " + what_is_kept + "\n",
+                                "\nseed: interrupted by SIGTERM: " + what_is_kept + "\n"});
   struct sigaction action;
   std::memset(&action, 0, sizeof(action));
   action.sa_handler = write_and_exit;

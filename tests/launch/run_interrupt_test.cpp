@@ -54,7 +54,7 @@ class RunInterruptTest : public ::testing::TestWithParam<Interrupt> {
     const std::string src = SEED_SOURCE_DIR;
     return std::string(SEED_BINARY) + " --threads 1 run --task " + src + "/tasks/game24 --target " + src +
            "/models/zoo/tiny-target --draft " + src + "/models/zoo/tiny-draft --data " + (dir_ / "24.csv").string() +
-           " --search bfs --depth 3 --n 2 --b 1 --engine seed --limit " + std::to_string(kProblems) + " --out " +
+           " --search bfs --depth 1 --n 2 --b 1 --engine seed --limit " + std::to_string(kProblems) + " --out " +
            (dir_ / "out").string() + " " + extra;
   }
 
