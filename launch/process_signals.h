@@ -17,9 +17,9 @@ void fail_writes_beyond_file_size_limit();
 
 // From now on (until the next call) SIGINT and SIGTERM print "interrupted
 // by SIGINT: " (or SIGTERM) and `what_is_kept` on stderr and end the
-// process at once with kInterruptedExit or kTerminatedExit. What was written before stays whole
-// on disk; a write in progress may be cut short (a torn last line of
-// results.jsonl, which --resume drops).
+// process at once with kInterruptedExit or kTerminatedExit. What was
+// written before stays whole on disk; a write in progress may be cut short
+// (a torn last line of results.jsonl, which --resume drops).
 void exit_on_interrupt(const std::string& what_is_kept);
 
 }  // namespace seed::launch

@@ -114,7 +114,8 @@ RunResults::~RunResults() {
 }
 
 void RunResults::append(const json& record) {
-  // One write call per line: a line is torn only where the system cut it.
+  // The whole line in one write call (more only if the system takes part
+  // of it): a line is torn only where the system cut it.
   SEED_CHECK(write_all(fd_, dump_model_output(record) + "\n"), kIo)
       << "cannot write " << results_path() << ": " << std::strerror(errno)
       << "; the problems before this one are kept (make room, then finish with --resume)";
