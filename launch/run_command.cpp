@@ -14,6 +14,7 @@
 #include "launch/engine_counts.h"
 #include "launch/json_text.h"
 #include "launch/pct_options.h"
+#include "launch/process_signals.h"
 #include "launch/progress_line.h"
 #include "launch/runtime.h"
 #include "launch/run_results.h"
@@ -217,6 +218,8 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   const json settings = settings_json(o, task);
   const json runtime = runtime_json(plan_engine_threads(global, o.engine, 0), o.engine);
   RunResults results(o.out_dir, settings, o.resume, runtime);
+  exit_on_interrupt("every finished problem is kept in " + results.results_path() +
+                    "; finish the run with the same options and --resume");
 
   const size_t total = o.limit > 0 ? std::min<size_t>(o.limit, task.problems().size()) : task.problems().size();
   std::vector<const tasks::Problem*> todo;

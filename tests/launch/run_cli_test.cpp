@@ -87,6 +87,22 @@ TEST_F(RunCliTest, ResumeComputesOnlyTheMissingProblemsAndRefusesOtherSettings) 
   EXPECT_NE(other.output.find("'seed'"), std::string::npos) << other.output;
 }
 
+// As on a full disk: the run ends with an error naming results.jsonl (not
+// SIGXFSZ's core dump), keeps the whole lines, and --resume finishes it.
+TEST_F(RunCliTest, AFileSizeLimitEndsTheRunWithAnErrorNamingTheFileAndTheRunResumes) {
+  const std::string out = (out_ / "full").string();
+  // 2 KiB: run.json (about 1 KiB) fits, the fourth result line (about 600 bytes each) does not.
+  const Outcome full = run_command("sh -c 'ulimit -f 2; exec " + seed_run("seed", out, "--limit 4") + "'");
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_NE(full.output.find("cannot write " + out + "/results.jsonl: File too large"), std::string::npos)
+      << full.output;
+  const Outcome resumed = run_command(seed_run("seed", out, "--limit 4 --resume"));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  const std::vector<json> lines = read_lines(out_ / "full" / "results.jsonl");
+  ASSERT_EQ(lines.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(lines[i]["index"], i);
+}
+
 TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
   const std::string ar = (out_ / "ar").string(), seed = (out_ / "seed").string();
   ASSERT_EQ(run_command(seed_run("ar", ar, "--limit 2")).exit_code, 0);
