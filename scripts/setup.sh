@@ -15,10 +15,10 @@ packages=(
   libgtest-dev libgmock-dev
 )
 # Only for the test suite (scripts/test.sh): a headless browser that renders
-# `seed report`'s HTML; node and npm for the tokenizer parity test (skipped if
+# `seed report`'s HTML; python3 for the fault trials' result checks; node and npm for the tokenizer parity test (skipped if
 # a node from elsewhere, e.g. NodeSource, already provides them).
 if [ "${1:-}" = --test ]; then
-  packages+=(chromium)
+  packages+=(chromium python3)
   command -v node >/dev/null || packages+=(nodejs)
   command -v npm >/dev/null || packages+=(npm)
 fi
