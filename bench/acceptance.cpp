@@ -2,6 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"
 #include "spec/verifier.h"
@@ -18,6 +22,27 @@ void append_distribution(const at::Tensor& logits, const SamplingParams& samplin
 }
 
 }  // namespace
+
+void Calibration::add(double token_confidence, bool was_accepted) {
+  const int bin = std::clamp(static_cast<int>(token_confidence * kBins), 0, kBins - 1);
+  tokens[bin] += 1;
+  accepted[bin] += was_accepted ? 1 : 0;
+  confidence[bin] += token_confidence;
+}
+
+int64_t Calibration::total() const { return std::accumulate(tokens.begin(), tokens.end(), int64_t{0}); }
+
+double Calibration::ece() const {
+  const int64_t n = total();
+  if (n == 0) return 0.0;
+  double error = 0;
+  for (int b = 0; b < kBins; ++b) {
+    if (tokens[b] == 0) continue;
+    const double count = static_cast<double>(tokens[b]);
+    error += count / static_cast<double>(n) * std::abs(static_cast<double>(accepted[b]) / count - confidence[b] / count);
+  }
+  return error;
+}
 
 AcceptanceResult measure_acceptance(models::CausalLM& target, models::CausalLM& draft,
                                     const std::vector<std::vector<int32_t>>& prompts,
@@ -40,12 +65,15 @@ AcceptanceResult measure_acceptance(models::CausalLM& target, models::CausalLM& 
       const uint32_t base = static_cast<uint32_t>(target_cache.length(t));
       // Draft a chain of k tokens, each from q at its context.
       spec::DraftTree tree;
+      std::vector<double> confidence;
       at::Tensor q = q0;
       for (int i = 0; i < k; ++i) {
         append_distribution(q, options.sampling, tree.q);
         const float* qi = tree.q.data() + tree.q.size() - vocab;
         const RngKey key{options.seed, request, base + i, RngPurpose::kDraft};
         tree.tokens.push_back(sample_from(qi, vocab, uniform(key)));
+        confidence.push_back(options.sampling.greedy() ? torch::softmax(q.to(torch::kCPU), -1)[tree.tokens.back()].item<double>()
+                                                       : qi[tree.tokens.back()]);
         tree.parents.push_back(i - 1);
         if (i + 1 < k) q = draft.forward({{d, {tree.tokens.back()}, {}}}, draft_cache, models::LogitsFor::kLast)[0];
       }
@@ -58,6 +86,7 @@ AcceptanceResult measure_acceptance(models::CausalLM& target, models::CausalLM& 
       spec::VerifyRequest verify{&tree, p.data(), vocab, options.sampling, options.seed, request, base};
       const spec::Verdict verdict = spec::verify(verify);
       const int accepted = static_cast<int>(verdict.accepted.size());
+      for (int i = 0; i < std::min(accepted + 1, k); ++i) result.calibration.add(confidence[i], i < accepted);
       result.proposed += k;
       result.accepted += accepted;
       result.rounds += 1;

@@ -7,6 +7,7 @@
 // speculation layer's engines report the same figure for every engine.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -23,11 +24,29 @@ struct AcceptanceOptions {
   int32_t eos = -1;
 };
 
+// How well the draft's confidence in a token predicts that the target
+// accepts it: tokens binned by confidence into ten equal bins, and the
+// expected calibration error sum_b (n_b / n) |accepted_b / n_b - mean
+// confidence_b| (the figure EDD/PCT reports, 0.019 for its draft).
+struct Calibration {
+  static constexpr int kBins = 10;
+  std::array<int64_t, kBins> tokens{};
+  std::array<int64_t, kBins> accepted{};
+  std::array<double, kBins> confidence{};  // summed
+  void add(double token_confidence, bool was_accepted);
+  int64_t total() const;
+  double ece() const;
+};
+
 struct AcceptanceResult {
   int64_t proposed = 0;   // draft tokens verified
   int64_t accepted = 0;   // of those, accepted
   int64_t rounds = 0;     // target verification forwards
   int64_t generated = 0;  // tokens emitted (accepted + bonus)
+  // Each drafted token up to the first rejection (the ones verification
+  // decided on): the draft's probability of it (at temperature 1 for greedy
+  // requests) against whether it was accepted.
+  Calibration calibration;
   double alpha() const { return proposed ? static_cast<double>(accepted) / proposed : 0.0; }
   double tokens_per_round() const { return rounds ? static_cast<double>(generated) / rounds : 0.0; }
 };

@@ -5,11 +5,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "bench/forward_bench.h"
 #include "models/causal_lm.h"
 #include "models/base/error.h"
 #include "spec/engine_factory.h"
 #include "spec/lookahead_engine.h"
+#include "spec/scheduled_engine.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 #include "tasks/game24.h"
@@ -94,8 +98,16 @@ double tokens_per_s(const spec::RequestStats& kind, double wall_s) {
   return wall_s > 0 ? static_cast<double>(kind.generated_tokens) / wall_s : 0.0;
 }
 
-SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std::string& drafter, int n,
-                     float temperature) {
+// What a row's engine drafts: its own shape, or a pruned tree.
+std::string tree_label(const SpecBenchOptions& o, spec::EngineKind kind, const spec::EngineOptions& eo) {
+  if (eo.tree == spec::kPrunedTree) return "pct";
+  if (!eo.tree.empty()) return eo.tree;
+  if (kind.tree_drafts()) return fmt::format("{}", fmt::join(o.k_config, ","));
+  return fmt::format("chain {}", o.draft_length);
+}
+
+SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std::string& drafter,
+                     const std::string& tree, int n, float temperature) {
   spec::EngineOptions eo;
   eo.engine = kind;
   eo.target = o.target;
@@ -103,9 +115,15 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   eo.device = o.device;
   eo.draft_length = o.draft_length;
   if (kind.drafts()) eo.drafter = spec::DrafterKind::parse(drafter);
-  eo.tree = o.tree;
   eo.trigrams = o.trigrams;
-  if (kind.tree_drafts()) eo.k_config = o.k_config;
+  if (tree == spec::kPrunedTree) {
+    eo.tree = spec::kPrunedTree;
+    eo.pct_threshold = o.pct_threshold;
+    eo.pct_epsilon = o.pct_epsilon;
+  } else {
+    eo.tree = o.tree;
+    if (kind.tree_drafts()) eo.k_config = o.k_config;
+  }
   eo.max_batch = std::max(n, 1);
   SpecBenchRow row;
   if (o.plan_threads) {
@@ -119,7 +137,14 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   engine->generate(warm.thoughts);
 
   row.engine = kind.name();
-  if (kind.drafts()) row.drafter = drafter;
+  if (kind.drafts()) {
+    row.drafter = drafter;
+    row.tree = tree_label(o, kind, eo);
+    const auto* scheduled = dynamic_cast<const spec::ScheduledEngine*>(engine.get());
+    if (scheduled != nullptr && scheduled->settings().pruned_tree) {
+      row.pct_threshold = scheduled->settings().pruned_tree->expand;
+    }
+  }
   row.trajectories = best_of_n(o) ? n : 0;
   row.n = n;
   row.temperature = temperature;
@@ -171,7 +196,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   row.evaluation_tokens_per_s = median(evaluation);
   row.alpha = total.alpha();
   row.tau = total.tau();
-  if (kind.drafts() && !kind.tree_drafts() && total.drafted_tokens > 0) {  // a chain of draft_length
+  if (kind.drafts() && !kind.tree_drafts() && tree != spec::kPrunedTree && total.drafted_tokens > 0) {  // a chain of draft_length
     const double a = std::min(row.alpha, 1.0 - 1e-9);
     row.tau_max = (1.0 - std::pow(a, o.draft_length + 1)) / (1.0 - a);
   }
@@ -191,6 +216,7 @@ nlohmann::json SpecBenchResult::to_json() const {
   for (const SpecBenchRow& r : rows) {
     nlohmann::json row = {{"engine", r.engine},
                          {"drafter", r.drafter},
+                         {"tree", r.tree},
                          {"trajectories", r.trajectories},
                          {"n", r.n},
                          {"temperature", r.temperature},
@@ -207,6 +233,7 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"prompt_tokens", r.prompt_tokens},
                          {"prefill_tokens", r.prefill_tokens},
                          {"threads", r.threads}};
+    if (r.pct_threshold > 0) row["pct_threshold"] = r.pct_threshold;
     if (!r.lookahead.empty()) {
       row["lookahead"] = r.lookahead;
       row["step_acceptance"] = r.step_acceptance;
@@ -233,6 +260,10 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
   for (int n : o.trajectories) SEED_CHECK(n >= 1, kInvalidArgument) << "--trajectories: " << n << " < 1";
   SEED_CHECK(!o.drafters.empty(), kInvalidArgument) << "--drafter: need at least one drafter";
   for (const std::string& name : o.drafters) spec::DrafterKind::parse(name);
+  for (const std::string& tree : o.trees) {
+    SEED_CHECK(tree == "shape" || tree == spec::kPrunedTree, kInvalidArgument)
+        << "--trees: unknown tree '" << tree << "'; expected shape, pct";
+  }
   std::vector<spec::EngineKind> kinds;  // parsed before any measuring, so a typo fails at once
   for (const std::string& name : o.engines) kinds.push_back(spec::EngineKind::parse(name));
   SpecBenchResult result;
@@ -257,11 +288,15 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
       double ar = 0;
       for (const spec::EngineKind kind : kinds) {
         for (const std::string& drafter : kind.drafts() ? o.drafters : std::vector<std::string>{""}) {
-          SpecBenchRow row = run_row(o, kind, drafter, n, temperature);
-          if (kind == spec::EngineKind::kAr) ar = row.tokens_per_s;
-          row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;
-          on_row(row);
-          result.rows.push_back(row);
+          for (const std::string& tree : kind.drafts() ? o.trees : std::vector<std::string>{""}) {
+            // Pruned trees need a drafter with probabilities.
+            if (tree == spec::kPrunedTree && !spec::DrafterKind::parse(drafter).needs_draft_model()) continue;
+            SpecBenchRow row = run_row(o, kind, drafter, tree, n, temperature);
+            if (kind == spec::EngineKind::kAr) ar = row.tokens_per_s;
+            row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;
+            on_row(row);
+            result.rows.push_back(row);
+          }
         }
       }
     }

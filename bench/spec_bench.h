@@ -46,6 +46,12 @@ struct SpecBenchOptions {
   // drafter, side by side in one run.
   std::vector<std::string> drafters = {"model"};
   std::string tree;               // stand: static tree file (empty: the draft shape)
+  // Draft trees of the drafting engines, a row each: "shape" (sd and seed
+  // a chain of draft_length, mcsd k_config, stand `tree`) or "pct" (pruned
+  // candidate trees; drafters with probabilities only, others skip it).
+  std::vector<std::string> trees = {"shape"};
+  float pct_threshold = 0;  // 0: each engine measures its own (spec::EngineOptions)
+  float pct_epsilon = 0.01f;
   std::string trigrams;           // aded: tri-gram table file (empty: learned from the outputs)
   std::vector<int> n = {1, 2, 3, 4, 5, 6};
   std::vector<float> temperatures = {0.2f, 1.0f};
@@ -84,6 +90,8 @@ struct RankBusy {
 struct SpecBenchRow {
   std::string engine;
   std::string drafter;   // the drafting engines' drafter; "" for ar and ar-batch
+  std::string tree;      // its draft tree: "chain 7", "2,2,1", a file, or "pct"; "" for ar and ar-batch
+  float pct_threshold = 0;  // pct: the expansion threshold it ran with
   int trajectories = 0;  // best-of-n: chains per puzzle (= n); 0 for the tot workload
   int n = 0;
   float temperature = 0;

@@ -11,6 +11,7 @@
 #include "bench/search_bench.h"
 #include "bench/spec_bench.h"
 #include "launch/commands.h"
+#include "launch/pct_options.h"
 #include "launch/tokenize_commands.h"
 #include "launch/runtime.h"
 #include "launch/distributed.h"
@@ -95,9 +96,11 @@ struct BenchSpecOptions {
 
 void print_spec_row(const bench::SpecBenchRow& r) {
   const std::string tau_max = r.tau_max > 0 ? fmt::format("{:.2f}", r.tau_max) : "-";
-  std::cout << fmt::format("{:<11} {:<7} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} {:>5.2f} "
-                           "{:>7} {:>6.2f} {:>8.3f}\n",
-                           r.engine, r.drafter.empty() ? "-" : r.drafter, r.n, r.temperature, r.threads,
+  const std::string tree = r.pct_threshold > 0 ? fmt::format("{} {:.3f}", r.tree, r.pct_threshold) : r.tree;
+  std::cout << fmt::format("{:<11} {:<7} {:<10} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} "
+                           "{:>5.2f} {:>7} {:>6.2f} {:>8.3f}\n",
+                           r.engine, r.drafter.empty() ? "-" : r.drafter, tree.empty() ? "-" : tree, r.n,
+                           r.temperature, r.threads,
                            r.tokens_per_s, r.thought_tokens_per_s, r.evaluation_tokens_per_s, r.speedup_vs_ar,
                            r.alpha, r.tau, tau_max, r.target_busy, r.draft_ms_per_token);
   if (!r.lookahead.empty()) {
@@ -152,8 +155,9 @@ void run_bench_spec(const BenchSpecOptions& options) {
   const bench::SpecBenchResult result = bench::run_spec_bench(o, [&](const bench::SpecBenchRow& row) {
     if (!header) {
       header = true;
-      std::cout << fmt::format("{:<11} {:<7} {:>2} {:>5} {:>7} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6} {:>8}\n",
-                               "engine", "drafter", "n", "T", "threads", "tok/s", "thought", "eval", "vs ar", "alpha",
+      std::cout << fmt::format("{:<11} {:<7} {:<10} {:>2} {:>5} {:>7} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6} "
+                               "{:>8}\n",
+                               "engine", "drafter", "tree", "n", "T", "threads", "tok/s", "thought", "eval", "vs ar", "alpha",
                                "tau", "tau_max", "busy", "draft ms");
     }
     print_spec_row(row);
@@ -261,6 +265,11 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
                    "What drafts for the speculative engines (several: a row each): " + spec::drafter_kind_names())
       ->capture_default_str();
   spec->add_option("--tree", so.tree, "stand: static draft tree file (default: the draft shape)");
+  spec->add_option("--trees", so.trees,
+                   "Draft trees of the drafting engines (several: a row each): shape (chains for sd and seed, "
+                   "--k-config for mcsd) | pct (pruned candidate trees; drafters with probabilities)")
+      ->capture_default_str();
+  add_pct_options(spec, &so.pct_threshold, &so.pct_epsilon);
   spec->add_option("--trigrams", so.trigrams,
                    "aded: tri-gram table file from `seed trigrams` (default: learned from the target's outputs)");
   CLI::Option* temperatures =

@@ -116,6 +116,25 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
     out["alpha"] = alpha;
     out["draft_length"] = k;
     out["tokens_per_target_forward"] = a.tokens_per_round();
+    // Calibration as pruned trees rely on it: greedy chains of 10, the
+    // draft's probability of each token against the target's acceptance.
+    bench::AcceptanceOptions greedy = acceptance;
+    greedy.sampling = SamplingParams{0.0f, 0, 1.0f};
+    greedy.draft_length = 10;
+    const bench::Calibration c = bench::measure_acceptance(*model, *draft, prompts, greedy).calibration;
+    std::cout << fmt::format("         calibration: ECE {:.3f} over {} greedy draft tokens (chains of 10)\n"
+                             "         confidence   tokens  accepted  mean confidence\n",
+                             c.ece(), c.total());
+    nlohmann::json bins = nlohmann::json::array();
+    for (int b = 0; b < bench::Calibration::kBins; ++b) {
+      const double n = static_cast<double>(c.tokens[b]);
+      const double accepted = n > 0 ? static_cast<double>(c.accepted[b]) / n : 0.0;
+      const double confidence = n > 0 ? c.confidence[b] / n : 0.0;
+      std::cout << fmt::format("         {:>4.1f}-{:<4.1f} {:>10} {:>9.3f} {:>16.3f}\n", b / 10.0, (b + 1) / 10.0,
+                               c.tokens[b], accepted, confidence);
+      bins.push_back({{"tokens", c.tokens[b]}, {"accepted", accepted}, {"confidence", confidence}});
+    }
+    out["calibration"] = {{"ece", c.ece()}, {"tokens", c.total()}, {"bins", bins}};
   }
   if (value_file.is_open()) {
     write_value_judgments(value_file, r.value_judgments);

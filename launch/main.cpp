@@ -10,12 +10,14 @@
 #include "launch/commands.h"
 #include "launch/tokenize_commands.h"
 #include "launch/distributed.h"
+#include "launch/process_signals.h"
 #include "launch/runtime.h"
 #include "models/base/error.h"
 #include "parallel/mpi_session.h"
 
 int main(int argc, char** argv) {
   seed::launch::ensure_fast_runtime(argv);
+  seed::launch::fail_writes_beyond_file_size_limit();
   spdlog::set_default_logger(spdlog::stderr_color_mt("seed"));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
 

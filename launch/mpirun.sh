@@ -10,7 +10,10 @@
 #   - OMP_NUM_THREADS exported to every rank (default 1 when oversubscribed,
 #     so that ranks' libtorch threads do not fight over cores);
 #   - --allow-run-as-root only when run as root (containers, CI).
-# It prints the mpirun command it runs, then replaces itself with it.
+# It prints the mpirun command it runs and exits with mpirun's status. A
+# SIGINT, SIGTERM or SIGHUP to it goes on to mpirun, which ends the ranks
+# without a word (and may drop their last output); the script then says so
+# and exits 128 + the signal (130, 143, 129).
 #
 # Usage: launch/mpirun.sh -n RANKS [-H HOSTFILE] [-b none|core] [-t THREADS]
 #                         [-m "MORE MPIRUN OPTIONS"] [--] PROGRAM [ARGS...]
@@ -60,4 +63,22 @@ fi
 [[ -n "$extra" ]] && args+=($extra)
 
 echo "mpirun.sh: $ranks ranks on $slots slots: mpirun ${args[*]} $*" >&2
-exec mpirun "${args[@]}" "$@"
+mpirun "${args[@]}" "$@" <&0 &
+mpirun_pid=$!
+interrupted=""
+for signal in INT TERM HUP; do
+  # shellcheck disable=SC2064  # the signal's name is fixed now, on purpose
+  trap "interrupted=$signal; kill -$signal $mpirun_pid 2>/dev/null || true" "$signal"
+done
+# wait returns early when a trapped signal arrives; wait again for mpirun's end.
+while :; do
+  status=0
+  wait "$mpirun_pid" || status=$?
+  kill -0 "$mpirun_pid" 2>/dev/null || break
+done
+if [[ -n "$interrupted" ]]; then
+  echo "mpirun.sh: interrupted by SIG$interrupted: mpirun ended the ranks (its exit status $status); a seed run" \
+       "keeps every finished problem in its results.jsonl: finish the run with the same options and --resume" >&2
+  exit $((128 + $(kill -l "$interrupted")))
+fi
+exit "$status"

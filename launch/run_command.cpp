@@ -13,6 +13,8 @@
 #include "launch/distributed.h"
 #include "launch/engine_counts.h"
 #include "launch/json_text.h"
+#include "launch/pct_options.h"
+#include "launch/process_signals.h"
 #include "launch/progress_line.h"
 #include "launch/runtime.h"
 #include "launch/run_results.h"
@@ -88,6 +90,10 @@ json settings_json(const RunOptions& o, const tasks::Task& task) {
           {"device", o.engine.device},
           {"draft_length", o.engine.draft_length},
           {"k_config", o.engine.k_config}};
+  // Only for pruned trees, so that runs from before them still resume.
+  if (o.engine.tree == spec::kPrunedTree) {
+    settings["pct"] = {{"threshold", o.engine.pct_threshold}, {"epsilon", o.engine.pct_epsilon}};
+  }
   // Only when on, so that runs from before the option still resume.
   if (o.lookahead.gamma > 0) settings["lookahead"] = lookahead_json(o.lookahead);
   if (o.engine.chat_system) settings["chat"] = {{"system", *o.engine.chat_system}};
@@ -212,6 +218,8 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   const json settings = settings_json(o, task);
   const json runtime = runtime_json(plan_engine_threads(global, o.engine, 0), o.engine);
   RunResults results(o.out_dir, settings, o.resume, runtime);
+  exit_on_interrupt("every finished problem is kept in " + results.results_path() +
+                    "; finish the run with the same options and --resume");
 
   const size_t total = o.limit > 0 ? std::min<size_t>(o.limit, task.problems().size()) : task.problems().size();
   std::vector<const tasks::Problem*> todo;
@@ -286,7 +294,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
          "--drafter", [o](const std::string& name) { o->engine.drafter = spec::DrafterKind::parse(name); },
          "What drafts for the speculative engines: " + spec::drafter_kind_names())
       ->default_str(o->engine.drafter.name());
-  cmd->add_option("--tree", o->engine.tree, "stand: static draft tree file (default: the draft shape)");
+  cmd->add_option("--tree", o->engine.tree,
+                  "Draft trees: pct for pruned candidate trees (a draft model; --k-config bounds them, default 5 "
+                  "children to depth 10), or for stand a static tree file (default: the draft shape)");
+  add_pct_options(cmd, &o->engine.pct_threshold, &o->engine.pct_epsilon);
   cmd->add_option("--trigrams", o->engine.trigrams,
                   "aded: tri-gram table file from `seed trigrams` (default: learned from the target's outputs)");
   cmd->add_option("--device", o->engine.device, "cpu or cuda:N")->capture_default_str();

@@ -1,6 +1,12 @@
 #include "launch/run_results.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "launch/engine_counts.h"
 #include "launch/json_text.h"
@@ -73,6 +79,35 @@ size_t read_records(const std::string& path, std::map<size_t, json>* done) {
   return kept;
 }
 
+// Writes all of `text` to `fd`; false (errno set) if the system refuses.
+bool write_all(int fd, const std::string& text) {
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Replaces `path` with `text` through a temporary file and a rename, so
+// that `path` holds either its old bytes or all of the new ones.
+void replace_file(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  SEED_CHECK(fd >= 0, kIo) << "cannot write " << temporary << ": " << std::strerror(errno);
+  const bool written = write_all(fd, text) && ::fsync(fd) == 0;
+  const int write_errno = errno;
+  ::close(fd);
+  if (!written) {
+    ::unlink(temporary.c_str());
+    SEED_FAIL(kIo) << "cannot write " << path << ": " << std::strerror(write_errno) << " (it is left as it was)";
+  }
+  SEED_CHECK(::rename(temporary.c_str(), path.c_str()) == 0, kIo)
+      << "cannot replace " << path << ": " << std::strerror(errno);
+}
+
 }  // namespace
 
 RunResults::RunResults(const std::string& dir, const json& settings, bool resume, const json& runtime)
@@ -105,15 +140,21 @@ RunResults::RunResults(const std::string& dir, const json& settings, bool resume
   }
   json written = settings;
   if (!runtime.is_null()) written["runtime"] = runtime;
-  std::ofstream(run_json) << written.dump(2) << "\n";
-  out_.open(results, std::ios::app);
-  SEED_CHECK(out_.good(), kIo) << "cannot write " << results;
+  replace_file(run_json, written.dump(2) + "\n");
+  fd_ = ::open(results.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  SEED_CHECK(fd_ >= 0, kIo) << "cannot write " << results << ": " << std::strerror(errno);
+}
+
+RunResults::~RunResults() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 void RunResults::append(const json& record) {
-  out_ << dump_model_output(record) << "\n";
-  out_.flush();
-  SEED_CHECK(out_.good(), kIo) << "cannot write " << results_path();
+  // The whole line in one write call (more only if the system takes part
+  // of it): a line is torn only where the system cut it.
+  SEED_CHECK(write_all(fd_, dump_model_output(record) + "\n"), kIo)
+      << "cannot write " << results_path() << ": " << std::strerror(errno)
+      << "; the problems before this one are kept (make room, then finish with --resume)";
   done_[record.at("index").get<size_t>()] = record;
 }
 
@@ -157,11 +198,7 @@ json RunResults::summary(const json& settings) const {
   return s;
 }
 
-void RunResults::write_summary(const json& summary) const {
-  std::ofstream out(summary_path());
-  out << summary.dump(2) << "\n";
-  SEED_CHECK(out.good(), kIo) << "cannot write " << summary_path();
-}
+void RunResults::write_summary(const json& summary) const { replace_file(summary_path(), summary.dump(2) + "\n"); }
 
 std::string RunResults::results_path() const { return (fs::path(dir_) / "results.jsonl").string(); }
 std::string RunResults::summary_path() const { return (fs::path(dir_) / "summary.json").string(); }

@@ -3,13 +3,13 @@
 // resumed run can refuse to mix settings) and summary.json.
 //
 // Resuming reads the finished lines back; a last line cut off by an
-// interruption is dropped (and recomputed), never half-kept. Not
-// thread-safe.
+// interruption or a full disk is dropped (and recomputed), never half-kept.
+// run.json is replaced whole or not at all, so a failed write never leaves
+// a run that cannot be resumed. Not thread-safe.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <map>
 #include <string>
 
@@ -24,13 +24,18 @@ class RunResults {
   // run used the machine: threads, kernel) under "runtime", never compared.
   RunResults(const std::string& dir, const nlohmann::json& settings, bool resume,
              const nlohmann::json& runtime = nullptr);
+  ~RunResults();
+  RunResults(const RunResults&) = delete;
+  RunResults& operator=(const RunResults&) = delete;
 
   // Finished problems by index (the lines of results.jsonl).
   const std::map<size_t, nlohmann::json>& done() const { return done_; }
 
   // Appends one problem's line (it must hold "index") and flushes; bytes of
   // model output that are not UTF-8 are written as U+FFFD (json_text.h).
-  // Throws kIo if the write fails.
+  // Throws kIo naming the file and the system's reason (a full disk, a
+  // file size limit) if the write fails; the line may then be torn, and a
+  // resumed run drops it.
   void append(const nlohmann::json& record);
 
   // Totals over every finished problem: the summary.json object.
@@ -43,7 +48,7 @@ class RunResults {
  private:
   std::string dir_;
   std::map<size_t, nlohmann::json> done_;
-  std::ofstream out_;
+  int fd_ = -1;  // results.jsonl, opened for appending
 };
 
 }  // namespace seed::launch

@@ -137,6 +137,10 @@ void put_settings(Writer& w, const spec::DraftSettings& s) {
   w.put(s.stream);
   w.put_array(std::vector<int32_t>(s.k_config.begin(), s.k_config.end()), "k_config");
   w.put(s.group);
+  w.put(static_cast<uint8_t>(s.pruned.has_value()));
+  const spec::PrunedTree pruned = s.pruned.value_or(spec::PrunedTree{});
+  w.put(pruned.expand);
+  w.put(pruned.prune);
 }
 
 spec::DraftSettings get_settings(Reader& r) {
@@ -149,6 +153,11 @@ spec::DraftSettings get_settings(Reader& r) {
   const std::vector<int32_t> k_config = r.get_array<int32_t>("k_config");
   s.k_config.assign(k_config.begin(), k_config.end());
   s.group = r.get<uint64_t>("group");
+  const bool pruned = r.get<uint8_t>("pruned") != 0;
+  spec::PrunedTree rule;
+  rule.expand = r.get<float>("pruned expand");
+  rule.prune = r.get<float>("pruned prune");
+  if (pruned) s.pruned = rule;
   return s;
 }
 

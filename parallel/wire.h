@@ -10,7 +10,8 @@
 // All integers and floats are little-endian, counts are u32 followed by
 // their elements. Bodies, by type:
 //   start      slot u64, tokens [i32], settings (temperature f32, top_k i32,
-//              top_p f32, seed u64, stream u64, k_config [i32], group u64),
+//              top_p f32, seed u64, stream u64, k_config [i32], group u64,
+//              pruned u8 (1: a pruned candidate tree), expand f32, prune f32),
 //              drafter u8 (spec::DrafterKind: what drafts for the slot)
 //   draft      slot u64, max_depth i32          (propose a draft now)
 //   proposal   slot u64, tokens [i32], parents [i32], flags u8

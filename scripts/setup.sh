@@ -16,7 +16,7 @@ packages=(
   libgtest-dev libgmock-dev
 )
 # Only for the test suite (scripts/test.sh): a headless browser that renders
-# `seed report`'s HTML; node and npm for the tokenizer parity test (skipped if
+# `seed report`'s HTML; python3 for the fault trials' result checks; node and npm for the tokenizer parity test (skipped if
 # a node from elsewhere, e.g. NodeSource, already provides them).
 test=false build=true
 for arg in "$@"; do
@@ -27,7 +27,7 @@ for arg in "$@"; do
   esac
 done
 if $test; then
-  packages+=(chromium)
+  packages+=(chromium python3)
   command -v node >/dev/null || packages+=(nodejs)
   command -v npm >/dev/null || packages+=(npm)
   # scripts/fuzz.sh and scripts/test.sh --sanitize: clang's sanitizers and

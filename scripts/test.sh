@@ -18,6 +18,8 @@ fi
 [ $# -ge 2 ] || { echo "usage: scripts/test.sh --sanitize LIST [CTEST_ARGS...]" >&2; exit 2; }
 list=$2
 shift 2
+# ThreadSanitizer runs the threaded suites its own way (scripts/sanitizers/thread.sh).
+[ "$list" = thread ] && exec bash scripts/sanitizers/thread.sh
 bash scripts/setup.sh --test --no-build
 dir=$(bash scripts/configure_sanitized.sh "$list")
 targets=()

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"
+#include "spec/pruned_tree_builder.h"
 
 namespace seed::spec {
 
@@ -38,6 +40,27 @@ std::vector<int32_t> top_tokens(const float* logits, int64_t vocab, int count) {
   std::partial_sort(ids.begin(), ids.begin() + count, ids.end(), better);
   ids.resize(count);
   return ids;
+}
+
+// The k children a fixed shape gives the node after `parent` (-1: the
+// prefix), at `position`: the top k tokens for greedy requests, else k
+// draws from q, whose row it stores in tree.q.
+std::vector<int32_t> fixed_children(const float* logits, int64_t vocab, const DraftSettings& settings,
+                                    int32_t parent, uint32_t position, int k, DraftTree& tree) {
+  if (settings.sampling.greedy()) return top_tokens(logits, vocab, k);
+  // Row c of q is context c: the prefix (c = 0) or the path to node c - 1.
+  const size_t offset = static_cast<size_t>(parent + 1) * vocab;
+  tree.q.resize(std::max(tree.q.size(), offset + vocab), 0.0f);
+  float* q = tree.q.data() + offset;
+  sampling_distribution(logits, vocab, settings.sampling, q);
+  std::vector<int32_t> tokens;
+  for (int c = 0; c < k; ++c) {
+    // Unique per draw and a function of the tree's shape only.
+    const uint32_t index = static_cast<uint32_t>((parent + 1) * kMaxChildren + c);
+    const RngKey key{settings.seed, settings.stream, position, RngPurpose::kDraft, index};
+    tokens.push_back(sample_from(q, vocab, uniform(key)));
+  }
+  return tokens;
 }
 
 }  // namespace
@@ -107,7 +130,12 @@ DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
   // cache sequence and a row of `logits` holding its context's logits.
   struct Open { int32_t node; models::SequenceId sequence; };
   std::vector<Open> frontier = {{-1, s.main}};
-  std::vector<float> q_row(vocab);
+  std::optional<PrunedTreeBuilder> pruned;
+  if (s.settings.pruned) pruned.emplace(*s.settings.pruned);
+  // The draft's confidence in its tokens, even for greedy requests: its
+  // own distribution at temperature 1.
+  const SamplingParams confidence = greedy ? SamplingParams{} : s.settings.sampling;
+  std::vector<float> confidence_row(pruned ? vocab : 0);
   for (int d = 0; d < depth; ++d) {
     const at::Tensor rows = logits.to(torch::kCPU).contiguous();
     const int k = s.settings.k_config[d];
@@ -118,27 +146,22 @@ DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
     for (size_t f = 0; f < frontier.size(); ++f) {
       const Open& open = frontier[f];
       const float* row = rows[static_cast<int64_t>(f)].data_ptr<float>();
-      std::vector<int32_t> children;
-      if (greedy) {
-        children = top_tokens(row, vocab, k);
+      std::vector<int32_t> children;  // node indices, most likely (or first drawn) first
+      size_t expanding = last_level ? 0 : static_cast<size_t>(k);
+      if (pruned) {
+        sampling_distribution(row, vocab, confidence, confidence_row.data());
+        const int32_t first = pruned->size();
+        expanding = static_cast<size_t>(pruned->add_children(open.node, confidence_row.data(), vocab, k, !last_level));
+        for (int32_t node = first; node < pruned->size(); ++node) children.push_back(node);
       } else {
-        sampling_distribution(row, vocab, s.settings.sampling, q_row.data());
-        // Row c of q is context c: the prefix (c = 0) or the path to node c - 1.
-        const size_t offset = static_cast<size_t>(open.node + 1) * vocab;
-        tree.q.resize(std::max(tree.q.size(), offset + vocab), 0.0f);
-        std::copy(q_row.begin(), q_row.end(), tree.q.begin() + static_cast<std::ptrdiff_t>(offset));
-        for (int c = 0; c < k; ++c) {
-          // Unique per draw and a function of the tree's shape only.
-          const uint32_t index = static_cast<uint32_t>((open.node + 1) * kMaxChildren + c);
-          const RngKey key{s.settings.seed, s.settings.stream, position, RngPurpose::kDraft, index};
-          children.push_back(sample_from(q_row.data(), vocab, uniform(key)));
+        for (const int32_t token : fixed_children(row, vocab, s.settings, open.node, position, k, tree)) {
+          children.push_back(static_cast<int32_t>(tree.tokens.size()));
+          tree.tokens.push_back(token);
+          tree.parents.push_back(open.node);
         }
       }
-      for (size_t c = 0; c < children.size(); ++c) {
-        const int32_t node = static_cast<int32_t>(tree.tokens.size());
-        tree.tokens.push_back(children[c]);
-        tree.parents.push_back(open.node);
-        if (last_level) continue;
+      for (size_t c = 0; c < std::min(children.size(), expanding); ++c) {
+        const int32_t node = children[c];
         // Forks first: the parent's sequence must not grow before it is shared.
         const models::SequenceId sequence = c == 0 ? open.sequence : cache_.fork(open.sequence);
         if (c > 0) s.forks.push_back(sequence);
@@ -146,10 +169,20 @@ DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
         next.push_back({node, sequence});
       }
     }
-    if (last_level) break;
-    for (const Open& open : next) feed.push_back({open.sequence, {tree.tokens[open.node]}, {}});
+    if (next.empty()) break;
+    for (const Open& open : next) {
+      const int32_t token = pruned ? pruned->token(open.node) : tree.tokens[static_cast<size_t>(open.node)];
+      feed.push_back({open.sequence, {token}, {}});
+    }
     logits = model_->forward(feed, cache_, models::LogitsFor::kLast);
     frontier = std::move(next);
+  }
+  if (pruned) {
+    // Pruning keeps every expanded node, so the main path survives it.
+    std::vector<int32_t> renumbered;
+    tree = pruned->finish(&renumbered);
+    for (int32_t& node : s.main_path) node = renumbered[static_cast<size_t>(node)];
+    return tree;
   }
   if (!greedy) tree.q.resize((tree.tokens.size() + 1) * vocab, 0.0f);
   return tree;

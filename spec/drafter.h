@@ -9,12 +9,29 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/base/sampling.h"
 #include "spec/verifier.h"
 
 namespace seed::spec {
+
+// A pruned candidate tree (PCT: Zheng & Wang 2025; shared/notes/edd-pct.md,
+// section 5) in place of a fixed shape: a node's children are the draft's
+// k_config[depth] most probable tokens; a node expands only while its path
+// confidence (the product of the draft's probabilities along its path, an
+// estimate of the chance the target accepts it) is at least `expand`, the
+// cost of a draft step over a target step; at the end nodes whose path
+// confidence is below `prune` are dropped. Depth and width follow the
+// draft's confidence; a level holds at most floor(1 / expand) expandable
+// nodes, since its path confidences sum to at most 1. The children are
+// proposed deterministically (DraftTree::deterministic), for which the
+// verifier's rule is lossless at any temperature.
+struct PrunedTree {
+  float expand = 0.036f;
+  float prune = 0.01f;
+};
 
 struct DraftSettings {
   SamplingParams sampling;  // the request's; q is this transformation of the draft logits
@@ -27,6 +44,9 @@ struct DraftSettings {
   // tokens instead (siblings of a greedy draft are distinct).
   std::vector<int> k_config;
   uint64_t group = 0;  // GenRequest::group: whose shared drafting state this slot uses and grows
+  // Set: k_config bounds a pruned candidate tree (drafters with
+  // probabilities; the others refuse it).
+  std::optional<PrunedTree> pruned;
 };
 
 class Drafter {

@@ -8,9 +8,10 @@
 namespace seed::spec {
 
 DrafterPool::DrafterPool(std::string name, std::vector<std::unique_ptr<Drafter>> drafters, std::vector<int> k_config,
-                         bool threaded, int draft_threads, VerifyQueue& queue)
+                         std::optional<PrunedTree> pruned_tree, bool threaded, int draft_threads, VerifyQueue& queue)
     : name_(std::move(name)),
       k_config_(std::move(k_config)),
+      pruned_tree_(pruned_tree),
       threaded_(threaded),
       draft_threads_(draft_threads),
       queue_(queue) {
@@ -71,7 +72,7 @@ Proposal DrafterPool::run(Worker& worker, const DraftTask& task, bool dead) {
   try {
     if (task.kind == DraftTask::kStart) {
       worker.drafter->start(seq.slot, task.tokens.empty() ? seq.prompt : task.tokens,
-                            draft_settings(*seq.request, k_config_));
+                            draft_settings(*seq.request, k_config_, pruned_tree_));
     } else if (task.kind == DraftTask::kAdvance) {
       worker.drafter->advance(seq.slot, task.verdict);
     } else {

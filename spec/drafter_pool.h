@@ -20,6 +20,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,7 +52,7 @@ class DrafterPool {
   // `threaded`: one worker thread per drafter, each with `draft_threads`
   // intra-op threads. `name` labels warnings.
   DrafterPool(std::string name, std::vector<std::unique_ptr<Drafter>> drafters, std::vector<int> k_config,
-              bool threaded, int draft_threads, VerifyQueue& queue);
+              std::optional<PrunedTree> pruned_tree, bool threaded, int draft_threads, VerifyQueue& queue);
   ~DrafterPool();
   DrafterPool(const DrafterPool&) = delete;
   DrafterPool& operator=(const DrafterPool&) = delete;
@@ -87,6 +88,7 @@ class DrafterPool {
 
   std::string name_;
   std::vector<int> k_config_;
+  std::optional<PrunedTree> pruned_tree_;
   bool threaded_;
   int draft_threads_;
   VerifyQueue& queue_;

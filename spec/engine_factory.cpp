@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <spdlog/spdlog.h>
+
 #include "models/causal_lm.h"
 #include "models/base/error.h"
 #include "models/tokenizer.h"
 #include "spec/drafter_registry.h"
 #include "spec/model_target.h"
 #include "spec/scheduled_engine.h"
+#include "spec/step_cost.h"
 
 namespace seed::spec {
 
@@ -38,7 +41,12 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& o, int caches) {
 
 namespace {
 
+// The paper's PCT bounds: the top 5 children, to depth 10.
+constexpr int kPrunedTreeWidth = 5;
+constexpr int kPrunedTreeDepth = 10;
+
 std::vector<int> draft_shape(const EngineOptions& o) {
+  if (o.tree == kPrunedTree && o.k_config.empty()) return std::vector<int>(kPrunedTreeDepth, kPrunedTreeWidth);
   if (o.engine.tree_drafts() && o.k_config.empty()) return {2, 2, 1};  // SEED appendix B
   if (!o.k_config.empty()) {
     for (int k : o.k_config) SEED_CHECK(k >= 1, kInvalidArgument) << "--k-config: entry " << k << " < 1";
@@ -72,6 +80,18 @@ RunSettings run_settings(const EngineOptions& o) {
   SEED_CHECK(o.max_batch >= 1, kInvalidArgument) << "--max-batch: " << o.max_batch << " < 1";
   RunSettings settings = model_run_settings(o.target, o.chat_system);
   if (o.engine.drafts()) settings.k_config = draft_shape(o);
+  if (o.tree == kPrunedTree) {
+    SEED_CHECK(o.engine.drafts(), kInvalidArgument)
+        << "--tree pct: engine '" << o.engine.name() << "' does not draft";
+    SEED_CHECK(o.drafter.needs_draft_model(), kInvalidArgument)
+        << "--tree pct: the " << o.drafter.name()
+        << " drafter has no draft probabilities to prune by; pruned trees need a draft model";
+    SEED_CHECK(o.pct_threshold >= 0.0f && o.pct_threshold <= 1.0f, kInvalidArgument)
+        << "--pct-threshold: " << o.pct_threshold << " outside [0, 1] (0: measured)";
+    SEED_CHECK(o.pct_epsilon >= 0.0f && o.pct_epsilon <= 1.0f, kInvalidArgument)
+        << "--pct-epsilon: " << o.pct_epsilon << " outside [0, 1]";
+    settings.pruned_tree = PrunedTree{o.pct_threshold, o.pct_epsilon};
+  }
   return settings;
 }
 
@@ -91,6 +111,21 @@ void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t tar
   SEED_CHECK(draft_vocab == target_vocab, kInvalidArgument)
       << "--draft: " << o.draft << " has a vocabulary of " << draft_vocab << " tokens, the target " << o.target
       << " has " << target_vocab << "; speculative decoding needs the same tokenizer";
+}
+
+// A pruned tree's thresholds left to measure (expand 0) on these handles:
+// a node expands when its path confidence pays for a draft step, and stays
+// when it pays for its share of the target's forward (at least epsilon).
+void measure_pruned_tree(RunSettings& settings, Target& target, Drafter& drafter) {
+  if (!settings.pruned_tree || settings.pruned_tree->expand > 0.0f) return;
+  PrunedTree& rule = *settings.pruned_tree;
+  const StepCost cost = measure_step_cost(target, drafter);
+  // Never above 1: a node at confidence 1 always expands.
+  rule.expand = static_cast<float>(std::clamp(cost.draft_ratio, 1e-3, 1.0));
+  rule.prune = std::max(rule.prune, static_cast<float>(std::min(cost.node_ratio, 1.0)));
+  spdlog::info("pruned trees: a node expands at path confidence >= {:.3f} and stays at >= {:.3f} (target step "
+               "{:.3f} ms, draft step {:.3f} ms, each verified node {:.3f} ms)",
+               rule.expand, rule.prune, cost.target_s * 1e3, cost.draft_s * 1e3, cost.node_s * 1e3);
 }
 
 // REQUIRES run_settings(o) passed. Empty `drafters`: draft-model drafters here.
@@ -131,12 +166,15 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     check_vocabularies(o, config.vocab_size, target->vocab_size());
   }
   if (!kind.drafter_pool()) {
-    return ScheduledEngine::serial(kind.name(), std::move(target), make_drafter(o.drafter, resources), settings);
+    std::unique_ptr<Drafter> drafter = make_drafter(o.drafter, resources);
+    measure_pruned_tree(settings, *target, *drafter);
+    return ScheduledEngine::serial(kind.name(), std::move(target), std::move(drafter), settings);
   }
   if (drafters.empty()) {
     SEED_CHECK(o.drafters >= 0, kInvalidArgument) << "--drafters: " << o.drafters << " < 0";
     for (int i = 0; i < std::max(o.drafters, 1); ++i) drafters.push_back(make_drafter(o.drafter, resources));
   }
+  measure_pruned_tree(settings, *target, *drafters.front());
   const Scheduler scheduler =
       kind.batched_verify() ? batch_scheduler() : Scheduler(o.schedule.value_or(SchedulePolicy::kFcfs), 1);
   return ScheduledEngine::seed(kind.name(), std::move(target), std::move(drafters), settings, scheduler,

@@ -22,6 +22,8 @@ struct KvCacheOptions;
 
 namespace seed::spec {
 
+inline constexpr const char* kPrunedTree = "pct";
+
 struct EngineOptions {
   EngineKind engine = EngineKind::kSeed;
   std::string target;  // HF model folder (config.json, safetensors, tokenizer)
@@ -29,7 +31,15 @@ struct EngineOptions {
   // What drafts for the engines that draft (drafter_kind.h).
   DrafterKind drafter = DrafterKind::kModel;
   // kStand: a static tree file (StaticTree::load); empty: the draft shape.
+  // kPrunedTree ("pct"), for a draft model: pruned candidate trees
+  // (PrunedTree, drafter.h) bounded by k_config (empty: the draft's top 5
+  // at each of 10 depths), expanding at path confidence >= pct_threshold
+  // and pruned below pct_epsilon. pct_threshold 0: both measured at start
+  // (spec/step_cost.h): the time of a draft step over a target step, and
+  // epsilon raised to what a verified node adds to a target step.
   std::string tree;
+  float pct_threshold = 0;
+  float pct_epsilon = 0.01f;
   // kAded: a tri-gram table file (`seed trigrams`, TrigramTable::load);
   // empty: each group's table learns from the target's outputs alone.
   std::string trigrams;
@@ -73,7 +83,8 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& options, int caches
 
 // Throws seed::Error: kInvalidArgument naming the option (no draft for an
 // engine that drafts with a draft model, k_config entry < 1, a malformed
-// --tree file), what loading a --trigrams file throws, and what loading
+// --tree file, a pruned tree for an engine that does not draft or a
+// drafter without probabilities, or with thresholds outside [0, 1]), what loading a --trigrams file throws, and what loading
 // the models throws (naming the file at fault), kInvalidArgument if the two
 // models' vocabularies differ.
 std::unique_ptr<Engine> make_engine(const EngineOptions& options);

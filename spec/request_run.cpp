@@ -111,8 +111,9 @@ TargetSettings target_settings(const GenRequest& request) {
   return {request.sampling, request.seed, request.stream};
 }
 
-DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config) {
-  return {request.sampling, request.seed, request.stream, k_config, request.group};
+DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config,
+                             const std::optional<PrunedTree>& pruned_tree) {
+  return {request.sampling, request.seed, request.stream, k_config, request.group, pruned_tree};
 }
 
 int draft_depth(const Sequence& seq, const Target& target, int shape_depth) {

@@ -49,6 +49,7 @@ struct RunSettings {
   // (Llama 3 instruct ends turns with <|eot_id|>); empty: none.
   std::vector<int32_t> stop_tokens;
   std::vector<int> k_config;  // empty: no drafting
+  std::optional<PrunedTree> pruned_tree;  // set: k_config bounds a pruned candidate tree
   // Set: each text prompt is a user turn, after a system turn of
   // `chat_system` (if not empty), rendered by the target's chat template
   // before it is tokenized (encode_prompt).
@@ -77,7 +78,8 @@ std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests,
                                         const Target& target);
 
 TargetSettings target_settings(const GenRequest& request);
-DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config);
+DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config,
+                             const std::optional<PrunedTree>& pruned_tree);
 
 // How deep the next draft of `seq` may be: bounded by the draft shape, the
 // target's context and the tokens left (a round adds accepted + 1 tokens).

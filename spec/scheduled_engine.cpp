@@ -12,7 +12,8 @@ ScheduledEngine::ScheduledEngine(std::string name, std::unique_ptr<Target> targe
       settings_(std::move(settings)),
       in_flight_(loop.in_flight),
       queue_(scheduler),
-      drafters_(name_, std::move(drafters), settings_.k_config, loop.threaded, loop.draft_threads, queue_) {
+      drafters_(name_, std::move(drafters), settings_.k_config, settings_.pruned_tree, loop.threaded,
+                loop.draft_threads, queue_) {
   SEED_CHECK(target_ != nullptr, kInvalidArgument) << name_ << ": needs a target";
 }
 

@@ -70,6 +70,8 @@ class ScheduledEngine : public Engine {
                                    const CompletionCallback& on_complete) override;
   std::string name() const override { return name_; }
   EngineStats stats() const override { return stats_; }
+  // The draft shape it runs (k_config; pruned trees with their measured threshold).
+  const RunSettings& settings() const { return settings_; }
   void reset_stats() override { stats_ = {}; }
   // The last generate()'s schedule, in the order things happened.
   std::vector<ScheduleEvent> schedule() const { return queue_.schedule(); }

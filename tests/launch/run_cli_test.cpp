@@ -87,6 +87,22 @@ TEST_F(RunCliTest, ResumeComputesOnlyTheMissingProblemsAndRefusesOtherSettings) 
   EXPECT_NE(other.output.find("'seed'"), std::string::npos) << other.output;
 }
 
+// As on a full disk: the run ends with an error naming results.jsonl (not
+// SIGXFSZ's core dump), keeps the whole lines, and --resume finishes it.
+TEST_F(RunCliTest, AFileSizeLimitEndsTheRunWithAnErrorNamingTheFileAndTheRunResumes) {
+  const std::string out = (out_ / "full").string();
+  // 2 KiB: run.json (about 1 KiB) fits, the fourth result line (about 600 bytes each) does not.
+  const Outcome full = run_command("sh -c 'ulimit -f 2; exec " + seed_run("seed", out, "--limit 4") + "'");
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_NE(full.output.find("cannot write " + out + "/results.jsonl: File too large"), std::string::npos)
+      << full.output;
+  const Outcome resumed = run_command(seed_run("seed", out, "--limit 4 --resume"));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  const std::vector<json> lines = read_lines(out_ / "full" / "results.jsonl");
+  ASSERT_EQ(lines.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(lines[i]["index"], i);
+}
+
 TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
   const std::string ar = (out_ / "ar").string(), seed = (out_ / "seed").string();
   ASSERT_EQ(run_command(seed_run("ar", ar, "--limit 2")).exit_code, 0);
@@ -106,6 +122,15 @@ TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
   EXPECT_EQ(summary["drafter"], "aded");
   EXPECT_GT(summary["drafted_tokens"].get<int64_t>(), 0);
   EXPECT_GT(summary["draft_ms_per_token"].get<double>(), 0.0);
+  // Pruned candidate trees too; the run records their thresholds, and a
+  // resume with other ones is refused.
+  const std::string pct = (out_ / "pct").string();
+  const Outcome p = run_command(seed_run("seed", pct, "--limit 2 --tree pct --pct-threshold 0.1 --baseline " + ar));
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("identical answers: 2 of 2"), std::string::npos) << p.output;
+  const Outcome other = run_command(seed_run("seed", pct, "--limit 2 --tree pct --pct-threshold 0.2 --resume"));
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.output.find("pct"), std::string::npos) << other.output;
 }
 
 // The prefix cache and its budget change what the target computes, never

@@ -1,12 +1,17 @@
 // results.jsonl keeps every finished problem, even one whose model output is
-// not valid UTF-8, and a resumed run reads it back.
+// not valid UTF-8, and a resumed run reads it back; a write that the system
+// refuses (a file size limit, as on a full disk) names the file and leaves
+// the output folder resumable.
 #include "launch/run_results.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "tests/throws_error.h"
@@ -73,6 +78,78 @@ TEST(RunResultsTest, ResumingRefusesALineWithAMissingOrMistypedField) {
   EXPECT_TRUE(throws_error([&] { resume_with(json::array({1})); }, ErrorKind::kCorruption,
                            {results, "line 2", "not a JSON object"}));
   fs::remove_all(dir);
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Files this process writes cannot grow past `bytes` while it lives; writes
+// beyond fail with EFBIG (as `seed` sets up: SIGXFSZ ignored).
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    previous_signal_ = signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, &previous_);
+    rlimit limit = previous_;
+    limit.rlim_cur = bytes;
+    EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &previous_);
+    signal(SIGXFSZ, previous_signal_);
+  }
+
+ private:
+  rlimit previous_;
+  sighandler_t previous_signal_;
+};
+
+class RunResultsFullDiskTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("seed_run_results_full_test_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  const json settings_ = {{"task", "game24"}, {"search", "cot"}, {"engine", "ar"}};
+};
+
+TEST_F(RunResultsFullDiskTest, ALineTheSystemCutsShortNamesTheFileAndResumeDropsIt) {
+  const fs::path results = dir_ / "results.jsonl";
+  {
+    RunResults run(dir_.string(), settings_, /*resume=*/false);
+    run.append(record(0, "kept"));
+    const FileSizeLimit limit(fs::file_size(results) + 10);
+    EXPECT_TRUE(seed::testing::throws_error([&] { run.append(record(1, std::string(500, 'x'))); },
+                                            ErrorKind::kIo, {results.string(), "File too large", "--resume"}));
+  }
+  const std::string torn = read_file(results);
+  ASSERT_NE(torn.back(), '\n') << "the second line was expected to be cut short";
+  RunResults resumed(dir_.string(), settings_, /*resume=*/true);
+  ASSERT_EQ(resumed.done().size(), 1u);
+  EXPECT_EQ(resumed.done().at(0).at("answer"), "kept");
+  EXPECT_EQ(read_file(results), torn.substr(0, torn.find('\n') + 1));
+}
+
+TEST_F(RunResultsFullDiskTest, ARunJsonThatCannotBeRewrittenStaysWholeAndTheRunStillResumes) {
+  {
+    RunResults run(dir_.string(), settings_, /*resume=*/false, json{{"threads", "before"}});
+    run.append(record(0, "kept"));
+  }
+  const fs::path run_json = dir_ / "run.json";
+  const std::string before = read_file(run_json);
+  {
+    const FileSizeLimit limit(10);
+    EXPECT_TRUE(seed::testing::throws_error(
+        [&] { RunResults(dir_.string(), settings_, /*resume=*/true, json{{"threads", "after"}}); }, ErrorKind::kIo,
+        {run_json.string(), "File too large"}));
+  }
+  EXPECT_EQ(read_file(run_json), before);
+  RunResults resumed(dir_.string(), settings_, /*resume=*/true);
+  EXPECT_EQ(resumed.done().size(), 1u);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "models/causal_lm.h"
@@ -98,6 +99,22 @@ class DistributedEngineTest : public ::testing::Test {
     return out;
   }
 
+  // Greedy and sampled: seed and seed-batch with their drafters on the
+  // draft ranks give the tokens of one process running seed.
+  static void expect_single_process_tokens(Coordinator& coordinator,
+                                           const std::function<spec::EngineOptions(const std::string&)>& options_of) {
+    for (float temperature : {0.0f, 1.0f}) {
+      const auto expected = tokens_of(spec::make_engine(options_of("seed"))->generate(requests(temperature)));
+      for (const std::string& name : {std::string("seed"), std::string("seed-batch")}) {
+        SCOPED_TRACE(name + " at temperature " + std::to_string(temperature));
+        const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(options_of(name));
+        EXPECT_EQ(tokens_of(engine->generate(requests(temperature))), expected);
+        EXPECT_GT(engine->stats().accepted_tokens, 0);
+      }
+    }
+    EXPECT_TRUE(coordinator.lost_ranks().empty());
+  }
+
   static fs::path* dir_;
   static spec::EngineOptions* models_;
 };
@@ -113,20 +130,29 @@ TEST_F(DistributedEngineTest, ProducesTheSingleProcessTokens) {
     return;
   }
   Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
-  for (float temperature : {0.0f, 1.0f}) {
-    const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(requests(temperature)));
-    for (const std::string& name : {std::string("seed"), std::string("seed-batch")}) {
-      SCOPED_TRACE(name + " at temperature " + std::to_string(temperature));
-      const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(options(name));
-      EXPECT_EQ(tokens_of(engine->generate(requests(temperature))), expected);
-      EXPECT_GT(engine->stats().accepted_tokens, 0);
-    }
-  }
-  EXPECT_TRUE(coordinator.lost_ranks().empty());
+  expect_single_process_tokens(coordinator, options);
   expect_usage_of_every_rank(coordinator.usage(), mpi_world().world_size());
   const MessageCounts counts = coordinator.counts();
   EXPECT_GT(counts.received, 0);
   EXPECT_GT(counts.sent, counts.received) << "start, verdict and finish need no reply";
+}
+
+// Pruned candidate trees travel in the start message; a given threshold
+// makes the trees, and so the sampled tokens, those of one process.
+TEST_F(DistributedEngineTest, PrunedTreesOnDraftRanksProduceTheSingleProcessTokens) {
+  ASSERT_GE(mpi_world().world_size(), 2) << "run under mpirun -np 3 or more";
+  if (!coordinator()) {
+    serve_worker_rank(mpi_world(), layout(), *models_);
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+  const auto pruned = [](const std::string& name) {
+    spec::EngineOptions o = options(name);
+    o.tree = spec::kPrunedTree;
+    o.pct_threshold = 0.05f;
+    return o;
+  };
+  expect_single_process_tokens(coordinator, pruned);
 }
 
 TEST_F(DistributedEngineTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {

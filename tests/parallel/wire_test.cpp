@@ -40,6 +40,8 @@ std::vector<Message> one_of_each() {
   start.settings.k_config = {2, 2, 1};
   start.settings.group = 99;
   start.drafter = spec::DrafterKind::kAded;
+  StartMessage pruned_start = start;
+  pruned_start.settings.pruned = spec::PrunedTree{0.125f, 0.0625f};
   spec::Verdict verdict;
   verdict.accepted = {0, 2};
   verdict.bonus = 17;
@@ -50,6 +52,7 @@ std::vector<Message> one_of_each() {
   chain.parents = {-1, 0};
   chain.deterministic = true;
   return {start,
+          pruned_start,
           DraftMessage{7, 4},
           ProposalMessage{7, sample_tree()},
           VerdictMessage{7, verdict},
@@ -85,6 +88,11 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
       EXPECT_EQ(g.settings.stream, m->settings.stream);
       EXPECT_EQ(g.settings.k_config, m->settings.k_config);
       EXPECT_EQ(g.settings.group, m->settings.group);
+      ASSERT_EQ(g.settings.pruned.has_value(), m->settings.pruned.has_value());
+      if (m->settings.pruned) {
+        EXPECT_EQ(g.settings.pruned->expand, m->settings.pruned->expand);
+        EXPECT_EQ(g.settings.pruned->prune, m->settings.pruned->prune);
+      }
       EXPECT_EQ(g.drafter, m->drafter);
     } else if (auto* m = std::get_if<DraftMessage>(&sent)) {
       EXPECT_EQ(std::get<DraftMessage>(got).slot, m->slot);

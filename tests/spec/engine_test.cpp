@@ -22,6 +22,7 @@
 #include "spec/scheduled_engine.h"
 #include "tests/models/tiny_models.h"
 #include "tests/spec/chi_square.h"
+#include "tests/spec/engine_fixtures.h"
 #include "tests/spec/shared_prefix_requests.h"
 #include "tests/throws_error.h"
 
@@ -31,32 +32,16 @@ namespace {
 namespace fs = std::filesystem;
 using ::seed::testing::throws_error;
 
-// A target and a draft that agrees with it often but not always: the
-// target's weights plus noise.
-struct ModelPair {
-  std::string target, draft;
-};
-
-ModelPair write_pair(const fs::path& dir, int64_t vocab, double noise) {
-  torch::NoGradGuard no_grad;
-  models::ModelConfig config = models::testing::tiny_config("llama");
-  config.vocab_size = vocab;
-  ModelPair pair{(dir / "target").string(), (dir / "draft").string()};
-  models::CausalLM::random(config, 11)->save(pair.target, torch::kFloat32);
-  auto draft = models::CausalLM::random(config, 11);
-  torch::manual_seed(5);
-  for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * noise * p.std());
-  draft->save(pair.draft, torch::kFloat32);
-  return pair;
-}
+using ::seed::testing::ModelPair;
+using ::seed::testing::tokens_of;
 
 class EngineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new fs::path(fs::temp_directory_path() / ("seed_engine_test_" + std::to_string(::getpid())));
     fs::create_directories(*dir_);
-    pair_ = new ModelPair(write_pair(*dir_ / "v64", 64, 0.6));
-    small_ = new ModelPair(write_pair(*dir_ / "v8", 8, 1.0));
+    pair_ = new ModelPair(::seed::testing::write_model_pair(*dir_ / "v64", 64, 0.6));
+    small_ = new ModelPair(::seed::testing::write_model_pair(*dir_ / "v8", 8, 1.0));
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
@@ -80,24 +65,7 @@ class EngineTest : public ::testing::Test {
 
   // Six requests with prompts of different lengths and their own streams.
   static std::vector<GenRequest> requests(float temperature, int64_t max_new = 20) {
-    std::vector<GenRequest> out;
-    for (int i = 0; i < 6; ++i) {
-      GenRequest r;
-      for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
-      r.max_new_tokens = max_new;
-      r.sampling.temperature = temperature;
-      r.seed = 42;
-      r.stream = static_cast<uint64_t>(i);
-      r.kind = i % 2 ? RequestKind::kEvaluation : RequestKind::kThought;
-      out.push_back(r);
-    }
-    return out;
-  }
-
-  static std::vector<std::vector<int32_t>> tokens_of(const std::vector<Completion>& completions) {
-    std::vector<std::vector<int32_t>> out;
-    for (const Completion& c : completions) out.push_back(c.tokens);
-    return out;
+    return ::seed::testing::varied_requests(6, temperature, max_new);
   }
 
   static fs::path* dir_;

@@ -1,0 +1,88 @@
+#include "spec/step_cost.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <vector>
+
+namespace seed::spec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kSlot = std::numeric_limits<uint64_t>::max();  // no engine's
+constexpr int kWarmup = 3;        // caches and allocators settle
+constexpr int kRounds = 15;
+constexpr int kVerifyNodes = 16;  // about the size of a pruned tree
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+template <typename Call>
+double seconds(Call call) {
+  const Clock::time_point t0 = Clock::now();
+  call();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+StepCost measure_step_cost(Target& target, Drafter& drafter) {
+  const int32_t vocab = static_cast<int32_t>(target.vocab_size());
+  std::vector<int32_t> prompt(16);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int32_t>((i + 1) % vocab);
+
+  const DraftTree empty;
+  DraftTree chain;
+  chain.deterministic = true;
+  const int64_t room = std::max<int64_t>(0, target.max_positions() - static_cast<int64_t>(prompt.size()) - 2);
+  for (int i = 0; i < std::min<int64_t>(kVerifyNodes, room); ++i) {
+    chain.tokens.push_back(static_cast<int32_t>((3 * i + 1) % vocab));
+    chain.parents.push_back(i - 1);
+  }
+  // A verify on a fresh slot right after the prompt, so that none runs past
+  // a short context.
+  const auto verify_after_prompt = [&](const DraftTree& draft) {
+    target.start(kSlot, prompt, TargetSettings{});
+    target.verify({{kSlot, &empty}});  // the prompt
+    const double s = seconds([&] { target.verify({{kSlot, &draft}}); });
+    target.finish(kSlot);
+    return s;
+  };
+  DraftSettings settings;
+  settings.k_config = {1};
+  drafter.start(kSlot, prompt, settings);
+  // Each round rejects the drafted token, so the next proposal feeds one
+  // token: a decode step.
+  const auto draft_step = [&] {
+    DraftTree draft;
+    const double s = seconds([&] { draft = drafter.propose(kSlot, 1); });
+    Verdict verdict;
+    verdict.bonus = draft.tokens.empty() ? prompt.back() : (draft.tokens[0] + 1) % vocab;
+    verdict.tokens = {verdict.bonus};
+    drafter.advance(kSlot, verdict);
+    return s;
+  };
+
+  // The three side by side each round, and the ratios per round, so that
+  // a machine busy with other work for a while shifts all of them alike.
+  std::vector<double> target_s, draft_s, node_s, draft_ratio, node_ratio;
+  for (int round = 0; round < kWarmup + kRounds; ++round) {
+    const double t = verify_after_prompt(empty);
+    const double c = chain.tokens.empty() ? t : verify_after_prompt(chain);
+    const double d = draft_step();
+    if (round < kWarmup) continue;
+    const double node = chain.tokens.empty() ? 0.0 : std::max(0.0, c - t) / static_cast<double>(chain.tokens.size());
+    target_s.push_back(t);
+    draft_s.push_back(d);
+    node_s.push_back(node);
+    draft_ratio.push_back(d / t);
+    node_ratio.push_back(node / t);
+  }
+  drafter.finish(kSlot);
+  return {median(draft_s), median(target_s), median(node_s), median(draft_ratio), median(node_ratio)};
+}
+
+}  // namespace seed::spec

@@ -1,0 +1,59 @@
+// What the engine tests share: a target and a draft that agrees with it
+// often but not always (the target's weights plus noise), written as model
+// folders for make_engine; requests with prompts of different lengths; the
+// tokens of completions.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "models/causal_lm.h"
+#include "spec/engine.h"
+#include "tests/models/tiny_models.h"
+
+namespace seed::testing {
+
+struct ModelPair {
+  std::string target, draft;
+};
+
+inline ModelPair write_model_pair(const std::filesystem::path& dir, int64_t vocab, double noise) {
+  torch::NoGradGuard no_grad;
+  models::ModelConfig config = models::testing::tiny_config("llama");
+  config.vocab_size = vocab;
+  ModelPair pair{(dir / "target").string(), (dir / "draft").string()};
+  models::CausalLM::random(config, 11)->save(pair.target, torch::kFloat32);
+  auto draft = models::CausalLM::random(config, 11);
+  torch::manual_seed(5);
+  for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * noise * p.std());
+  draft->save(pair.draft, torch::kFloat32);
+  return pair;
+}
+
+// `count` requests over a vocabulary of 64: prompts of 1, 3, 5, ... tokens,
+// each with its own stream, thoughts and evaluations alternating.
+inline std::vector<spec::GenRequest> varied_requests(int count, float temperature, int64_t max_new_tokens) {
+  std::vector<spec::GenRequest> out;
+  for (int i = 0; i < count; ++i) {
+    spec::GenRequest r;
+    for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
+    r.max_new_tokens = max_new_tokens;
+    r.sampling.temperature = temperature;
+    r.seed = 42;
+    r.stream = static_cast<uint64_t>(i);
+    r.kind = i % 2 ? spec::RequestKind::kEvaluation : spec::RequestKind::kThought;
+    out.push_back(r);
+  }
+  return out;
+}
+
+inline std::vector<std::vector<int32_t>> tokens_of(const std::vector<spec::Completion>& completions) {
+  std::vector<std::vector<int32_t>> out;
+  for (const spec::Completion& c : completions) out.push_back(c.tokens);
+  return out;
+}
+
+}  // namespace seed::testing
