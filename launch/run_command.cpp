@@ -131,7 +131,7 @@ void print_progress(const RunResults& results, size_t total) {
   double wall = 0;
   for (const auto& [index, r] : results.done()) {
     correct += r["correct"].get<bool>() ? 1 : 0;
-    tokens += r["tokens"].get<int64_t>();
+    tokens += r.value("tokens", int64_t{0});  // absent in lines older than the engine counters
     wall += r["wall_s"].get<double>();
   }
   const size_t done = results.done().size();

@@ -18,24 +18,60 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// The largest count a line may hold: 2^53, past which a JSON number is no
+// longer exact. It also keeps summary()'s sums far from int64 overflow.
+constexpr int64_t kMaxCount = int64_t{1} << 53;
+
+// Checks the fields summary() reads, so that a damaged line is an error
+// naming the file, the line and the field rather than a failed lookup later.
+// Counters a line predates are absent and count as 0 (engine_counts.h).
+void check_record(const json& record, const std::string& where) {
+  SEED_CHECK(record.is_object(), kCorruption) << where << ": not a JSON object";
+  const auto count = [&](const char* key, bool required) {
+    const auto it = record.find(key);
+    if (it == record.end() && !required) return;
+    SEED_CHECK(it != record.end(), kCorruption) << where << ": field '" << key << "' is missing";
+    SEED_CHECK(it->is_number_unsigned() && it->get<uint64_t>() <= uint64_t{kMaxCount}, kCorruption)
+        << where << ": field '" << key << "' must be an integer in [0, 2^53], not " << it->dump();
+  };
+  const auto seconds = [&](const char* key, bool required) {
+    const auto it = record.find(key);
+    if (it == record.end() && !required) return;
+    SEED_CHECK(it != record.end(), kCorruption) << where << ": field '" << key << "' is missing";
+    SEED_CHECK(it->is_number() && it->get<double>() >= 0 && it->get<double>() <= double(kMaxCount), kCorruption)
+        << where << ": field '" << key << "' must be a number of seconds in [0, 2^53], not " << it->dump();
+  };
+  count("index", true);
+  SEED_CHECK(record.contains("correct") && record.at("correct").is_boolean(), kCorruption)
+      << where << ": field 'correct' must be true or false";
+  count("requests", true);
+  count("failed_requests", true);
+  seconds("wall_s", true);
+  for (const char* key : {"tokens", "target_forwards", "drafted_tokens", "accepted_tokens", "rejections",
+                          "sequence_forwards", "sequence_tokens", "prompt_tokens", "prefill_tokens"}) {
+    count(key, false);
+  }
+  seconds("draft_s", false);
+}
+
 // Reads results.jsonl, keeping the complete lines and cutting off a torn
 // last one (an interrupted write); returns the kept byte length.
 size_t read_records(const std::string& path, std::map<size_t, json>* done) {
   std::ifstream in(path, std::ios::binary);
   std::string line;
-  size_t kept = 0, offset = 0;
+  size_t kept = 0, offset = 0, number = 0;
   while (std::getline(in, line)) {
     const bool complete = !in.eof();  // ended in '\n'
     offset += line.size() + (complete ? 1 : 0);
+    ++number;
     if (!complete) break;
     json record;
     try {
       record = json::parse(line);
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {
       break;  // a torn line can only be the last; stop here
     }
-    SEED_CHECK(record.is_object() && record.contains("index"), kCorruption)
-        << path << ": a line without \"index\" at byte " << kept;
+    check_record(record, path + ": line " + std::to_string(number));
     const size_t index = record.at("index").get<size_t>();
     (*done)[index] = std::move(record);
     kept = offset;
@@ -90,7 +126,7 @@ RunResults::RunResults(const std::string& dir, const json& settings, bool resume
     json previous;
     try {
       previous = json::parse(in);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
       SEED_FAIL(kCorruption) << run_json << ": not valid JSON: " << e.what();
     }
     for (const auto& [key, value] : settings.items()) {

@@ -214,7 +214,7 @@ json read_sweep_config(const std::string& path) {
   json config;
   try {
     config = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     SEED_FAIL(kCorruption) << path << ": not valid JSON: " << e.what();
   }
   return config;

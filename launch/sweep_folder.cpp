@@ -20,7 +20,7 @@ json read_stored(const std::string& path) {
   SEED_CHECK(in.good(), kNotFound) << path << ": no such file; is this a `seed sweep --out` folder?";
   try {
     return json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     SEED_FAIL(kCorruption) << path << ": not valid JSON: " << e.what();
   }
 }

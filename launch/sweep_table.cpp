@@ -152,7 +152,7 @@ std::vector<json> read_sweep_rows(const std::string& dir) {
     if (line.empty()) continue;
     try {
       rows.push_back(json::parse(line));
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
       SEED_FAIL(kCorruption) << path.string() << ": line " << rows.size() + 1 << ": " << e.what();
     }
   }

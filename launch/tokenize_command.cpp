@@ -34,7 +34,7 @@ template <typename Json = nlohmann::json>
 Json parse_line(const std::string& line, int64_t number) {
   try {
     return Json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     SEED_FAIL(kInvalidArgument) << "stdin line " << number << ": not valid JSON: " << e.what();
   }
 }

@@ -292,7 +292,7 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   OrderedJson header;
   try {
     header = OrderedJson::parse(header_text, header_text + header_size);
-  } catch (const OrderedJson::parse_error& e) {
+  } catch (const OrderedJson::exception& e) {
     SEED_FAIL(kCorruption) << path << ": header is not valid JSON: " << e.what();
   }
   SEED_CHECK(header.is_object(), kCorruption) << path << ": header must be a JSON object";

@@ -18,6 +18,12 @@ constexpr uint8_t kMagic[2] = {'S', 'D'};
 
 // A proposal's flags.
 constexpr uint8_t kDeterministic = 1, kWithoutReplacement = 2, kSparseQ = 4;
+// Bounds on a proposal's q before it is allocated: sparse rows do not bound
+// vocab by the buffer, so without them a few bytes could ask for gigabytes.
+// The largest vocabularies seed loads have 262k tokens; 256 MiB of q holds
+// a 256-node tree over them.
+constexpr uint32_t kMaxVocab = uint32_t{1} << 20;
+constexpr uint64_t kMaxQValues = uint64_t{1} << 26;
 
 enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify, kVerdicts,
                             kUsageRequest, kUsage, kLesson };
@@ -217,6 +223,12 @@ spec::DraftTree get_draft(Reader& r) {
   const uint32_t vocab = r.get<uint32_t>("vocab");
   if (d.deterministic && vocab != 0) detail::Raiser() & r.fail() << "a deterministic draft carries q rows";
   const std::vector<int64_t> contexts = sent_contexts(d.parents);
+  if (vocab > kMaxVocab) detail::Raiser() & r.fail() << "vocab " << vocab << " exceeds the limit of " << kMaxVocab;
+  const uint64_t q_values = (uint64_t{d.tokens.size()} + 1) * vocab;  // < 2^52: both factors are small
+  if (q_values > kMaxQValues) {
+    detail::Raiser() & r.fail() << "q of " << d.tokens.size() + 1 << " x " << vocab << " values exceeds the limit of "
+                                << kMaxQValues;
+  }
   if (vocab > 0 && (flags & kSparseQ) != 0) {
     d.q.assign((d.tokens.size() + 1) * vocab, 0.0f);
     for (int64_t context : contexts) {

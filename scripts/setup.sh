@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs seed's Debian 12 dependencies (only those missing; safe to re-run)
 # and builds everything into build/. Used by run.sh and test.sh (which
-# passes --test for the test suite's extra packages).
+# passes --test for the test suite's extra packages, and --no-build for
+# sanitizer builds, which configure their own folder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,10 +18,21 @@ packages=(
 # Only for the test suite (scripts/test.sh): a headless browser that renders
 # `seed report`'s HTML; python3 for the fault trials' result checks; node and npm for the tokenizer parity test (skipped if
 # a node from elsewhere, e.g. NodeSource, already provides them).
-if [ "${1:-}" = --test ]; then
+test=false build=true
+for arg in "$@"; do
+  case $arg in
+    --test) test=true ;;
+    --no-build) build=false ;;
+    *) echo "setup.sh: unknown option $arg (known: --test, --no-build)" >&2; exit 2 ;;
+  esac
+done
+if $test; then
   packages+=(chromium python3)
   command -v node >/dev/null || packages+=(nodejs)
   command -v npm >/dev/null || packages+=(npm)
+  # scripts/fuzz.sh and scripts/test.sh --sanitize: clang's sanitizers and
+  # libFuzzer (GCC has no libFuzzer), and clang's OpenMP runtime.
+  packages+=(clang-14 libclang-rt-14-dev libomp-14-dev)
 fi
 missing=()
 for package in "${packages[@]}"; do
@@ -34,5 +46,6 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+$build || exit 0
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$(nproc)"

@@ -35,7 +35,7 @@ std::vector<Problem> read_jsonl(const DataSpec& spec, const std::string& where) 
     nlohmann::json row;
     try {
       row = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
       SEED_FAIL(kInvalidArgument) << where << ": field 'data.path': " << spec.path << ":" << number
                                   << ": not valid JSON: " << e.what();
     }

@@ -19,7 +19,7 @@ json read_json_file(const std::string& path) {
   SEED_CHECK(in.good(), kIo) << path << ": cannot open: " << std::strerror(errno);
   try {
     return json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number past double
     SEED_FAIL(kCorruption) << path << ": not valid JSON: " << e.what();
   }
 }

@@ -9,7 +9,7 @@ namespace seed::models::chat {
 
 void builtin_error(const std::string& message) { SEED_FAIL(kInvalidArgument) << message; }
 
-const Value& argument(const CallArgs& args, size_t index, const char* keyword, const Value& fallback) {
+Value argument(const CallArgs& args, size_t index, const char* keyword, const Value& fallback) {
   if (index < args.positional.size()) return args.positional[index];
   const Value* value = args.keyword_arg(keyword);
   return value != nullptr ? *value : fallback;

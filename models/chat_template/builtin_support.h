@@ -10,8 +10,10 @@ namespace seed::models::chat {
 
 // kInvalidArgument with `message` (the renderer adds the position).
 [[noreturn]] void builtin_error(const std::string& message);
-// Positional argument `index`, else keyword `keyword`, else `fallback`.
-const Value& argument(const CallArgs& args, size_t index, const char* keyword, const Value& fallback);
+// Positional argument `index`, else keyword `keyword`, else `fallback`. A
+// copy: callers pass temporaries as the fallback, which a returned reference
+// would outlive.
+Value argument(const CallArgs& args, size_t index, const char* keyword, const Value& fallback);
 std::string string_argument(const CallArgs& args, size_t index, const char* keyword, const std::string& what);
 
 // Python's str.replace: at most `count` replacements (-1: all).

@@ -30,6 +30,8 @@ Value attribute_path(const Value& item, const std::string& path) {
       if (member == nullptr) return Value();
       value = *member;
     } else if (value.is(ValueKind::kArray) && !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit)) {
+      // More digits than any list has items (and than stoul can hold): absent.
+      if (part.size() > 9) return Value();
       const size_t index = std::stoul(part);
       if (index >= value.items->size()) return Value();
       value = (*value.items)[index];

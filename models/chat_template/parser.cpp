@@ -425,7 +425,7 @@ class Parser {
         if (name.kind == TokenKind::kNumber) {
           node->flag = true;
           NodePtr index = make(NodeKind::kLiteral, name);
-          index->literal = Value::of(static_cast<int64_t>(std::stoll(name.text)));
+          index->literal = number_literal(name);
           node->children.push_back(std::move(object));
           node->children.push_back(std::move(index));
         } else {
@@ -472,8 +472,7 @@ class Parser {
     switch (token.kind) {
       case TokenKind::kNumber: {
         NodePtr node = make(NodeKind::kLiteral, token);
-        node->literal = token.text.find('.') != std::string::npos ? Value::of_real(std::stod(token.text))
-                                                                  : Value::of(static_cast<int64_t>(std::stoll(token.text)));
+        node->literal = number_literal(token);
         return node;
       }
       case TokenKind::kString: {
@@ -573,6 +572,17 @@ class Parser {
     return node;
   }
   static NodePtr make(NodeKind kind, const Token& token) { return make_at(kind, token.line, token.column); }
+
+  // A number token's value: an int, or a float if it has a '.'. One past
+  // int64 or double is a template error, not std::out_of_range.
+  static Value number_literal(const Token& token) {
+    try {
+      if (token.text.find('.') != std::string::npos) return Value::of_real(std::stod(token.text));
+      return Value::of(static_cast<int64_t>(std::stoll(token.text)));
+    } catch (const std::out_of_range&) {
+      fail(token, "number " + token.text + " is out of range");
+    }
+  }
 
   [[noreturn]] static void fail_at(int line, int column, const std::string& message) {
     SEED_FAIL(kInvalidArgument) << "chat template " << position_name(line, column) << ": " << message;

@@ -75,8 +75,9 @@ class ByteFallbackDecoder : public Decoder {
     for (std::string& token : tokens) {
       int value = -1;
       if (token.size() == 6 && token.compare(0, 3, "<0x") == 0 && token[5] == '>') {
+        const std::string hex = token.substr(3, 2);  // outlives `end`, which points into it
         char* end = nullptr;
-        const long parsed = std::strtol(token.substr(3, 2).c_str(), &end, 16);
+        const long parsed = std::strtol(hex.c_str(), &end, 16);
         if (end != nullptr && *end == '\0') value = static_cast<int>(parsed);
       }
       if (value >= 0) {

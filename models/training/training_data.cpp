@@ -47,7 +47,7 @@ std::vector<Example> read_examples(const std::string& path) {
     nlohmann::json value;
     try {
       value = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
       SEED_FAIL(kInvalidArgument) << where << ": not valid JSON: " << e.what();
     }
     SEED_CHECK(value.is_object(), kInvalidArgument) << where << ": expected a JSON object per line";

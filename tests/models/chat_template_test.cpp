@@ -188,6 +188,19 @@ TEST(ChatTemplateTest, UnsupportedConstructFailsAtLoadWithPosition) {
   EXPECT_TRUE(throws_error(load("{{ x ; }}"), ErrorKind::kInvalidArgument, {"unexpected character ';'", "line 1:6"}));
 }
 
+TEST(ChatTemplateTest, ANumberPastInt64OrDoubleIsAnErrorWithPosition) {
+  const auto load = [](const std::string& source) { return [source] { ChatTemplate(source, tokens(), "cfg.json"); }; };
+  EXPECT_TRUE(throws_error(load("{{ 99999999999999999999 }}"), ErrorKind::kInvalidArgument,
+                           {"cfg.json", "number 99999999999999999999 is out of range", "line 1:4"}));
+  EXPECT_TRUE(throws_error(load("\n{{ xs.99999999999999999999 }}"), ErrorKind::kInvalidArgument,
+                           {"is out of range", "line 2:"}));
+  EXPECT_TRUE(throws_error(load("{{ 1" + std::string(400, '0') + ".5 }}"), ErrorKind::kInvalidArgument,
+                           {"is out of range", "line 1:4"}));
+  // An attribute path's list index past any list's length is absent.
+  const ordered_json xs = {{"xs", {{{"a", {1}}}, {{"a", {2}}}}}};
+  EXPECT_EQ(render("{{ xs | map(attribute='a.99999999999999999999') | list | length }}", xs), "2");
+}
+
 TEST(ChatTemplateTest, RuntimeErrorNamesThePosition) {
   EXPECT_TRUE(throws_error([] { render("{% for x in 3 %}{% endfor %}"); }, ErrorKind::kInvalidArgument,
                            {"line 1:4", "cannot loop over a integer"}));

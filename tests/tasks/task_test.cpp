@@ -58,6 +58,8 @@ TEST(TaskLoad, DataRowsMustHoldTheFieldsTheCheckerReads) {
                     R"({"input": "x", "answer": "a"})" "\n" R"({"input": "y"})" "\n");
   expect_load_error(seed::testing::toy_task_json(), ErrorKind::kInvalidArgument, {":2", "JSON"},
                     R"({"input": "x", "answer": "a"})" "\n{oops\n");
+  expect_load_error(seed::testing::toy_task_json(), ErrorKind::kInvalidArgument, {":2", "number overflow"},
+                    R"({"input": "x", "answer": "a"})" "\n" R"({"input": 1e400, "answer": "a"})" "\n");
 }
 
 TEST(TaskLoad, WrongTypesBadRegexesAndUnknownNamesAreErrors) {
@@ -120,6 +122,10 @@ TEST(TaskLoad, NoTaskJsonIsNotFoundAndInvalidJsonIsCorruption) {
   TempTaskFolder folder(json::object(), kData);
   folder.write("task.json", "{\"name\": ");
   EXPECT_TRUE(throws_error([&] { Task::load(folder.path()); }, ErrorKind::kCorruption, {folder.task_json()}));
+  // A number past double's range is nlohmann's out_of_range, not a parse error.
+  folder.write("task.json", "{\"name\": 1e400}");
+  EXPECT_TRUE(throws_error([&] { Task::load(folder.path()); }, ErrorKind::kCorruption,
+                           {folder.task_json(), "number overflow"}));
 }
 
 TEST(Task, FillsStateFieldsFromTheLatestMatchingThought) {
