@@ -19,6 +19,7 @@
 
 #include "tests/launch/command_outcome.h"
 #include "tests/launch/synthetic_game24_csv.h"
+#include "tests/launch/zoo_seed_run.h"
 
 extern char** environ;
 
@@ -51,11 +52,7 @@ class RunInterruptTest : public ::testing::TestWithParam<Interrupt> {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string seed_run(const std::string& extra) const {
-    const std::string src = SEED_SOURCE_DIR;
-    return std::string(SEED_BINARY) + " --threads 1 run --task " + src + "/tasks/game24 --target " + src +
-           "/models/zoo/tiny-target --draft " + src + "/models/zoo/tiny-draft --data " + (dir_ / "24.csv").string() +
-           " --search bfs --depth 1 --n 2 --b 1 --engine seed --limit " + std::to_string(kProblems) + " --out " +
-           (dir_ / "out").string() + " " + extra;
+    return seed::testing::zoo_seed_run(dir_, "bfs --depth 1 --n 2 --b 1", kProblems, extra);
   }
 
   fs::path dir_;

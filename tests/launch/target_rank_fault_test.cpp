@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/launch/synthetic_game24_csv.h"
+#include "tests/launch/zoo_seed_run.h"
 
 namespace {
 
@@ -80,11 +81,7 @@ class TargetRankFaultTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string seed_run(const std::string& extra) const {
-    const std::string src = SEED_SOURCE_DIR;
-    return std::string(SEED_BINARY) + " --threads 1 run --task " + src + "/tasks/game24 --target " + src +
-           "/models/zoo/tiny-target --draft " + src + "/models/zoo/tiny-draft --data " + (dir_ / "24.csv").string() +
-           " --search cot --engine seed --limit " + std::to_string(kProblems) + " --out " + (dir_ / "out").string() +
-           " " + extra;
+    return seed::testing::zoo_seed_run(dir_, "cot", kProblems, extra);
   }
 
   // Runs the job, sends `signal` to rank 1 once a result is written, and
