@@ -1,7 +1,6 @@
 #include "spec/pruned_tree_builder.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "models/base/error.h"
 
@@ -22,16 +21,12 @@ int PrunedTreeBuilder::add_children(int32_t node, const float* q, int64_t vocab,
         << "pruned tree: node " << node << " already has children";
     has_children_[static_cast<size_t>(node)] = true;
   }
-  std::vector<int32_t> ids(static_cast<size_t>(vocab));
-  std::iota(ids.begin(), ids.end(), 0);
-  const auto better = [&](int32_t a, int32_t b) { return q[a] > q[b] || (q[a] == q[b] && a < b); };
-  const size_t take = static_cast<size_t>(std::clamp<int64_t>(k, 0, vocab));
-  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(take), ids.end(), better);
+  const TopTokens top = top_entries(q, vocab, k);
   const float threshold = std::max(rule_.expand, rule_.prune);
   int expanding = 0;
-  for (size_t rank = 0; rank < take && q[ids[rank]] > 0.0f; ++rank) {
-    const float path = parent * q[ids[rank]];
-    tokens_.push_back(ids[rank]);
+  for (size_t rank = 0; rank < top.ids.size(); ++rank) {
+    const float path = parent * top.probs[rank];
+    tokens_.push_back(top.ids[rank]);
     parents_.push_back(node);
     confidence_.push_back(path);
     has_children_.push_back(false);

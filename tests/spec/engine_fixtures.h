@@ -5,6 +5,7 @@
 #pragma once
 
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -32,6 +33,19 @@ inline ModelPair write_model_pair(const std::filesystem::path& dir, int64_t voca
   draft->save(pair.draft, torch::kFloat32);
   return pair;
 }
+
+// The two pairs the engine tests use, in a temporary folder removed again:
+// `pair` over 64 tokens (noise 0.6) and `small` over 8 (noise 1.0, small
+// enough for chi-square tests over two tokens).
+struct TestModelPairs {
+  explicit TestModelPairs(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))),
+        pair(write_model_pair(dir / "v64", 64, 0.6)),
+        small(write_model_pair(dir / "v8", 8, 1.0)) {}
+  ~TestModelPairs() { std::filesystem::remove_all(dir); }
+  std::filesystem::path dir;
+  ModelPair pair, small;
+};
 
 // `count` requests over a vocabulary of 64: prompts of 1, 3, 5, ... tokens,
 // each with its own stream, thoughts and evaluations alternating.

@@ -38,17 +38,11 @@ using ::seed::testing::tokens_of;
 class EngineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("seed_engine_test_" + std::to_string(::getpid())));
-    fs::create_directories(*dir_);
-    pair_ = new ModelPair(::seed::testing::write_model_pair(*dir_ / "v64", 64, 0.6));
-    small_ = new ModelPair(::seed::testing::write_model_pair(*dir_ / "v8", 8, 1.0));
+    pairs_ = new ::seed::testing::TestModelPairs("seed_engine_test");
+    pair_ = &pairs_->pair;
+    small_ = &pairs_->small;
   }
-  static void TearDownTestSuite() {
-    fs::remove_all(*dir_);
-    delete dir_;
-    delete pair_;
-    delete small_;
-  }
+  static void TearDownTestSuite() { delete pairs_; }
 
   static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
                                         const ModelPair* pair = nullptr, bool prefix_cache = true) {
@@ -68,12 +62,12 @@ class EngineTest : public ::testing::Test {
     return ::seed::testing::varied_requests(6, temperature, max_new);
   }
 
-  static fs::path* dir_;
+  static ::seed::testing::TestModelPairs* pairs_;
   static ModelPair* pair_;
   static ModelPair* small_;
 };
 
-fs::path* EngineTest::dir_ = nullptr;
+::seed::testing::TestModelPairs* EngineTest::pairs_ = nullptr;
 ModelPair* EngineTest::pair_ = nullptr;
 ModelPair* EngineTest::small_ = nullptr;
 

@@ -29,16 +29,11 @@ using ::seed::testing::throws_error;
 class PrunedTreeEngineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("seed_pct_test_" + std::to_string(::getpid())));
-    pair_ = new ModelPair(::seed::testing::write_model_pair(*dir_ / "v64", 64, 0.6));
-    small_ = new ModelPair(::seed::testing::write_model_pair(*dir_ / "v8", 8, 1.0));
+    pairs_ = new ::seed::testing::TestModelPairs("seed_pct_test");
+    pair_ = &pairs_->pair;
+    small_ = &pairs_->small;
   }
-  static void TearDownTestSuite() {
-    fs::remove_all(*dir_);
-    delete dir_;
-    delete pair_;
-    delete small_;
-  }
+  static void TearDownTestSuite() { delete pairs_; }
 
   // threshold 0: measured by the factory.
   static std::unique_ptr<Engine> engine(const std::string& name, float threshold, const ModelPair* pair = pair_,
@@ -58,12 +53,12 @@ class PrunedTreeEngineTest : public ::testing::Test {
     return ::seed::testing::varied_requests(6, temperature, 24);
   }
 
-  static fs::path* dir_;
+  static ::seed::testing::TestModelPairs* pairs_;
   static ModelPair* pair_;
   static ModelPair* small_;
 };
 
-fs::path* PrunedTreeEngineTest::dir_ = nullptr;
+::seed::testing::TestModelPairs* PrunedTreeEngineTest::pairs_ = nullptr;
 ModelPair* PrunedTreeEngineTest::pair_ = nullptr;
 ModelPair* PrunedTreeEngineTest::small_ = nullptr;
 
