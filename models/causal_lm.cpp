@@ -53,14 +53,15 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   return out.view({batch, kv_heads, group, seq, dim}).permute({0, 3, 1, 2, 4}).reshape({batch * seq, heads * dim});
 }
 
-// Causal grouped-query attention over whole sequences (training). q
-// [B*T, H, D] (RoPE'd), k/v [B, T, Hkv, D], mask from causal_mask(). One
+// Grouped-query attention over whole sequences (training), masked by an
+// additive [1, G*T, T] mask (causal_mask(), or forward_inputs' own). q
+// [B*T, H, D] (RoPE'd), k/v [B, T, Hkv, D]. One
 // sequence at a time: a batch's scores [B, H, T, T] would pass glibc's
 // 32 MiB mmap threshold (79 MB at B 8, T 640), and each such buffer is
 // mapped, zero-filled by the kernel and unmapped again (a fifth of a
 // training step). The scale and mask fold into one baddbmm. Returns
 // [B*T, H*D] in q's dtype.
-at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask) {
+at::Tensor masked_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask) {
   const int64_t batch = k.size(0), seq = k.size(1), kv_heads = k.size(2), dim = k.size(3);
   const int64_t heads = q.size(1), group = heads / kv_heads;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dim));
@@ -269,6 +270,12 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
                kInvalidArgument)
         << "sequence " << in.sequence << ": logits_from " << in.logits_from << " outside its " << in.tokens.size()
         << " new tokens";
+    SEED_CHECK(!in.soft_prompt.defined() ||
+                   (in.soft_prompt.dim() == 2 && in.soft_prompt.size(1) == config_.hidden_size &&
+                    in.soft_prompt.size(0) <= static_cast<int64_t>(in.tokens.size())),
+               kInvalidArgument)
+        << "sequence " << in.sequence << ": a soft prompt must be [n <= " << in.tokens.size() << ", "
+        << config_.hidden_size << "]";
     for (int32_t token : in.tokens) {
       SEED_CHECK(token >= 0 && token < config_.vocab_size, kInvalidArgument)
           << "token id " << token << " is outside the vocabulary [0, " << config_.vocab_size << ")";
@@ -283,10 +290,15 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
     plan.seq = std::max<int64_t>(plan.seq, static_cast<int64_t>(in.tokens.size()));
   }
 
+  SEED_CHECK(cache.hidden_layer() < config_.num_hidden_layers, kInvalidArgument)
+      << "the KV cache keeps hidden states of layer " << cache.hidden_layer() << ", but the model has "
+      << config_.num_hidden_layers << " layers";
   // Reserve cache slots; undo every reservation if one fails (cache full).
   std::vector<std::vector<int64_t>> slots;
   try {
-    for (const SequenceInput& in : batch) slots.push_back(cache.extend(in.sequence, in.tokens, is_chain(in)));
+    for (const SequenceInput& in : batch) {
+      slots.push_back(cache.extend(in.sequence, in.tokens, in.shareable && is_chain(in)));
+    }
   } catch (...) {
     for (size_t b = 0; b < slots.size(); ++b) cache.truncate(batch[b].sequence, base[b]);
     throw;
@@ -342,6 +354,10 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
     return plan.packed() ? out.index_select(0, padded_rows) : out;
   };
   at::Tensor x = embed(tokens);  // [M, hidden]
+  for (int64_t b = 0, row = 0; b < B; row += static_cast<int64_t>(batch[b].tokens.size()), ++b) {
+    const at::Tensor& soft = batch[b].soft_prompt;
+    if (soft.defined() && soft.size(0) > 0) x.narrow(0, row, soft.size(0)).copy_(soft);
+  }
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
     at::Tensor qkv = w.qkv(rms_norm(x, w.input_norm, c.rms_norm_eps));  // [M, (H + 2 Hkv) D]
@@ -354,6 +370,7 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
     x = x + sum_partial(w.o(unpadded(attention(padded(qk.narrow(1, 0, H)), k, v, mask, B, S, Hkv))));
     const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
     x = x + sum_partial(w.down(torch::silu(w.gate(h)).mul_(w.up(h))));
+    if (l == cache.hidden_layer()) cache.hidden_states().index_copy_(0, write_slots, x);
   }
   for (const SequenceInput& in : batch) cache.publish(in.sequence);
   if (static_cast<int64_t>(plan.logit_rows.size()) != M) {
@@ -367,27 +384,74 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   return logits.view({B, S, c.vocab_size});
 }
 
-at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::ScalarType> matmul_dtype) {
+at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::ScalarType> matmul_dtype,
+                                  int64_t hidden_layer, at::Tensor* hidden) {
   check_whole("forward_full");
   SEED_CHECK(tokens.dim() == 2, kInvalidArgument) << "forward_full expects tokens [batch, time]";
   const ModelConfig& c = config_;
-  const int64_t B = tokens.size(0), T = tokens.size(1), M = B * T;
-  const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim;
+  const int64_t B = tokens.size(0), T = tokens.size(1);
   SEED_CHECK(T <= c.max_position_embeddings, kOutOfRange)
       << T << " tokens exceed the model's context of " << c.max_position_embeddings;
   const c10::ScalarType mm = matmul_dtype.value_or(options_.dtype().toScalarType());
   const Rope::Tables rope = rope_->at_least(T, options_);
   at::Tensor cos = rope.cos.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);  // [M, 1, D/2]
   at::Tensor sin = rope.sin.narrow(0, 0, T).repeat({B, 1}).unsqueeze(1);
-  const at::Tensor mask = causal_mask(T, H / Hkv, options_.dtype(mm));
+  const at::Tensor mask = causal_mask(T, c.group_size(), options_.dtype(mm));
+  const at::Tensor x = embed_rows(tokens).view({B * T, c.hidden_size});
+  return full_layers(x, B, cos, sin, mask, mm, 0, hidden_layer, hidden);
+}
 
+at::Tensor CausalLM::embed_rows(const at::Tensor& tokens) {
+  check_whole("embed_rows");
+  const at::Tensor rows = weights_.embed.index_select(0, tokens.reshape({-1}).to(options_.device()));
+  std::vector<int64_t> shape = tokens.sizes().vec();
+  shape.push_back(config_.hidden_size);
+  return rows.to(options_.dtype()).view(shape);
+}
+
+at::Tensor CausalLM::forward_inputs(const at::Tensor& inputs, const at::Tensor& positions, const at::Tensor& allowed,
+                                    int64_t logits_from, std::optional<c10::ScalarType> matmul_dtype) {
+  check_whole("forward_inputs");
+  const ModelConfig& c = config_;
+  SEED_CHECK(inputs.dim() == 3 && inputs.size(2) == c.hidden_size, kInvalidArgument)
+      << "forward_inputs expects inputs [batch, rows, " << c.hidden_size << "]";
+  const int64_t B = inputs.size(0), N = inputs.size(1);
+  SEED_CHECK(positions.dim() == 1 && positions.size(0) == N && allowed.sizes() == at::IntArrayRef({N, N}),
+             kInvalidArgument)
+      << "forward_inputs expects positions [" << N << "] and allowed [" << N << ", " << N << "]";
+  SEED_CHECK(logits_from >= 0 && logits_from < N, kInvalidArgument)
+      << "logits_from " << logits_from << " outside the " << N << " rows";
+  const int64_t last = positions.max().item<int64_t>();
+  SEED_CHECK(positions.min().item<int64_t>() >= 0 && last < c.max_position_embeddings, kOutOfRange)
+      << "position " << last << " is outside the model's context of " << c.max_position_embeddings;
+  const c10::ScalarType mm = matmul_dtype.value_or(options_.dtype().toScalarType());
+  const Rope::Tables rope = rope_->at_least(last + 1, options_);
+  const at::Tensor rows = positions.to(options_.device()).repeat({B});
+  at::Tensor cos = rope.cos.index_select(0, rows).unsqueeze(1);  // [M, 1, D/2]
+  at::Tensor sin = rope.sin.index_select(0, rows).unsqueeze(1);
+  const at::TensorOptions mask_options = options_.dtype(mm);
+  const at::Tensor mask = torch::zeros({N, N}, mask_options)
+                              .masked_fill_(allowed.to(options_.device()).logical_not(), mask_value(mm))
+                              .repeat({c.group_size(), 1})
+                              .unsqueeze(0);
+  return full_layers(inputs.reshape({B * N, c.hidden_size}).to(options_.dtype()), B, cos, sin, mask, mm,
+                     logits_from, -1, nullptr);
+}
+
+at::Tensor CausalLM::full_layers(at::Tensor x, int64_t batch, const at::Tensor& cos, const at::Tensor& sin,
+                                 const at::Tensor& mask, c10::ScalarType mm, int64_t logits_from,
+                                 int64_t hidden_layer, at::Tensor* hidden) {
+  const ModelConfig& c = config_;
+  const int64_t M = x.size(0), B = batch, T = M / B;
+  const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim;
+  SEED_CHECK(hidden_layer < c.num_hidden_layers, kInvalidArgument)
+      << "hidden states of layer " << hidden_layer << " asked of a model with " << c.num_hidden_layers << " layers";
   // Training reads `weight` through torch::linear (autograd); the transposed
   // inference copies may be stale while weights change. The casts to `mm`
   // are autograd ops, so gradients reach the weights in their own dtype.
   auto linear = [mm](const Linear& l, const at::Tensor& x) {
     return torch::linear(x.to(mm), l.weight.to(mm), l.bias.defined() ? l.bias.to(mm) : l.bias);
   };
-  at::Tensor x = weights_.embed.index_select(0, tokens.reshape({M}).to(options_.device())).to(options_.dtype());
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
     at::Tensor qkv = linear(w.qkv, rms_norm(x, w.input_norm, c.rms_norm_eps));
@@ -395,12 +459,14 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::S
     at::Tensor k = qk.narrow(1, H, Hkv).reshape({B, T, Hkv, D});
     at::Tensor v = qkv.narrow(1, (H + Hkv) * D, Hkv * D).reshape({B, T, Hkv, D});
     // The residual stream stays in the weights' dtype (x + a bf16 product promotes).
-    x = x + linear(w.o, causal_attention(qk.narrow(1, 0, H), k, v, mask));
+    x = x + linear(w.o, masked_attention(qk.narrow(1, 0, H), k, v, mask));
     const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
     x = x + linear(w.down, torch::silu(linear(w.gate, h)) * linear(w.up, h));
+    if (l == hidden_layer && hidden != nullptr) *hidden = x.view({B, T, c.hidden_size});
   }
+  if (logits_from > 0) x = x.view({B, T, c.hidden_size}).narrow(1, logits_from, T - logits_from).reshape({-1, c.hidden_size});
   const at::Tensor logits = linear(weights_.lm_head, rms_norm(x, weights_.norm, c.rms_norm_eps));
-  return logits.to(options_.dtype()).view({B, T, c.vocab_size});
+  return logits.to(options_.dtype()).view({B, T - logits_from, c.vocab_size});
 }
 
 void CausalLM::save(const std::string& model_dir, std::optional<c10::ScalarType> dtype) const {

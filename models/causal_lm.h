@@ -67,6 +67,14 @@ struct SequenceInput {
   std::vector<int32_t> parents;
   // LogitsFor::kTail: the first new token whose logits are returned.
   int32_t logits_from = 0;
+  // [n, hidden_size], n <= tokens: input vectors of the first n tokens in
+  // place of their embeddings (an EDD's soft prompt: a target's hidden
+  // states). The tokens still name the positions in the cache.
+  at::Tensor soft_prompt = {};
+  // false: these tokens' K/V are not a function of the tokens alone (an
+  // EDD's token rows, which read hidden states that the same tokens give
+  // other rows), so the cache never offers them to other sequences.
+  bool shareable = true;
 };
 
 // Which logits forward() returns. The LM head runs only on those rows: on a
@@ -106,7 +114,8 @@ class CausalLM {
   // returns logits (float32, on the model's device). The batch is packed:
   // projections and the MLP run on the sum of S_b rows, not B * S_max.
   // Full blocks of chain tokens are then published to the cache's prefix
-  // table (KvCache::publish).
+  // table (KvCache::publish). A cache made with a hidden_layer also gets
+  // each new token's hidden state after that layer.
   // Throws kOutOfRange if a position would pass max_position_embeddings, and
   // kInvalidArgument for an empty input, a bad parent or an out-of-vocab
   // token; on a throw the cache is unchanged. Every rank of a tp group gets
@@ -119,7 +128,19 @@ class CausalLM {
   // `matmul_dtype` (default: the weights' dtype) is the dtype of the matrix
   // products; kBFloat16 on float32 weights is mixed-precision training
   // (norms, the residual stream and the logits stay float32).
-  at::Tensor forward_full(const at::Tensor& tokens, std::optional<c10::ScalarType> matmul_dtype = std::nullopt);
+  // `hidden` (with hidden_layer >= 0) receives the output of that layer,
+  // [B, T, hidden_size].
+  at::Tensor forward_full(const at::Tensor& tokens, std::optional<c10::ScalarType> matmul_dtype = std::nullopt,
+                          int64_t hidden_layer = -1, at::Tensor* hidden = nullptr);
+  // Training on given input vectors: inputs [B, N, hidden_size] (token
+  // embeddings from embed_rows(), a target's hidden states, or both),
+  // RoPE positions [N], `allowed` [N, N] bool (row i may attend to column
+  // j), the same for the whole batch. Returns the logits of rows
+  // [logits_from, N): [B, N - logits_from, V]. Autograd as forward_full.
+  at::Tensor forward_inputs(const at::Tensor& inputs, const at::Tensor& positions, const at::Tensor& allowed,
+                            int64_t logits_from, std::optional<c10::ScalarType> matmul_dtype = std::nullopt);
+  // tokens [B, T] -> their embeddings [B, T, hidden_size], with autograd.
+  at::Tensor embed_rows(const at::Tensor& tokens);
 
   // Writes config.json and model.safetensors (in `dtype`) into `model_dir`.
   // Whole models only: kInvalidArgument under tensor parallelism.
@@ -134,6 +155,12 @@ class CausalLM {
   at::Tensor sum_partial(at::Tensor partial) const;    // a row-parallel output -> the group's sum
   at::Tensor lm_head(const at::Tensor& hidden) const;  // [M, hidden] -> [M, V]
   void check_whole(const char* what) const;
+  // The decoder layers, norm and LM head over x [B*T, hidden] of B
+  // sequences of T rows each (training): cos/sin per row, additive mask
+  // [1, group*T, T]; logits of each sequence's rows [logits_from, T).
+  at::Tensor full_layers(at::Tensor x, int64_t batch, const at::Tensor& cos, const at::Tensor& sin,
+                         const at::Tensor& mask, c10::ScalarType matmul_dtype, int64_t logits_from,
+                         int64_t hidden_layer, at::Tensor* hidden);
 
   ModelConfig config_;
   TpShard shard_;

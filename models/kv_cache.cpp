@@ -27,6 +27,7 @@ struct KvCache::Impl {
   at::TensorOptions options;
   KvCacheOptions cache_options;
   at::Tensor pool;                 // [layers, 2, blocks * block_size, kv_heads, head_dim]
+  at::Tensor hidden;               // [blocks * block_size, hidden_size] when hidden_layer >= 0
   std::vector<int32_t> refcount;   // per block; the trash block is pinned at 1
   std::vector<int32_t> free_blocks;
   // Named blocks no sequence holds, least recently released first, and each
@@ -62,12 +63,18 @@ struct KvCache::Impl {
                                     options);
     if (pool.defined()) grown.narrow(2, 0, pool.size(2)).copy_(pool);
     pool = grown;
+    if (cache_options.hidden_layer >= 0) {
+      at::Tensor grown_hidden = torch::zeros({new_blocks * block_size(), config.hidden_size}, options);
+      if (hidden.defined()) grown_hidden.narrow(0, 0, hidden.size(0)).copy_(hidden);
+      hidden = grown_hidden;
+    }
     refcount.resize(new_blocks, 0);
     for (int64_t b = new_blocks - 1; b >= std::max<int64_t>(old_blocks, 1); --b) {
       free_blocks.push_back(static_cast<int32_t>(b));
     }
     refcount[kTrashBlock] = 1;
-    stats.peak_bytes = std::max(stats.peak_bytes, pool.numel() * static_cast<int64_t>(pool.element_size()));
+    const int64_t bytes = (pool.numel() + (hidden.defined() ? hidden.numel() : 0)) * pool.element_size();
+    stats.peak_bytes = std::max(stats.peak_bytes, bytes);
   }
 
   // A free block; else a new one while the budget allows; else the least
@@ -123,6 +130,7 @@ struct KvCache::Impl {
     at::Tensor src_index = torch::tensor(src, index_options).to(options.device());
     at::Tensor dst_index = torch::tensor(dst, index_options).to(options.device());
     pool.index_copy_(2, dst_index, pool.index_select(2, src_index));
+    if (hidden.defined()) hidden.index_copy_(0, dst_index, hidden.index_select(0, src_index));
   }
 
   // Makes block number `table_index` of `seq` safe to write: its own copy
@@ -234,7 +242,8 @@ void KvCache::commit_path(SequenceId sequence, int64_t base, const std::vector<i
 
 int64_t KvCache::bytes_per_token() const {
   const auto& c = impl_->config;
-  return c.num_hidden_layers * 2 * c.num_key_value_heads * c.head_dim *
+  const int64_t hidden = impl_->cache_options.hidden_layer >= 0 ? c.hidden_size : 0;
+  return (c.num_hidden_layers * 2 * c.num_key_value_heads * c.head_dim + hidden) *
          static_cast<int64_t>(impl_->options.dtype().itemsize());
 }
 
@@ -312,5 +321,10 @@ void KvCache::append_slots(SequenceId sequence, std::vector<int64_t>& out) const
 
 at::Tensor KvCache::keys(int64_t layer) const { return impl_->pool[layer][0]; }
 at::Tensor KvCache::values(int64_t layer) const { return impl_->pool[layer][1]; }
+int64_t KvCache::hidden_layer() const { return impl_->cache_options.hidden_layer; }
+at::Tensor KvCache::hidden_states() const {
+  SEED_CHECK(impl_->hidden.defined(), kInvalidArgument) << "this KV cache keeps no hidden states (hidden_layer)";
+  return impl_->hidden;
+}
 
 }  // namespace seed::models

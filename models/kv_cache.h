@@ -43,6 +43,10 @@ struct KvCacheOptions {
   int64_t max_blocks = 0;       // 0 = unbounded; else extend() throws kOutOfRange
   int64_t max_bytes = 0;        // 0 = unbounded; else the pool's bytes (bounds max_blocks)
   bool prefix_cache = true;     // share and keep full blocks by content
+  // >= 0: the cache also keeps each token's hidden state after this layer
+  // (the residual stream, float32 on CPU), written by CausalLM::forward and
+  // moved, shared and copied with its K/V; EDD drafts read them.
+  int64_t hidden_layer = -1;
 };
 
 // Counters since construction, for run summaries and benchmarks.
@@ -105,6 +109,8 @@ class KvCache {
   static constexpr int64_t kTrashSlot = 0;
   at::Tensor keys(int64_t layer) const;    // [slots, kv_heads, head_dim]
   at::Tensor values(int64_t layer) const;  // [slots, kv_heads, head_dim]
+  int64_t hidden_layer() const;            // KvCacheOptions::hidden_layer
+  at::Tensor hidden_states() const;        // [slots, hidden_size]; REQUIRES hidden_layer() >= 0
 
  private:
   struct Impl;

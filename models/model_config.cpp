@@ -195,6 +195,17 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& source
   fields.optional("mlp_bias", &mlp_bias);
   SEED_CHECK(!mlp_bias, kInvalidArgument)
       << source << ": field 'mlp_bias' is true; seed's MLP has no biases";
+  if (const json* draft = fields.find("draft")) {
+    SEED_CHECK(draft->is_object(), kInvalidArgument) << source << ": field 'draft' must be an object";
+    JsonFields draft_fields(*draft, source, "draft.");
+    std::string kind;
+    draft_fields.required("kind", &kind);
+    SEED_CHECK(kind == "edd", kInvalidArgument)
+        << source << ": field 'draft.kind' is '" << kind << "'; seed knows edd";
+    draft_fields.required("target_layer", &c.edd_target_layer);
+    SEED_CHECK(c.edd_target_layer >= 0, kInvalidArgument)
+        << source << ": field 'draft.target_layer' must be a layer index (>= 0), got " << c.edd_target_layer;
+  }
   check_config(c, source);
   return c;
 }
@@ -238,6 +249,7 @@ json ModelConfig::to_json() const {
     out["eos_token_id"] = eos_token_ids;
   }
   out["torch_dtype"] = torch_dtype;
+  if (is_edd()) out["draft"] = {{"kind", "edd"}, {"target_layer", edd_target_layer}};
   return out;
 }
 

@@ -39,12 +39,19 @@ struct ModelConfig {
   int64_t bos_token_id = 1;
   std::vector<int64_t> eos_token_ids = {2};  // config.json: int or list
   std::string torch_dtype = "float32";       // dtype the weights are stored in
+  // An EDD draft (shared/notes/edd-pct.md): one decoder layer whose inputs
+  // are, for the accepted positions, a target's hidden states after its
+  // layer `edd_target_layer` (0-based) instead of token embeddings.
+  // config.json: "draft": {"kind": "edd", "target_layer": L}. -1: a plain
+  // causal LM.
+  int64_t edd_target_layer = -1;
 
   // Derived.
   int64_t q_size() const { return num_attention_heads * head_dim; }
   int64_t kv_size() const { return num_key_value_heads * head_dim; }
   int64_t group_size() const { return num_attention_heads / num_key_value_heads; }
   int64_t num_parameters() const;  // counts tied embeddings once
+  bool is_edd() const { return edd_target_layer >= 0; }
 
   // Throws kInvalidArgument naming the field for an inconsistent shape
   // (a size not positive, kv heads not dividing heads, odd head_dim, unknown
