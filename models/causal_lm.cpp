@@ -297,7 +297,15 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   std::vector<std::vector<int64_t>> slots;
   try {
     for (const SequenceInput& in : batch) {
-      slots.push_back(cache.extend(in.sequence, in.tokens, in.shareable && is_chain(in)));
+      const size_t n = in.tokens.size();
+      const size_t shared = in.shareable < 0 ? n : std::min<size_t>(n, static_cast<size_t>(in.shareable));
+      if (shared == n) {
+        slots.push_back(cache.extend(in.sequence, in.tokens, is_chain(in)));
+        continue;
+      }
+      slots.push_back(cache.extend(in.sequence, {in.tokens.begin(), in.tokens.begin() + shared}, is_chain(in)));
+      const std::vector<int64_t> rest = cache.extend(in.sequence, {in.tokens.begin() + shared, in.tokens.end()}, false);
+      slots.back().insert(slots.back().end(), rest.begin(), rest.end());
     }
   } catch (...) {
     for (size_t b = 0; b < slots.size(); ++b) cache.truncate(batch[b].sequence, base[b]);

@@ -71,10 +71,11 @@ struct SequenceInput {
   // place of their embeddings (an EDD's soft prompt: a target's hidden
   // states). The tokens still name the positions in the cache.
   at::Tensor soft_prompt = {};
-  // false: these tokens' K/V are not a function of the tokens alone (an
-  // EDD's token rows, which read hidden states that the same tokens give
-  // other rows), so the cache never offers them to other sequences.
-  bool shareable = true;
+  // How many of the new tokens, from the first, the cache may offer other
+  // sequences once written; -1: all. An EDD shares only its soft-prompt
+  // rows: its token rows' K/V are not a function of the tokens alone (the
+  // same tokens give other K/V as hidden-state rows).
+  int32_t shareable = -1;
 };
 
 // Which logits forward() returns. The LM head runs only on those rows: on a

@@ -32,7 +32,7 @@ WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineO
   models::LoadOptions options = spec::load_options(models);
   options.tp_group = &group;
   auto local = std::make_unique<spec::ModelTarget>(models::CausalLM::load(models.target, options),
-                                                   spec::kv_cache_options(models, /*caches=*/1));
+                                                   spec::target_cache_options(models, /*caches=*/1));
   if (group.rank() != 0) return serve_tp_target(*local, group, kTargetLeaderRank);
   TpLeaderTarget leader(std::move(local), &group);  // its destructor ends the peers' loops
   return serve_target_requests(leader, rank, /*coordinator=*/0);

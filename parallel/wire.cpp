@@ -287,6 +287,8 @@ void put_verdict(Writer& w, const spec::Verdict& v) {
   w.put(v.bonus);
   w.put_array(v.tokens, "tokens");
   put_target_top(w, v.target_top);
+  w.put(v.hidden_from);
+  w.put_array(v.hidden, "hidden");
 }
 
 spec::Verdict get_verdict(Reader& r) {
@@ -295,6 +297,9 @@ spec::Verdict get_verdict(Reader& r) {
   v.bonus = r.get<int32_t>("bonus");
   v.tokens = r.get_array<int32_t>("tokens");
   v.target_top = get_target_top(r);
+  v.hidden_from = r.get<int64_t>("hidden_from");
+  if (v.hidden_from < 0) detail::Raiser() & r.fail() << "hidden_from " << v.hidden_from << " < 0";
+  v.hidden = r.get_array<float>("hidden");
   return v;
 }
 

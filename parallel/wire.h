@@ -65,8 +65,9 @@
 namespace seed::parallel::wire {
 
 // 2: verdicts; 3: usage; 4: model-free drafters; 5: a target group's top
-// entries on request; 6: lessons (tables shared across draft ranks)
-constexpr uint16_t kVersion = 6;
+// entries on request; 6: lessons (tables shared across draft ranks); 7:
+// pruned trees in start messages, the target's hidden states in verdicts
+constexpr uint16_t kVersion = 7;
 
 struct StartMessage {
   uint64_t slot = 0;

@@ -3,6 +3,7 @@
 #include "models/base/error.h"
 #include "spec/aded_drafter.h"
 #include "spec/draft_model_drafter.h"
+#include "spec/edd_drafter.h"
 #include "spec/lookup_drafter.h"
 #include "spec/stand_drafter.h"
 
@@ -12,6 +13,7 @@ std::unique_ptr<Drafter> make_drafter(DrafterKind kind, const DrafterResources& 
   switch (kind.value()) {
     case DrafterKind::kModel:
       SEED_CHECK(r.draft_model != nullptr, kInvalidArgument) << "--drafter model: needs a draft model (--draft)";
+      if (r.draft_model->config().is_edd()) return std::make_unique<EddDrafter>(r.draft_model, r.draft_cache);
       return std::make_unique<DraftModelDrafter>(r.draft_model, r.draft_cache);
     case DrafterKind::kStand:
       SEED_CHECK(r.tables != nullptr, kInvalidArgument) << "--drafter stand: needs the engine's n-gram store";

@@ -39,6 +39,24 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& o, int caches) {
   return cache;
 }
 
+models::KvCacheOptions target_cache_options(const EngineOptions& o, int caches) {
+  models::KvCacheOptions cache = kv_cache_options(o, caches);
+  if (!o.engine.drafts() || !o.drafter.needs_draft_model() || o.draft.empty()) return cache;
+  const models::ModelConfig draft =
+      models::ModelConfig::from_file((std::filesystem::path(o.draft) / "config.json").string());
+  if (!draft.is_edd()) return cache;
+  const models::ModelConfig target =
+      models::ModelConfig::from_file((std::filesystem::path(o.target) / "config.json").string());
+  SEED_CHECK(draft.hidden_size == target.hidden_size, kInvalidArgument)
+      << "--draft: the EDD " << o.draft << " reads hidden states of width " << draft.hidden_size << ", the target "
+      << o.target << " has width " << target.hidden_size;
+  SEED_CHECK(draft.edd_target_layer < target.num_hidden_layers, kInvalidArgument)
+      << "--draft: the EDD " << o.draft << " reads layer " << draft.edd_target_layer << ", the target " << o.target
+      << " has " << target.num_hidden_layers << " layers";
+  cache.hidden_layer = draft.edd_target_layer;
+  return cache;
+}
+
 namespace {
 
 // The paper's PCT bounds: the top 5 children, to depth 10.
@@ -104,7 +122,7 @@ int cache_count(const EngineOptions& o) {
 std::unique_ptr<Target> load_target(const EngineOptions& o) {
   const int top_k = o.engine.drafts() ? o.drafter.target_top_k() : 0;
   return std::make_unique<ModelTarget>(models::CausalLM::load(o.target, load_options(o)),
-                                       kv_cache_options(o, cache_count(o)), top_k);
+                                       target_cache_options(o, cache_count(o)), top_k);
 }
 
 void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t target_vocab) {

@@ -81,6 +81,12 @@ models::LoadOptions load_options(const EngineOptions& options);
 // --kv-cache-mb for a negative budget.
 models::KvCacheOptions kv_cache_options(const EngineOptions& options, int caches);
 
+// The target's KV cache for these options: kv_cache_options, keeping the
+// hidden states of the layer an EDD draft reads (ModelConfig::is_edd). Throws
+// kInvalidArgument naming --draft when the EDD does not fit the target
+// (another width, or a layer the target lacks).
+models::KvCacheOptions target_cache_options(const EngineOptions& options, int caches);
+
 // Throws seed::Error: kInvalidArgument naming the option (no draft for an
 // engine that drafts with a draft model, k_config entry < 1, a malformed
 // --tree file, a pruned tree for an engine that does not draft or a

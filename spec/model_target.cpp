@@ -148,6 +148,11 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
       cache_.commit_path(s.sequence, bases[b], path);
     }
     s.length = cache_.length(s.sequence);
+    if (cache_.hidden_layer() >= 0) {
+      verdict.hidden_from = s.hidden_sent;
+      verdict.hidden = hidden_states(s.sequence, s.hidden_sent, s.length);
+      s.hidden_sent = s.length;
+    }
     s.pending.assign(1, verdict.bonus);
     if (distribution_top_k_ > 0) {
       verdict.target_top.push_back(top_entries(p.data(), vocab, distribution_top_k_));
@@ -162,6 +167,15 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
     verdicts.push_back(std::move(verdict));
   }
   return verdicts;
+}
+
+std::vector<float> ModelTarget::hidden_states(models::SequenceId sequence, int64_t from, int64_t to) const {
+  std::vector<int64_t> slots;
+  cache_.append_slots(sequence, slots);
+  const at::Tensor index = torch::tensor(std::vector<int64_t>(slots.begin() + from, slots.begin() + to));
+  const at::Tensor rows =
+      cache_.hidden_states().index_select(0, index.to(cache_.hidden_states().device())).to(torch::kCPU, torch::kFloat).contiguous();
+  return {rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel()};
 }
 
 void ModelTarget::finish(uint64_t slot) {

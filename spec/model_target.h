@@ -12,6 +12,10 @@
 // one search state, siblings under one parent) one of them computes it in a
 // first forward that the others then reuse. The LM head runs only on the
 // rows the verifier reads: the last pending token's and the draft's.
+//
+// A cache made with a hidden_layer keeps every position's hidden state
+// there, and each verdict carries those the slot's drafter has not seen
+// (Verdict::hidden), prompt positions the prefix cache supplied included.
 #pragma once
 
 #include <map>
@@ -50,12 +54,15 @@ class ModelTarget : public Target {
     std::vector<int32_t> prompt;   // until started
     std::vector<int32_t> pending;  // accepted, not yet in the cache
     int64_t length = 0;            // tokens in the cache
+    int64_t hidden_sent = 0;       // positions whose hidden states verdicts carried
   };
   const Slot& slot_state(uint64_t slot) const;
   // Starts the cache sequences of the items' new slots, computing the
   // prefixes they share once.
   void start_sequences(const std::vector<VerifyItem>& items);
   void start_sequence(Slot& s);
+  // The cache's hidden states of `sequence` at positions [from, to).
+  std::vector<float> hidden_states(models::SequenceId sequence, int64_t from, int64_t to) const;
 
   std::shared_ptr<models::CausalLM> model_;
   models::KvCache cache_;

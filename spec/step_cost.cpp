@@ -11,6 +11,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kSlot = std::numeric_limits<uint64_t>::max();  // no engine's
+constexpr uint64_t kDraftSlot = kSlot - 1;
 constexpr int kWarmup = 3;        // caches and allocators settle
 constexpr int kRounds = 15;
 constexpr int kVerifyNodes = 16;  // about the size of a pruned tree
@@ -51,21 +52,20 @@ StepCost measure_step_cost(Target& target, Drafter& drafter) {
     target.finish(kSlot);
     return s;
   };
+  // The drafter drafts for its own target slot and gets the target's real
+  // verdicts (a drafter may read them: an EDD the hidden states), so each
+  // proposal feeds the token or two the last verdict added: a decode step.
   DraftSettings settings;
   settings.k_config = {1};
-  drafter.start(kSlot, prompt, settings);
-  // Each round rejects the drafted token, so the next proposal feeds one
-  // token: a decode step.
+  target.start(kDraftSlot, prompt, TargetSettings{});
+  drafter.start(kDraftSlot, prompt, settings);
   const auto draft_step = [&] {
     DraftTree draft;
-    const double s = seconds([&] { draft = drafter.propose(kSlot, 1); });
-    Verdict verdict;
-    verdict.bonus = draft.tokens.empty() ? prompt.back() : (draft.tokens[0] + 1) % vocab;
-    verdict.tokens = {verdict.bonus};
-    drafter.advance(kSlot, verdict);
+    const int depth = static_cast<int>(std::min<int64_t>(1, std::max<int64_t>(0, target.room(kDraftSlot))));
+    const double s = seconds([&] { draft = drafter.propose(kDraftSlot, depth); });
+    drafter.advance(kDraftSlot, target.verify({{kDraftSlot, &draft}}).front());
     return s;
   };
-
   // The three side by side each round, and the ratios per round, so that
   // a machine busy with other work for a while shifts all of them alike.
   std::vector<double> target_s, draft_s, node_s, draft_ratio, node_ratio;
@@ -81,7 +81,8 @@ StepCost measure_step_cost(Target& target, Drafter& drafter) {
     draft_ratio.push_back(d / t);
     node_ratio.push_back(node / t);
   }
-  drafter.finish(kSlot);
+  drafter.finish(kDraftSlot);
+  target.finish(kDraftSlot);
   return {median(draft_s), median(target_s), median(node_s), median(draft_ratio), median(node_ratio)};
 }
 

@@ -81,6 +81,14 @@ struct Verdict {
   // else empty: per token of `tokens`, the top entries of the p it was
   // decided at (context 0, then each accepted node's context).
   std::vector<TopTokens> target_top;
+  // Filled by targets that keep hidden states (for EDD drafters), else
+  // empty: the target's hidden states (row-major float32, hidden_size
+  // wide) at the positions its cache took in since the slot's previous
+  // verdict, [hidden_from, hidden_from + rows): the tokens it fed (the
+  // whole prompt the first time, later the previous bonus), then the
+  // accepted path. The new bonus token has none yet.
+  std::vector<float> hidden = {};
+  int64_t hidden_from = 0;
 };
 
 struct VerifyRequest {

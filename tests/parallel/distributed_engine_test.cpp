@@ -27,6 +27,7 @@
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
 #include "tests/parallel/rank_usage_expectations.h"
+#include "tests/spec/engine_fixtures.h"
 #include "tests/spec/shared_prefix_requests.h"
 
 namespace seed::parallel {
@@ -59,11 +60,13 @@ class DistributedEngineTest : public ::testing::Test {
     torch::manual_seed(5);
     for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * 0.6 * p.std());
     draft->save(models_->draft, torch::kFloat32);
+    edd_ = new std::string(seed::testing::write_edd(models_->target, *dir_ / "edd", 0));
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
     delete dir_;
     delete models_;
+    delete edd_;
   }
 
   static RankLayout layout() { return RankLayout::make(mpi_world().world_size(), 0); }
@@ -117,9 +120,11 @@ class DistributedEngineTest : public ::testing::Test {
 
   static fs::path* dir_;
   static spec::EngineOptions* models_;
+  static std::string* edd_;  // an EDD draft for the target
 };
 
 fs::path* DistributedEngineTest::dir_ = nullptr;
+std::string* DistributedEngineTest::edd_ = nullptr;
 spec::EngineOptions* DistributedEngineTest::models_ = nullptr;
 
 TEST_F(DistributedEngineTest, ProducesTheSingleProcessTokens) {
@@ -153,6 +158,29 @@ TEST_F(DistributedEngineTest, PrunedTreesOnDraftRanksProduceTheSingleProcessToke
     return o;
   };
   expect_single_process_tokens(coordinator, pruned);
+}
+
+// EDD drafts on the draft ranks: the target's hidden states travel with
+// each verdict to the rank that drafts the slot.
+TEST_F(DistributedEngineTest, EddDraftsOnDraftRanksProduceTheSingleProcessTokens) {
+  ASSERT_GE(mpi_world().world_size(), 2) << "run under mpirun -np 3 or more";
+  spec::EngineOptions models = *models_;
+  models.draft = *edd_;
+  if (!coordinator()) {
+    serve_worker_rank(mpi_world(), layout(), models);
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+  for (const std::string tree : {"", spec::kPrunedTree}) {
+    SCOPED_TRACE("tree '" + tree + "'");
+    expect_single_process_tokens(coordinator, [&](const std::string& name) {
+      spec::EngineOptions o = options(name);
+      o.draft = *edd_;
+      o.tree = tree;
+      o.pct_threshold = 0.05f;
+      return o;
+    });
+  }
 }
 
 TEST_F(DistributedEngineTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {

@@ -26,6 +26,7 @@
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
 #include "tests/parallel/rank_usage_expectations.h"
+#include "tests/spec/engine_fixtures.h"
 #include "tests/spec/shared_prefix_requests.h"
 
 namespace seed::parallel {
@@ -55,6 +56,7 @@ class DistributedTpTest : public ::testing::Test {
     torch::manual_seed(5);
     for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * 0.6 * p.std());
     draft->save(models_->draft, torch::kFloat32);
+    seed::testing::write_edd(models_->target, *dir_ / "edd", 0);
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
@@ -123,6 +125,31 @@ TEST_F(DistributedTpTest, EveryEngineProducesTheSingleProcessTokens) {
   EXPECT_TRUE(coordinator.lost_ranks().empty());
   EXPECT_GT(coordinator.counts().received, 0) << "the leader answers every verify";
   expect_usage_of_every_rank(coordinator.usage(), mpi_world().world_size());
+}
+
+// An EDD draft over a tensor-parallel target: the group's leader has the
+// whole hidden states and sends them with each verdict.
+TEST_F(DistributedTpTest, EddDraftsProduceTheSingleProcessTokens) {
+  ASSERT_GE(mpi_world().world_size(), 1 + kTp) << "run under mpirun -np 3 or more";
+  spec::EngineOptions models = *models_;
+  models.draft = (*dir_ / "edd").string();
+  if (mpi_world().world_rank() != 0) {
+    serve_worker_rank(mpi_world(), layout(), models);
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
+  for (const float temperature : {0.0f, 1.0f}) {
+    for (const std::string name : {"sd", "seed", "seed-batch"}) {
+      SCOPED_TRACE(name + " at temperature " + std::to_string(temperature));
+      spec::EngineOptions o = options(name);
+      o.draft = models.draft;
+      const auto expected = tokens_of(spec::make_engine(o)->generate(requests(temperature)));
+      const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
+      EXPECT_EQ(tokens_of(engine->generate(requests(temperature))), expected);
+      EXPECT_GT(engine->stats().accepted_tokens, 0);
+    }
+  }
+  EXPECT_FALSE(coordinator.target_lost());
 }
 
 TEST_F(DistributedTpTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {

@@ -47,6 +47,9 @@ std::vector<Message> one_of_each() {
   verdict.bonus = 17;
   verdict.tokens = {4, 3, 17};
   verdict.target_top = {{{4, 1}, {0.5f, 0.25f}}, {{3}, {0.875f}}, {{}, {}}};
+  spec::Verdict edd_verdict = verdict;  // with the target's hidden states, two positions of width 3
+  edd_verdict.hidden = {0.5f, -1.25f, 3.0f, 0.0f, 7.5f, -0.125f};
+  edd_verdict.hidden_from = 41;
   spec::DraftTree chain;
   chain.tokens = {2, 2};
   chain.parents = {-1, 0};
@@ -56,6 +59,7 @@ std::vector<Message> one_of_each() {
           DraftMessage{7, 4},
           ProposalMessage{7, sample_tree()},
           VerdictMessage{7, verdict},
+          VerdictMessage{8, edd_verdict},
           FinishMessage{7},
           ShutdownMessage{},
           ErrorMessage{"rank 2: out of memory"},
@@ -103,6 +107,8 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
       EXPECT_EQ(g.verdict.accepted, m->verdict.accepted);
       EXPECT_EQ(g.verdict.bonus, m->verdict.bonus);
       EXPECT_EQ(g.verdict.tokens, m->verdict.tokens);
+      EXPECT_EQ(g.verdict.hidden, m->verdict.hidden);
+      EXPECT_EQ(g.verdict.hidden_from, m->verdict.hidden_from);
       ASSERT_EQ(g.verdict.target_top.size(), m->verdict.target_top.size());
       for (size_t i = 0; i < g.verdict.target_top.size(); ++i) {
         EXPECT_EQ(g.verdict.target_top[i].ids, m->verdict.target_top[i].ids);

@@ -1,6 +1,6 @@
 // What the engine tests share: a target and a draft that agrees with it
 // often but not always (the target's weights plus noise), written as model
-// folders for make_engine; requests with prompts of different lengths; the
+// folders for make_engine; an EDD draft for a target; requests with prompts of different lengths; the
 // tokens of completions.
 #pragma once
 
@@ -46,6 +46,22 @@ struct TestModelPairs {
   std::filesystem::path dir;
   ModelPair pair, small;
 };
+
+// An EDD draft for the model folder `target_dir`, reading its layer
+// `layer`, written to `dir`: the target's last layer, norm and LM head over
+// those hidden states, so that it agrees with the target often (not always:
+// its token rows skip the layers before).
+inline std::string write_edd(const std::string& target_dir, const std::filesystem::path& dir, int64_t layer) {
+  torch::NoGradGuard no_grad;
+  auto target = models::CausalLM::load(target_dir);
+  models::ModelConfig config = target->config();
+  config.num_hidden_layers = 1;
+  config.edd_target_layer = layer;
+  models::LlamaWeights weights = target->weights();
+  weights.layers = {target->weights().layers.back()};
+  models::CausalLM(config, weights, target->tensor_options()).save(dir.string(), torch::kFloat32);
+  return dir.string();
+}
 
 // `count` requests over a vocabulary of 64: prompts of 1, 3, 5, ... tokens,
 // each with its own stream, thoughts and evaluations alternating.
