@@ -2,9 +2,10 @@
 # Trains the shipped model pair from scratch on this machine (CPU, 2 threads)
 # and copies the results into models/zoo/. Deterministic for a fixed machine:
 # the corpus, tokenizer, initialisation and data order all derive from seeds.
-#   bash scripts/train_zoo.sh            # corpus, target, draft
+#   bash scripts/train_zoo.sh            # corpus, target, draft, EDD draft
 #   bash scripts/train_zoo.sh target     # corpus and target only
 #   bash scripts/train_zoo.sh draft      # draft only (needs build/zoo/corpus.jsonl)
+#   bash scripts/train_zoo.sh edd        # EDD draft of models/zoo/tiny-target only (needs the corpus)
 # Both models use the committed tokenizer (models/zoo/tokenizer), so they
 # always share it. The target multiplies in bfloat16 (mixed precision:
 # "precision" in its config), about twice as fast as float32 on CPUs with
@@ -13,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
-case "$which" in all | target | draft) ;; *) echo "usage: $0 [all|target|draft]" >&2; exit 2 ;; esac
+case "$which" in all | target | draft | edd) ;; *) echo "usage: $0 [all|target|draft|edd]" >&2; exit 2 ;; esac
 bash scripts/setup.sh
 seed=build/launch/seed
 export OMP_WAIT_POLICY=passive  # idle OpenMP threads sleep instead of spinning
@@ -23,7 +24,7 @@ ship() {  # copies build/zoo/$1 into models/zoo/$1
   cp "build/zoo/$1"/{config.json,model.safetensors,tokenizer.model,training_log.json} "models/zoo/$1/"
 }
 
-if [ "$which" != draft ]; then
+if [ "$which" = all ] || [ "$which" = target ]; then
   mkdir -p build/zoo
   # Game of 24 (the 100 test puzzles never appear) and Blocksworld, from seed 7.
   $seed corpus --out build/zoo/corpus.jsonl --seed 7 \
@@ -33,9 +34,20 @@ if [ "$which" != draft ]; then
   $seed train --config models/zoo/tiny-target.train.json
   ship tiny-target
 fi
-if [ "$which" != target ]; then
+if [ "$which" = all ] || [ "$which" = draft ]; then
   rm -rf build/zoo/tiny-draft
   $seed train --config models/zoo/tiny-draft.train.json
   ship tiny-draft
+fi
+if [ "$which" = all ] || [ "$which" = edd ]; then
+  # One decoder layer reading tiny-target's hidden states (1 thread,
+  # bfloat16 products); shipped with bfloat16 matrices like the others.
+  rm -rf build/zoo/tiny-edd build/zoo/tiny-edd.bf16
+  $seed train --config models/zoo/tiny-edd.train.json
+  $seed convert --model build/zoo/tiny-edd --out build/zoo/tiny-edd.bf16 --dtype bfloat16
+  rm -rf models/zoo/tiny-edd
+  mkdir -p models/zoo/tiny-edd
+  cp build/zoo/tiny-edd.bf16/{config.json,model.safetensors,tokenizer.model,training_log.json} models/zoo/tiny-edd/
+  [ "$which" = edd ] && exit 0
 fi
 $seed eval game24 --model models/zoo/tiny-target --draft models/zoo/tiny-draft --json build/zoo/eval.json

@@ -64,8 +64,20 @@ void TrainConfig::validate() const {
   SEED_CHECK(!corpus.empty(), kInvalidArgument) << field("corpus") << " must list at least one JSONL file";
   SEED_CHECK(eval_fraction >= 0 && eval_fraction <= 0.5, kInvalidArgument)
       << field("eval_fraction") << " must be in [0, 0.5], got " << eval_fraction;
-  SEED_CHECK((tokenizer.train_vocab_size > 0) != !tokenizer.from_dir.empty(), kInvalidArgument)
-      << field("tokenizer") << " must be either {\"train\": {\"vocab_size\": N}} or {\"from\": DIR}";
+  if (edd.enabled()) {
+    SEED_CHECK(tokenizer.train_vocab_size == 0, kInvalidArgument)
+        << field("tokenizer") << ": an EDD draft uses its target's tokenizer; give {\"from\": DIR} or leave it out";
+    SEED_CHECK(!distill.enabled(), kInvalidArgument)
+        << field("distill") << " must be absent with 'edd', whose objective is already the KL to the target";
+    SEED_CHECK(edd.target_layer >= -1, kInvalidArgument)
+        << field("edd.target_layer") << " must be a layer of the target (0-based), got " << edd.target_layer;
+    SEED_CHECK(edd.block_min >= 1 && edd.block_max >= edd.block_min, kInvalidArgument)
+        << field("edd.block_max") << " and 'edd.block_min' must satisfy 1 <= block_min <= block_max, got "
+        << edd.block_min << " and " << edd.block_max;
+  } else {
+    SEED_CHECK((tokenizer.train_vocab_size > 0) != !tokenizer.from_dir.empty(), kInvalidArgument)
+        << field("tokenizer") << " must be either {\"train\": {\"vocab_size\": N}} or {\"from\": DIR}";
+  }
   SEED_CHECK(batch_size > 0, kInvalidArgument) << field("batch_size") << " must be positive";
   SEED_CHECK(seq_len > 1, kInvalidArgument) << field("seq_len") << " must be at least 2";
   SEED_CHECK(steps > 0, kInvalidArgument) << field("steps") << " must be positive";
@@ -93,6 +105,7 @@ void TrainConfig::validate() const {
         << field("distill.alpha") << " must be in [0, 1], got " << distill.alpha;
     SEED_CHECK(distill.temperature > 0, kInvalidArgument) << field("distill.temperature") << " must be positive";
   }
+  if (edd.enabled()) return;  // the shape is the target's: edd_model_config() checks it
   SEED_CHECK(model.max_position_embeddings >= seq_len, kInvalidArgument)
       << field("model.max_position_embeddings") << " (" << model.max_position_embeddings
       << ") must be at least seq_len (" << seq_len << ")";
@@ -111,9 +124,25 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
   c.source = source;
   JsonFields f(value, source, "");
 
+  if (const json* edd = f.find("edd")) {
+    JsonFields e(*edd, source, "edd.");
+    e.required("target", &c.edd.target);
+    e.optional("target_layer", &c.edd.target_layer);
+    e.optional("block_min", &c.edd.block_min);
+    e.optional("block_max", &c.edd.block_max);
+    e.reject_unknown("check its spelling (see models/training/train_config.h)");
+    SEED_CHECK(!c.edd.target.empty(), kInvalidArgument) << e.where("target") << " must name the target's folder";
+    c.edd.target = resolve(c.edd.target, base_dir);
+    check_model_dir(c.edd.target, e.where("target"));
+  }
   const json* model = f.find("model");
-  SEED_CHECK(model != nullptr, kInvalidArgument) << f.where("model") << " is required but missing";
-  parse_model(*model, source, &c.model);
+  if (c.edd.enabled()) {
+    SEED_CHECK(model == nullptr, kInvalidArgument)
+        << f.where("model") << " must be absent with 'edd': the draft's shape is its target's with one decoder layer";
+  } else {
+    SEED_CHECK(model != nullptr, kInvalidArgument) << f.where("model") << " is required but missing";
+    parse_model(*model, source, &c.model);
+  }
 
   const json* corpus = f.find("corpus");
   SEED_CHECK(corpus != nullptr && corpus->is_array(), kInvalidArgument)
@@ -137,9 +166,12 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
   }
 
   const json* tokenizer = f.find("tokenizer");
-  SEED_CHECK(tokenizer != nullptr, kInvalidArgument)
+  SEED_CHECK(tokenizer != nullptr || c.edd.enabled(), kInvalidArgument)
       << f.where("tokenizer") << " is required: {\"train\": {\"vocab_size\": N}} or {\"from\": DIR}";
-  {
+  if (tokenizer == nullptr) {
+    c.tokenizer.from_dir = c.edd.target;
+    check_file(c.tokenizer.from_dir + "/tokenizer.model", f.where("edd.target"));
+  } else {
     JsonFields t(*tokenizer, source, "tokenizer.");
     if (const json* train = t.find("train")) {
       JsonFields tt(*train, source, "tokenizer.train.");
@@ -202,6 +234,10 @@ TrainConfig TrainConfig::from_json(const json& value, const std::string& source,
 
   if (c.model.max_position_embeddings == 0) c.model.max_position_embeddings = c.seq_len;
   c.validate();
+  if (c.edd.enabled()) {
+    c.model = edd_model_config(c);
+    c.edd.target_layer = c.model.edd_target_layer;
+  }
   return c;
 }
 
@@ -219,14 +255,23 @@ json TrainConfig::to_json() const {
                      {"tie_word_embeddings", model.tie_word_embeddings},
                      {"rope_theta", model.rope_theta},
                      {"rms_norm_eps", model.rms_norm_eps}};
-  json j = {{"model", model_json}, {"corpus", corpus}};
+  json j = edd.enabled() ? json{{"edd",
+                                  {{"target", edd.target},
+                                   {"target_layer", edd.target_layer},
+                                   {"block_min", edd.block_min},
+                                   {"block_max", edd.block_max}}}}
+                          : json{{"model", model_json}};
+  j["corpus"] = corpus;
   if (eval_file.empty()) {
     j["eval_fraction"] = eval_fraction;
   } else {
     j["eval_file"] = eval_file;
   }
-  j["tokenizer"] = tokenizer.from_dir.empty() ? json{{"train", {{"vocab_size", tokenizer.train_vocab_size}}}}
-                                              : json{{"from", tokenizer.from_dir}};
+  if (tokenizer.from_dir.empty() && !edd.enabled()) {
+    j["tokenizer"] = {{"train", {{"vocab_size", tokenizer.train_vocab_size}}}};
+  } else {
+    j["tokenizer"] = {{"from", tokenizer.from_dir.empty() ? edd.target : tokenizer.from_dir}};
+  }
   if (!init.empty()) j["init"] = init;
   if (distill.enabled()) {
     j["distill"] = {{"teacher", distill.teacher}, {"alpha", distill.alpha}, {"temperature", distill.temperature}};
@@ -251,6 +296,28 @@ json TrainConfig::to_json() const {
             {"device", device},
             {"precision", precision}});
   return j;
+}
+
+ModelConfig edd_model_config(const TrainConfig& config) {
+  const std::string at = config.source.empty() ? std::string("train config") : config.source;
+  auto field = [&](const char* name) { return at + ": field '" + name + "'"; };
+  SEED_CHECK(config.edd.enabled(), kInvalidArgument) << field("edd") << " is not set";
+  check_file(config.edd.target + "/config.json", field("edd.target"));
+  ModelConfig m = ModelConfig::from_file(config.edd.target + "/config.json");
+  SEED_CHECK(!m.is_edd(), kInvalidArgument)
+      << field("edd.target") << ": " << config.edd.target << " is itself an EDD draft; name the target it drafts for";
+  const int64_t layers = m.num_hidden_layers;
+  const int64_t layer = config.edd.target_layer >= 0 ? config.edd.target_layer : std::max<int64_t>(0, layers - 4);
+  SEED_CHECK(layer < layers, kInvalidArgument)
+      << field("edd.target_layer") << " is " << layer << " but the target " << config.edd.target << " has "
+      << layers << " layers (0.." << layers - 1 << ")";
+  SEED_CHECK(m.max_position_embeddings >= config.seq_len, kInvalidArgument)
+      << field("seq_len") << " (" << config.seq_len << ") exceeds the context of the EDD target "
+      << config.edd.target << " (" << m.max_position_embeddings << ")";
+  m.num_hidden_layers = 1;
+  m.edd_target_layer = layer;
+  m.torch_dtype = "float32";
+  return m;
 }
 
 }  // namespace seed::models

@@ -19,6 +19,9 @@
 // A draft shares its target's tokenizer and may distil from it:
 //    "tokenizer": {"from": "tiny-target"},
 //    "distill": {"teacher": "tiny-target", "alpha": 0.5, "temperature": 1.0}
+// An EDD draft of a target (no "model": its shape is the target's, with one
+// decoder layer; the tokenizer defaults to the target's):
+//    "edd": {"target": "tiny-target", "block_min": 5, "block_max": 10}
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -56,6 +59,24 @@ struct DistillConfig {
   bool enabled() const { return !teacher.empty(); }
 };
 
+// EDD training (../shared/notes/edd-pct.md, section 4; trainer.h says how a
+// step runs): a one-layer draft of the target's width reading, for accepted
+// positions, the target's hidden states after layer `target_layer`, trained
+// by forward KL(p_target || p_draft) under the dual-block mask
+// (edd_mask.h) with a block length drawn each step in [block_min,
+// block_max].
+struct EddConfig {
+  std::string target;         // the target's HF model folder; empty = off
+  // 0-based layer whose output feeds the draft (HF hidden_states[L + 1]).
+  // from_json resolves -1 (absent) to the target's num_hidden_layers - 4, at
+  // least 0 (HF hidden_states[-4]); edd_model_config() resolves it too.
+  int64_t target_layer = -1;
+  int64_t block_min = 5;      // >= 1
+  int64_t block_max = 10;     // >= block_min
+
+  bool enabled() const { return !target.empty(); }
+};
+
 struct TrainConfig {
   // --- What is trained -----------------------------------------------------
   // The model's shape. From the file's "model" object: hidden_size,
@@ -65,6 +86,8 @@ struct TrainConfig {
   // true: at these sizes the embedding is a large share of the parameters),
   // rope_theta (default 10000), rms_norm_eps (default 1e-6). vocab_size and
   // the bos/eos ids come from the tokenizer when training starts.
+  // With "edd" the file has no "model": from_json fills this with
+  // edd_model_config().
   ModelConfig model;
   // JSONL files, one {"prompt": str, "completion": str, ...} object a line
   // (other keys ignored, blank lines skipped). Required, at least one.
@@ -74,8 +97,11 @@ struct TrainConfig {
   // corpus example is held out). 0 and no eval_file = no evaluation.
   double eval_fraction = 0.02;  // in [0, 0.5]
   std::string eval_file;        // JSONL like `corpus`; empty = use eval_fraction
-  TokenizerSource tokenizer;    // required
-  DistillConfig distill;        // optional
+  // Required, except with "edd", where it defaults to {"from": edd.target}
+  // (a draft must use its target's tokenizer; "train" is an error).
+  TokenizerSource tokenizer;
+  DistillConfig distill;        // optional; not with "edd" (its KL is the objective)
+  EddConfig edd;                // optional
   // "init": DIR: start from this trained HF model folder's weights instead of
   // a random initialisation (continued training, fine-tuning). Its shape must
   // equal `model` and its tokenizer.model the tokenizer's. Empty = random.
@@ -120,7 +146,8 @@ struct TrainConfig {
   std::string source;
 
   // Throws kInvalidArgument naming the field for a value out of range (see
-  // each field) or an inconsistent model shape.
+  // each field) or an inconsistent model shape (with "edd": the target's
+  // shape, checked by edd_model_config()).
   void validate() const;
 
   // Parses a config object; `source` names it in errors and `base_dir`
@@ -135,5 +162,12 @@ struct TrainConfig {
   // checkpoints and training_log.json).
   nlohmann::json to_json() const;
 };
+
+// The EDD's shape (config.edd must be enabled): the target's config.json
+// with num_hidden_layers 1 and edd_target_layer the resolved target layer.
+// Throws kNotFound naming 'edd.target' for a folder without config.json,
+// kInvalidArgument naming 'edd.target_layer' for a layer the target lacks or
+// 'seq_len' for rows longer than the target's context.
+ModelConfig edd_model_config(const TrainConfig& config);
 
 }  // namespace seed::models

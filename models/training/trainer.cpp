@@ -1,6 +1,6 @@
 // The training loop of `seed train` (models/training/trainer.h): set-up (tokenizer,
-// data, model, optimizer, teacher, resume), steps, evaluation, checkpoints
-// and the final model folder.
+// data, model, optimizer, teacher or EDD target, resume), steps, evaluation,
+// checkpoints and the final model folder.
 #include "models/training/trainer.h"
 
 #include <nlohmann/json.hpp>
@@ -10,12 +10,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <utility>
 
 #include "models/base/error.h"
 #include "models/tokenizer.h"
+#include "models/training/edd_mask.h"
 #include "models/training/train_checkpoint.h"
 #include "models/training/training_data.h"
 
@@ -27,6 +29,8 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kLossEmaDecay = 0.9;  // progress display: ~10-step memory
+// EDD's objective as a distillation: all KL, temperature 1 (edd-pct.md, section 4).
+const DistillConfig kEddObjective{"", 1.0, 1.0};
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -85,14 +89,21 @@ LoadOptions float32_on(const std::string& device) {
   return options;
 }
 
-std::unique_ptr<CausalLM> load_teacher(const TrainConfig& config, const Tokenizer& tokenizer,
-                                       const std::string& tokenizer_path) {
-  const std::string& dir = config.distill.teacher;
-  const std::string field = config.source + ": field 'distill.teacher'";
-  const ModelConfig teacher = ModelConfig::from_file(dir + "/config.json");
-  check_same_tokenizer(dir, field, tokenizer, tokenizer_path, teacher.vocab_size);
-  SEED_CHECK(teacher.max_position_embeddings >= config.seq_len, kInvalidArgument)
-      << field << ": the teacher's context (" << teacher.max_position_embeddings << ") is shorter than seq_len ("
+// The folder the run's tokenizer.model is copied from ("" = trained); an
+// EDD's defaults to its target's.
+std::string tokenizer_dir(const TrainConfig& config) {
+  return config.tokenizer.from_dir.empty() && config.edd.enabled() ? config.edd.target : config.tokenizer.from_dir;
+}
+
+// A frozen model whose logits the trained one learns from: a distillation
+// teacher (`key` "distill.teacher") or an EDD's target ("edd.target").
+std::unique_ptr<CausalLM> load_frozen(const TrainConfig& config, const std::string& dir, const std::string& key,
+                                      const Tokenizer& tokenizer, const std::string& tokenizer_path) {
+  const std::string field = config.source + ": field '" + key + "'";
+  const ModelConfig frozen = ModelConfig::from_file(dir + "/config.json");
+  check_same_tokenizer(dir, field, tokenizer, tokenizer_path, frozen.vocab_size);
+  SEED_CHECK(frozen.max_position_embeddings >= config.seq_len, kInvalidArgument)
+      << field << ": the model's context (" << frozen.max_position_embeddings << ") is shorter than seq_len ("
       << config.seq_len << ")";
   auto model = CausalLM::load(dir, float32_on(config.device));
   for (const at::Tensor& p : model->weights().parameters()) p.requires_grad_(false);
@@ -100,10 +111,22 @@ std::unique_ptr<CausalLM> load_teacher(const TrainConfig& config, const Tokenize
 }
 
 // The weights training starts from: `config.init`'s model, which must have
-// the configured shape and tokenizer, or a random initialisation.
+// the configured shape and tokenizer, or a random initialisation; an EDD's
+// embedding (and LM head when untied) is then its target's.
 std::unique_ptr<CausalLM> initial_model(const TrainConfig& config, const ModelConfig& shape,
-                                        const Tokenizer& tokenizer, const std::string& tokenizer_path) {
-  if (config.init.empty()) return CausalLM::random(shape, config.seed, {config.device});
+                                        const Tokenizer& tokenizer, const std::string& tokenizer_path,
+                                        CausalLM* edd_target) {
+  if (config.init.empty()) {
+    std::unique_ptr<CausalLM> model = CausalLM::random(shape, config.seed, {config.device});
+    if (edd_target != nullptr) {
+      torch::NoGradGuard no_grad;
+      LlamaWeights& w = model->weights();
+      const LlamaWeights& from = edd_target->weights();
+      w.embed.copy_(from.embed);  // a tied LM head is the same tensor
+      if (!w.lm_head.weight.is_same(w.embed)) w.lm_head.weight.copy_(from.lm_head.weight);
+    }
+    return model;
+  }
   const std::string field = config.source + ": field 'init'";
   const ModelConfig init = ModelConfig::from_file(config.init + "/config.json");
   check_same_tokenizer(config.init, field, tokenizer, tokenizer_path, init.vocab_size);
@@ -139,6 +162,12 @@ at::Tensor token_nll(const at::Tensor& log_probs, const at::Tensor& targets) {
   return -log_probs.gather(-1, targets.unsqueeze(-1)).squeeze(-1);
 }
 
+// KL(p_t || p_s) = sum_x p_t(x) (log p_t(x) - log p_s(x)) per token: [B, T].
+at::Tensor token_kl(const at::Tensor& teacher_logits, const at::Tensor& student_log_probs) {
+  const at::Tensor teacher = torch::log_softmax(teacher_logits, -1);
+  return (teacher.exp() * (teacher - student_log_probs)).sum(-1);
+}
+
 struct Losses {
   at::Tensor total, ce, kl;  // scalars; kl undefined without a teacher
 };
@@ -154,33 +183,54 @@ Losses compute_losses(const at::Tensor& logits, const Batch& batch, const at::Te
     out.total = out.ce;
     return out;
   }
-  // KL(p_t || p_s) = sum_x p_t(x) (log p_t(x) - log p_s(x)), both at temperature T.
   const double temperature = distill.temperature;
   const at::Tensor student = temperature == 1.0 ? log_probs : torch::log_softmax(logits / temperature, -1);
-  const at::Tensor teacher = torch::log_softmax(teacher_logits / temperature, -1);
-  const at::Tensor kl_per_token = (teacher.exp() * (teacher - student)).sum(-1);  // [B, T]
-  out.kl = (kl_per_token * batch.mask).sum() / count;
+  out.kl = (token_kl(teacher_logits / temperature, student) * batch.mask).sum() / count;
   out.total = (1 - distill.alpha) * out.ce + distill.alpha * temperature * temperature * out.kl;
   return out;
 }
 
-// Mean cross-entropy over the learned tokens of the first `max_rows` rows;
-// NaN if they hold none.
-double evaluate(CausalLM& model, const PackedRows& rows, int64_t batch_size, int64_t max_rows,
-                const torch::Device& device, c10::ScalarType matmul_dtype) {
+// The EDD objective's two sets of logits for a batch: the frozen target's
+// and the draft's, [B, T, V] each. The draft reads X = [H ; E(tokens)] with
+// H the target's hidden states after edd_target_layer, both halves at
+// positions 0..T-1, under the dual-block mask of `block` (edd_mask.h); its
+// token rows give the logits.
+struct EddLogits {
+  at::Tensor target, draft;
+};
+
+EddLogits edd_logits(CausalLM& draft, CausalLM& target, const at::Tensor& inputs, int64_t block,
+                     c10::ScalarType matmul_dtype) {
+  const int64_t T = inputs.size(1);
+  EddLogits out;
+  at::Tensor hidden;
+  {
+    torch::NoGradGuard no_grad;
+    out.target = target.forward_full(inputs, matmul_dtype, draft.config().edd_target_layer, &hidden);
+  }
+  const at::Tensor x = torch::cat({hidden, draft.embed_rows(inputs)}, 1);  // [B, 2T, hidden]
+  const at::Tensor positions = torch::arange(T, torch::kLong).repeat({2});
+  out.draft = draft.forward_inputs(x, positions, edd_block_mask(T, block), T, matmul_dtype);
+  return out;
+}
+
+// Mean per-token loss over the learned tokens of the first `max_rows` rows;
+// NaN if they hold none. `token_loss(batch, index)` gives the loss of each
+// token of the index-th batch, [B, T].
+double evaluate(const PackedRows& rows, int64_t batch_size, int64_t max_rows, const torch::Device& device,
+                const std::function<at::Tensor(const Batch&, int64_t)>& token_loss) {
   torch::NoGradGuard no_grad;
   const int64_t n = std::min(rows.rows(), max_rows), L = rows.row_length;
-  double nll_sum = 0, count = 0;
+  double loss_sum = 0, count = 0;
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t size = std::min(batch_size, n - begin);
     std::vector<int32_t> tokens(rows.tokens.begin() + begin * L, rows.tokens.begin() + (begin + size) * L);
     std::vector<uint8_t> mask(rows.loss_mask.begin() + begin * L, rows.loss_mask.begin() + (begin + size) * L);
     const Batch batch = make_batch(tokens, mask, L, device);
-    const at::Tensor log_probs = torch::log_softmax(model.forward_full(batch.inputs, matmul_dtype), -1);
-    nll_sum += (token_nll(log_probs, batch.targets) * batch.mask).sum().item<double>();
+    loss_sum += (token_loss(batch, begin / batch_size) * batch.mask).sum().item<double>();
     count += batch.mask.sum().item<double>();
   }
-  return count > 0 ? nll_sum / count : std::numeric_limits<double>::quiet_NaN();
+  return count > 0 ? loss_sum / count : std::numeric_limits<double>::quiet_NaN();
 }
 
 json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(); }
@@ -215,8 +265,8 @@ std::string prepare_tokenizer(const TrainConfig& config, const std::string& chec
   const std::string path = (fs::path(config.output) / kTokenizerFile).string();
   if (!checkpoint.empty()) {
     copy_file((fs::path(checkpoint) / kTokenizerFile).string(), path);
-  } else if (!config.tokenizer.from_dir.empty()) {
-    copy_file(config.tokenizer.from_dir + "/" + kTokenizerFile, path);
+  } else if (!tokenizer_dir(config).empty()) {
+    copy_file(tokenizer_dir(config) + "/" + kTokenizerFile, path);
   } else {
     std::vector<std::string> text;
     text.reserve(train_examples.size());
@@ -325,7 +375,12 @@ TrainResult train(const TrainConfig& config, const TrainControl& control) {
   const std::string tokenizer_path = prepare_tokenizer(config, checkpoint, train_examples, note);
   const std::unique_ptr<Tokenizer> tokenizer = load_tokenizer(config.output);
   const std::unique_ptr<CausalLM> teacher =
-      config.distill.enabled() ? load_teacher(config, *tokenizer, tokenizer_path) : nullptr;
+      config.distill.enabled()
+          ? load_frozen(config, config.distill.teacher, "distill.teacher", *tokenizer, tokenizer_path)
+          : nullptr;
+  const std::unique_ptr<CausalLM> edd_target =
+      config.edd.enabled() ? load_frozen(config, config.edd.target, "edd.target", *tokenizer, tokenizer_path)
+                           : nullptr;
 
   // Packed rows.
   const int64_t row_length = config.seq_len + 1;
@@ -348,12 +403,13 @@ TrainResult train(const TrainConfig& config, const TrainControl& control) {
        " examples with a token across the prompt/completion boundary");
 
   // Model and optimizer.
-  ModelConfig shape = config.model;
+  ModelConfig shape = config.edd.enabled() ? edd_model_config(config) : config.model;
   shape.vocab_size = tokenizer->vocab_size();
   shape.bos_token_id = tokenizer->bos_id();
   shape.eos_token_ids = {tokenizer->eos_id()};
-  std::unique_ptr<CausalLM> model = checkpoint.empty() ? initial_model(config, shape, *tokenizer, tokenizer_path)
-                                                       : CausalLM::load(checkpoint, float32_on(config.device));
+  std::unique_ptr<CausalLM> model =
+      checkpoint.empty() ? initial_model(config, shape, *tokenizer, tokenizer_path, edd_target.get())
+                         : CausalLM::load(checkpoint, float32_on(config.device));
   const std::vector<at::Tensor> params = model->weights().parameters();
   for (const at::Tensor& p : params) p.requires_grad_(true);
   const std::unique_ptr<torch::optim::AdamW> optimizer = make_optimizer(params, config);
@@ -398,8 +454,15 @@ TrainResult train(const TrainConfig& config, const TrainControl& control) {
     last_checkpoint = step;
     emit(event);
   };
+  // Eval batch i of an EDD uses block length block_min + i mod (the range's
+  // size): every length, the same ones at every evaluation.
   auto run_eval = [&] {
-    const double loss = evaluate(*model, eval_rows, config.batch_size, max_eval_rows, device, matmul_dtype);
+    const double loss = evaluate(eval_rows, config.batch_size, max_eval_rows, device, [&](const Batch& b, int64_t i) {
+      if (!edd_target) return token_nll(torch::log_softmax(model->forward_full(b.inputs, matmul_dtype), -1), b.targets);
+      const int64_t block = config.edd.block_min + i % (config.edd.block_max - config.edd.block_min + 1);
+      const EddLogits logits = edd_logits(*model, *edd_target, b.inputs, block, matmul_dtype);
+      return token_kl(logits.target, torch::log_softmax(logits.draft, -1));
+    });
     state["history"].push_back({{"step", step}, {"train_loss", loss_ema}, {"eval_loss", number_or_null(loss)}});
     TrainEvent event;
     event.kind = TrainEvent::Kind::kEval;
@@ -421,13 +484,19 @@ TrainResult train(const TrainConfig& config, const TrainControl& control) {
     mask.clear();
     data.next_rows(config.batch_size, &tokens, &mask);
     const Batch batch = make_batch(tokens, mask, row_length, device);
-    at::Tensor teacher_logits;
-    if (teacher) {
-      torch::NoGradGuard no_grad;
-      teacher_logits = teacher->forward_full(batch.inputs, matmul_dtype);
+    Losses losses;
+    if (edd_target) {
+      const int64_t block = edd_block_length(config.seed, step, config.edd.block_min, config.edd.block_max);
+      const EddLogits logits = edd_logits(*model, *edd_target, batch.inputs, block, matmul_dtype);
+      losses = compute_losses(logits.draft, batch, logits.target, kEddObjective);
+    } else {
+      at::Tensor teacher_logits;
+      if (teacher) {
+        torch::NoGradGuard no_grad;
+        teacher_logits = teacher->forward_full(batch.inputs, matmul_dtype);
+      }
+      losses = compute_losses(model->forward_full(batch.inputs, matmul_dtype), batch, teacher_logits, config.distill);
     }
-    const Losses losses =
-        compute_losses(model->forward_full(batch.inputs, matmul_dtype), batch, teacher_logits, config.distill);
     optimizer->zero_grad();
     losses.total.backward();
     double grad_norm = 0;

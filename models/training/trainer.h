@@ -9,16 +9,31 @@
 //   model      CausalLM::random(seed), trained through forward_full;
 //   objective  masked cross-entropy, mean over learned tokens, optionally
 //              mixed with forward KL from a teacher (DistillConfig);
+//   EDD        with TrainConfig::edd, an EDD draft of a frozen target
+//              (../shared/notes/edd-pct.md, section 4): the target's shape
+//              with one decoder layer, its embedding (and untied LM head)
+//              copied from the target, the rest CausalLM::random(seed).
+//              Each step the target runs forward_full on the batch, giving
+//              its logits z_t and H, its hidden states after edd.target_layer;
+//              the draft runs forward_inputs on [H ; embed_rows(tokens)]
+//              (positions 0..T-1 twice) under edd_block_mask(T, L), L drawn
+//              by edd_block_length(seed, step) in [block_min, block_max], and
+//              its token rows give z_d. The objective (the step loss and
+//              `kl`) is KL(softmax(z_t) || softmax(z_d)) at temperature 1,
+//              in float32, mean over learned tokens; `ce` is the draft's
+//              cross-entropy, reported only. Eval: the same KL, eval batch i
+//              with L = block_min + i mod (block_max - block_min + 1).
+//              config.json names the draft ("draft": {"kind": "edd", ...});
 //   optimiser  AdamW, no decay on norm gains/biases, global-norm clipping,
 //              linear warm-up then cosine decay to min_lr (learning_rate());
-//   eval       mean cross-entropy on held-out rows every eval_interval steps;
+//   eval       mean cross-entropy (EDD: KL) on held-out rows every
+//              eval_interval steps;
 //   checkpoint every checkpoint_interval steps into output/checkpoint/
 //              (model, optimizer state, tokenizer, data position), written
 //              atomically, so an interrupted run resumes where the last
 //              checkpoint left it and ends with the same weights as an
 //              uninterrupted run (bitwise on the same machine and threads).
-// What it does not do: data parallelism, mixed precision, gradient
-// accumulation, dropout.
+// What it does not do: data parallelism, gradient accumulation, dropout.
 //
 // The output folder, at the end:
 //   config.json, model.safetensors (float32), tokenizer.model  the model, loadable by CausalLM::load
@@ -54,7 +69,7 @@ struct TrainEvent {
   double loss = 0;     // this step's objective
   double loss_ema = 0; // its exponential moving average (what a progress bar shows)
   double ce = 0;       // this step's cross-entropy on learned tokens
-  double kl = 0;       // this step's KL(teacher || student); 0 without distillation
+  double kl = 0;       // this step's KL(teacher or EDD target || student); 0 without either
   double lr = 0;       // learning rate of this step
   double grad_norm = 0;          // global gradient norm before clipping
   double tokens_per_second = 0;  // tokens fed per second of training in this run
@@ -78,7 +93,7 @@ struct TrainResult {
   // One entry per step run by this call, in order.
   std::vector<double> losses;  // objective
   std::vector<double> ce;      // cross-entropy
-  std::vector<double> kl;      // KL term (0 without distillation)
+  std::vector<double> kl;      // KL term (0 without distillation or EDD)
   double final_train_loss = 0; // EMA of the objective at end_step
   double final_eval_loss = 0;  // at end_step when finished; NaN without held-out data
   double tokens_per_second = 0;  // of this call's steps
@@ -90,8 +105,8 @@ struct TrainResult {
 // Trains as `config` says (see the top of this file), resuming from
 // config.output/checkpoint when config.resume is set and one exists.
 // Throws seed::Error: kInvalidArgument for a config the data or a teacher
-// contradicts (each names the config file and field: a teacher with another
-// vocabulary or tokenizer, an existing checkpoint without resume, a resumed
+// contradicts (each names the config file and field: a teacher or EDD target
+// with another vocabulary or tokenizer, an existing checkpoint without resume, a resumed
 // checkpoint trained with other settings), kNotFound/kInvalidArgument naming
 // file:line for corpus problems, kIo for the output folder. A failure leaves
 // the last complete checkpoint in place.
