@@ -1,14 +1,16 @@
 // Draft acceptance under speculative sampling: how often a draft model's
 // tokens survive the target's lossless verification (spec/verifier.h).
 //
-// Runs serial speculative decoding (draft a chain of k tokens, verify with
-// one target forward, keep the accepted prefix and the bonus token) and
-// counts. This is the quantity the zoo pair is trained for (alpha); the
-// speculation layer's engines report the same figure for every engine.
+// Runs serial speculative decoding on the engines' own handles (a
+// ModelTarget and the draft's drafter: a draft model's or an EDD's): draft
+// a chain of k tokens, verify with one target forward, keep the accepted
+// prefix and the bonus token, and count. This is the quantity the zoo pair
+// is trained for (alpha); the engines report the same figure.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/causal_lm.h"
@@ -51,8 +53,10 @@ struct AcceptanceResult {
   double tokens_per_round() const { return rounds ? static_cast<double>(generated) / rounds : 0.0; }
 };
 
-// REQUIRES draft and target share a vocabulary. Prompt i is request i.
-AcceptanceResult measure_acceptance(models::CausalLM& target, models::CausalLM& draft,
+// Prompt i is request i (its stream). Throws kInvalidArgument when the
+// vocabularies differ or an EDD draft does not fit the target.
+AcceptanceResult measure_acceptance(std::shared_ptr<models::CausalLM> target,
+                                    std::shared_ptr<const models::CausalLM> draft,
                                     const std::vector<std::vector<int32_t>>& prompts,
                                     const AcceptanceOptions& options);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -107,11 +108,11 @@ std::string tree_label(const SpecBenchOptions& o, spec::EngineKind kind, const s
 }
 
 SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std::string& drafter,
-                     const std::string& tree, int n, float temperature) {
+                     const std::string& draft, const std::string& tree, int n, float temperature) {
   spec::EngineOptions eo;
   eo.engine = kind;
   eo.target = o.target;
-  eo.draft = o.draft;
+  eo.draft = draft;
   eo.device = o.device;
   eo.draft_length = o.draft_length;
   if (kind.drafts()) eo.drafter = spec::DrafterKind::parse(drafter);
@@ -139,6 +140,12 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   row.engine = kind.name();
   if (kind.drafts()) {
     row.drafter = drafter;
+    if (eo.drafter.needs_draft_model()) {
+      row.draft = std::filesystem::path(draft).filename().string();
+      if (models::ModelConfig::from_file((std::filesystem::path(draft) / "config.json").string()).is_edd()) {
+        row.drafter = "edd";
+      }
+    }
     row.tree = tree_label(o, kind, eo);
     const auto* scheduled = dynamic_cast<const spec::ScheduledEngine*>(engine.get());
     if (scheduled != nullptr && scheduled->settings().pruned_tree) {
@@ -216,6 +223,7 @@ nlohmann::json SpecBenchResult::to_json() const {
   for (const SpecBenchRow& r : rows) {
     nlohmann::json row = {{"engine", r.engine},
                          {"drafter", r.drafter},
+                         {"draft", r.draft},
                          {"tree", r.tree},
                          {"trajectories", r.trajectories},
                          {"n", r.n},
@@ -259,6 +267,7 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
       << "--workload: unknown workload '" << o.workload << "'; expected tot, best-of-n";
   for (int n : o.trajectories) SEED_CHECK(n >= 1, kInvalidArgument) << "--trajectories: " << n << " < 1";
   SEED_CHECK(!o.drafters.empty(), kInvalidArgument) << "--drafter: need at least one drafter";
+  SEED_CHECK(!o.drafts.empty(), kInvalidArgument) << "--draft: need at least one draft folder";
   for (const std::string& name : o.drafters) spec::DrafterKind::parse(name);
   for (const std::string& tree : o.trees) {
     SEED_CHECK(tree == "shape" || tree == spec::kPrunedTree, kInvalidArgument)
@@ -280,7 +289,7 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
     auto target = models::CausalLM::load(o.target, spec::load_options(eo));
     const ForwardBenchResult t = run_forward_bench(*target, fo);
     result.verify_cost = t.forward_cost_ratio.at(o.draft_length + 1);
-    auto draft = models::CausalLM::load(o.draft, spec::load_options(eo));
+    auto draft = models::CausalLM::load(o.drafts.front(), spec::load_options(eo));
     result.draft_cost = run_forward_bench(*draft, fo).decode_seconds_per_token / t.decode_seconds_per_token;
   }
   for (float temperature : o.temperatures) {
@@ -288,14 +297,17 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
       double ar = 0;
       for (const spec::EngineKind kind : kinds) {
         for (const std::string& drafter : kind.drafts() ? o.drafters : std::vector<std::string>{""}) {
-          for (const std::string& tree : kind.drafts() ? o.trees : std::vector<std::string>{""}) {
-            // Pruned trees need a drafter with probabilities.
-            if (tree == spec::kPrunedTree && !spec::DrafterKind::parse(drafter).needs_draft_model()) continue;
-            SpecBenchRow row = run_row(o, kind, drafter, tree, n, temperature);
-            if (kind == spec::EngineKind::kAr) ar = row.tokens_per_s;
-            row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;
-            on_row(row);
-            result.rows.push_back(row);
+          const bool model = kind.drafts() && spec::DrafterKind::parse(drafter).needs_draft_model();
+          for (const std::string& draft : model ? o.drafts : std::vector<std::string>{o.drafts.front()}) {
+            for (const std::string& tree : kind.drafts() ? o.trees : std::vector<std::string>{""}) {
+              // Pruned trees need a drafter with probabilities.
+              if (tree == spec::kPrunedTree && !model) continue;
+              SpecBenchRow row = run_row(o, kind, drafter, draft, tree, n, temperature);
+              if (kind == spec::EngineKind::kAr) ar = row.tokens_per_s;
+              row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;
+              on_row(row);
+              result.rows.push_back(row);
+            }
           }
         }
       }

@@ -37,7 +37,9 @@ struct RanksSample {
 
 struct SpecBenchOptions {
   std::string target = "models/zoo/tiny-target";
-  std::string draft = "models/zoo/tiny-draft";
+  // Draft folders, each a draft model or an EDD (its config says which):
+  // the model drafter gets a row per draft, side by side in one run.
+  std::vector<std::string> drafts = {"models/zoo/tiny-draft"};
   std::string device = "cpu";  // where both models compute: cpu or cuda:N
   std::vector<std::string> engines = {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"};
   std::string workload = "tot";  // "tot" | "best-of-n"
@@ -89,7 +91,8 @@ struct RankBusy {
 
 struct SpecBenchRow {
   std::string engine;
-  std::string drafter;   // the drafting engines' drafter; "" for ar and ar-batch
+  std::string drafter;   // the drafting engines' drafter ("edd" for an EDD draft); "" for ar and ar-batch
+  std::string draft;     // the model drafter's draft folder, by name ("tiny-draft"); "" otherwise
   std::string tree;      // its draft tree: "chain 7", "2,2,1", a file, or "pct"; "" for ar and ar-batch
   float pct_threshold = 0;  // pct: the expansion threshold it ran with
   int trajectories = 0;  // best-of-n: chains per puzzle (= n); 0 for the tot workload

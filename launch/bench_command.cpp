@@ -148,7 +148,8 @@ void run_bench_spec(const BenchSpecOptions& options) {
                            "target+drafters x threads; draft ms: drafting time per generated token\n",
                            o.workload, fmt::join(o.drafters, " "),
                            o.tree.empty() ? "" : " (tree " + o.tree + ")",
-                           o.trigrams.empty() ? "" : " (tri-grams " + o.trigrams + ")", o.target, o.draft,
+                           o.trigrams.empty() ? "" : " (tri-grams " + o.trigrams + ")", o.target,
+                           fmt::join(o.drafts, " "),
                            o.draft_length, fmt::join(o.k_config, ","), o.thought_tokens, o.evaluation_tokens,
                            o.repeats);
   bool header = false;
@@ -250,7 +251,10 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       "spec", "Engines side by side on a ToT-shaped workload: tokens/s, speedup vs ar, alpha, tau, target busy; "
               "under mpirun also each rank's busy fraction and messages and bytes per token");
   spec->add_option("--target", so.target, "Target model folder")->check(CLI::ExistingDirectory)->capture_default_str();
-  spec->add_option("--draft", so.draft, "Draft model folder")->check(CLI::ExistingDirectory)->capture_default_str();
+  spec->add_option("--draft", so.drafts,
+                   "Draft folders, draft models or EDDs (--drafter model runs a row with each)")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
   spec->add_option("--device", so.device, "cpu or cuda:N (target and draft)")->capture_default_str();
   spec->add_option("--engines", so.engines, "Engines, in table order (ar first for speedups)")->capture_default_str();
   spec->add_option("--n", so.n, "Parallel requests per phase")->capture_default_str();
@@ -294,7 +298,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   spec->callback([spec_options, temperatures, &global] {
     spec::EngineOptions models;
     models.target = spec_options->bench.target;
-    models.draft = spec_options->bench.draft;
+    models.draft = spec_options->bench.drafts.front();
     models.tree = spec_options->bench.tree;  // what draft ranks' model-free drafters need
     models.trigrams = spec_options->bench.trigrams;
     if (spec_options->bench.workload == "best-of-n" && temperatures->count() == 0) {
@@ -302,6 +306,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
     }
     run_with_engines(global, models, [&](const EngineMaker& make_engine, parallel::Coordinator* coordinator) {
       BenchSpecOptions options = *spec_options;
+      SEED_CHECK(coordinator == nullptr || options.bench.drafts.size() == 1, kInvalidArgument)
+          << "--draft: under mpirun the draft ranks load one draft folder; give one";
       options.bench.make_engine = make_engine;
       if (options.lookahead.gamma > 0) {
         options.bench.make_engine = [make_engine, lookahead = options.lookahead](const spec::EngineOptions& engine) {

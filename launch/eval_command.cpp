@@ -61,7 +61,7 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
   std::ofstream json_file, value_file;
   if (!options.json_path.empty()) json_file = open_output(options.json_path, "--json");
   if (!options.value_out.empty()) value_file = open_output(options.value_out, "--value-out");
-  auto model = models::CausalLM::load(options.model_dir, model_load_options(global, "cpu"));
+  std::shared_ptr<models::CausalLM> model = models::CausalLM::load(options.model_dir, model_load_options(global, "cpu"));
   auto tokenizer = models::load_tokenizer(options.model_dir);
   options.eval.on_progress = [](const char* phase, int64_t done, int64_t total) {
     print_progress_line(done, total, phase);
@@ -92,7 +92,8 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
                            options.eval.temperature);
 
   if (!options.draft_dir.empty()) {
-    auto draft = models::CausalLM::load(options.draft_dir, model_load_options(global, "cpu"));
+    std::shared_ptr<const models::CausalLM> draft =
+        models::CausalLM::load(options.draft_dir, model_load_options(global, "cpu"));
     std::vector<std::vector<int32_t>> prompts;
     for (const auto& puzzle : puzzles) {
       const std::string input = tasks::numbers_text(puzzle);
@@ -104,7 +105,7 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
     acceptance.sampling = SamplingParams{0.7f, 0, 1.0f};
     acceptance.seed = options.eval.seed;
     acceptance.eos = tokenizer->eos_id();
-    const bench::AcceptanceResult a = bench::measure_acceptance(*model, *draft, prompts, acceptance);
+    const bench::AcceptanceResult a = bench::measure_acceptance(model, draft, prompts, acceptance);
     const double alpha = a.alpha();
     const int k = options.draft_length;
     const double tau_max = alpha < 1.0 ? (1.0 - std::pow(alpha, k + 1)) / (1.0 - alpha) : k + 1;
@@ -121,7 +122,7 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
     bench::AcceptanceOptions greedy = acceptance;
     greedy.sampling = SamplingParams{0.0f, 0, 1.0f};
     greedy.draft_length = 10;
-    const bench::Calibration c = bench::measure_acceptance(*model, *draft, prompts, greedy).calibration;
+    const bench::Calibration c = bench::measure_acceptance(model, draft, prompts, greedy).calibration;
     std::cout << fmt::format("         calibration: ECE {:.3f} over {} greedy draft tokens (chains of 10)\n"
                              "         confidence   tokens  accepted  mean confidence\n",
                              c.ece(), c.total());

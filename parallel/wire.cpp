@@ -202,6 +202,9 @@ void put_draft(Writer& w, const spec::DraftTree& d) {
     w.put_array(ids, "q ids");
     w.put_raw(probs.data(), probs.size());
   }
+  SEED_CHECK(d.confidence.empty() || d.confidence.size() == n, kInvalidArgument)
+      << "wire: a proposal has " << d.confidence.size() << " confidences for " << n << " tokens";
+  w.put_array(d.confidence, "confidence");
 }
 
 spec::DraftTree get_draft(Reader& r) {
@@ -250,6 +253,10 @@ spec::DraftTree get_draft(Reader& r) {
     r.need(row_bytes * contexts.size(), "q");
     d.q.assign((d.tokens.size() + 1) * vocab, 0.0f);
     for (int64_t context : contexts) r.get_raw(d.q.data() + context * vocab, vocab, "q");
+  }
+  d.confidence = r.get_array<float>("confidence");
+  if (!d.confidence.empty() && d.confidence.size() != d.tokens.size()) {
+    detail::Raiser() & r.fail() << d.confidence.size() << " confidences for " << d.tokens.size() << " tokens";
   }
   return d;
 }

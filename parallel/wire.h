@@ -66,7 +66,8 @@ namespace seed::parallel::wire {
 
 // 2: verdicts; 3: usage; 4: model-free drafters; 5: a target group's top
 // entries on request; 6: lessons (tables shared across draft ranks); 7:
-// pruned trees in start messages, the target's hidden states in verdicts
+// pruned trees in start messages, the target's hidden states in verdicts,
+// the draft's confidences in proposals
 constexpr uint16_t kVersion = 7;
 
 struct StartMessage {

@@ -65,7 +65,7 @@ GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache
   // The draft's confidence in its tokens, even for greedy requests: its
   // own distribution at temperature 1.
   const SamplingParams confidence = greedy ? SamplingParams{} : settings.sampling;
-  std::vector<float> confidence_row(pruned ? vocab : 0);
+  std::vector<float> confidence_row(pruned || greedy ? vocab : 0);
   for (int d = 0; d < depth; ++d) {
     const at::Tensor rows = logits.to(torch::kCPU).contiguous();
     const int k = settings.k_config[d];
@@ -83,10 +83,14 @@ GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache
         for (int32_t node = first; node < pruned->size(); ++node) children.push_back(node);
       } else {
         const uint32_t at = static_cast<uint32_t>(position + d);
+        if (greedy) sampling_distribution(row, vocab, confidence, confidence_row.data());
+        const float* q = greedy ? confidence_row.data() : nullptr;
         for (const int32_t token : fixed_children(row, vocab, settings, open.node, at, k, tree)) {
+          if (!greedy) q = tree.q.data() + static_cast<size_t>(open.node + 1) * vocab;
           children.push_back(static_cast<int32_t>(tree.tokens.size()));
           tree.tokens.push_back(token);
           tree.parents.push_back(open.node);
+          tree.confidence.push_back(q[token]);
         }
       }
       for (size_t c = 0; c < std::min(children.size(), expanding); ++c) {

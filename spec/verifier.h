@@ -58,6 +58,10 @@ struct DraftTree {
   // The children of a context were drawn without replacement from its q
   // row (so siblings are distinct); ignored when `deterministic`.
   bool without_replacement = false;
+  // Empty, or per node the draft's probability of it at its context (under
+  // the request's sampling; at temperature 1 for greedy drafts): what the
+  // draft's calibration is measured on. Draft models fill it for fixed shapes.
+  std::vector<float> confidence = {};
 };
 
 // The most likely entries of a distribution, most likely first; what a

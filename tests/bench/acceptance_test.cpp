@@ -24,9 +24,9 @@ AcceptanceOptions options(int k) {
 
 TEST(AcceptanceTest, ADraftIdenticalToTheTargetIsAlwaysAccepted) {
   const auto config = models::testing::tiny_config("llama");
-  auto target = models::CausalLM::random(config, 1);
-  auto draft = models::CausalLM::random(config, 1);
-  const AcceptanceResult r = measure_acceptance(*target, *draft, prompts(), options(4));
+  std::shared_ptr<models::CausalLM> target = models::CausalLM::random(config, 1);
+  std::shared_ptr<models::CausalLM> draft = models::CausalLM::random(config, 1);
+  const AcceptanceResult r = measure_acceptance(target, draft, prompts(), options(4));
   EXPECT_GT(r.proposed, 0);
   EXPECT_EQ(r.accepted, r.proposed);
   EXPECT_DOUBLE_EQ(r.tokens_per_round(), 5.0);  // k accepted + the bonus token
@@ -37,11 +37,11 @@ TEST(AcceptanceTest, ADraftIdenticalToTheTargetIsAlwaysAccepted) {
 
 TEST(AcceptanceTest, CalibrationCountsTokensUpToTheFirstRejection) {
   const auto config = models::testing::tiny_config("llama");
-  auto target = models::CausalLM::random(config, 1);
-  auto draft = models::CausalLM::random(config, 2);
+  std::shared_ptr<models::CausalLM> target = models::CausalLM::random(config, 1);
+  std::shared_ptr<models::CausalLM> draft = models::CausalLM::random(config, 2);
   AcceptanceOptions greedy = options(4);
   greedy.sampling = SamplingParams{0.0f, 0, 1.0f};
-  const AcceptanceResult r = measure_acceptance(*target, *draft, prompts(), greedy);
+  const AcceptanceResult r = measure_acceptance(target, draft, prompts(), greedy);
   const Calibration& c = r.calibration;
   int64_t accepted = 0;
   for (const int64_t a : c.accepted) accepted += a;
@@ -75,24 +75,45 @@ TEST(AcceptanceTest, CalibrationErrorWeighsEachBinByItsTokens) {
 
 TEST(AcceptanceTest, ADifferentDraftIsAcceptedPartly) {
   const auto config = models::testing::tiny_config("llama");
-  auto target = models::CausalLM::random(config, 1);
-  auto draft = models::CausalLM::random(config, 2);
-  const AcceptanceResult r = measure_acceptance(*target, *draft, prompts(), options(3));
+  std::shared_ptr<models::CausalLM> target = models::CausalLM::random(config, 1);
+  std::shared_ptr<models::CausalLM> draft = models::CausalLM::random(config, 2);
+  const AcceptanceResult r = measure_acceptance(target, draft, prompts(), options(3));
   EXPECT_GT(r.alpha(), 0.0);
   EXPECT_LT(r.alpha(), 1.0);
   EXPECT_EQ(r.generated, r.accepted + r.rounds);
   // Deterministic: the same seeds give the same counts.
-  const AcceptanceResult again = measure_acceptance(*target, *draft, prompts(), options(3));
+  const AcceptanceResult again = measure_acceptance(target, draft, prompts(), options(3));
   EXPECT_EQ(again.accepted, r.accepted);
   EXPECT_EQ(again.generated, r.generated);
 }
 
+// An EDD draft (the target's last layer over its first layer's hidden
+// states) through the EDD drafter: the first round of each request has no
+// draft, the others do, and the target accepts some of it.
+TEST(AcceptanceTest, AnEddDraftReadsTheTargetsHiddenStates) {
+  const auto config = models::testing::tiny_config("llama");
+  std::shared_ptr<models::CausalLM> target = models::CausalLM::random(config, 1);
+  models::ModelConfig edd_config = config;
+  edd_config.num_hidden_layers = 1;
+  edd_config.edd_target_layer = 0;
+  models::LlamaWeights weights = target->weights();
+  weights.layers = {target->weights().layers.back()};
+  auto edd = std::make_shared<models::CausalLM>(edd_config, weights, target->tensor_options());
+  AcceptanceOptions greedy = options(4);
+  greedy.sampling = SamplingParams{0.0f, 0, 1.0f};
+  const AcceptanceResult r = measure_acceptance(target, edd, prompts(), greedy);
+  EXPECT_GT(r.alpha(), 0.0);
+  EXPECT_EQ(r.generated, r.accepted + r.rounds);
+  EXPECT_GT(r.calibration.total(), 0);
+  EXPECT_LE(r.proposed, 4 * (r.rounds - static_cast<int64_t>(prompts().size())));
+}
+
 TEST(AcceptanceTest, MismatchedVocabulariesAreRejected) {
-  auto target = models::CausalLM::random(models::testing::tiny_config("llama"), 1);
+  std::shared_ptr<models::CausalLM> target = models::CausalLM::random(models::testing::tiny_config("llama"), 1);
   auto other = models::testing::tiny_config("llama");
   other.vocab_size = 80;
-  auto draft = models::CausalLM::random(other, 1);
-  EXPECT_THROW(measure_acceptance(*target, *draft, prompts(), options(2)), Error);
+  std::shared_ptr<models::CausalLM> draft = models::CausalLM::random(other, 1);
+  EXPECT_THROW(measure_acceptance(target, draft, prompts(), options(2)), Error);
 }
 
 }  // namespace

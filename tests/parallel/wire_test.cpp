@@ -54,6 +54,7 @@ std::vector<Message> one_of_each() {
   chain.tokens = {2, 2};
   chain.parents = {-1, 0};
   chain.deterministic = true;
+  chain.confidence = {0.75f, 0.5f};
   return {start,
           pruned_start,
           DraftMessage{7, 4},
@@ -127,6 +128,7 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
         EXPECT_EQ(g.items[i].draft.tokens, m->items[i].draft.tokens);
         EXPECT_EQ(g.items[i].draft.parents, m->items[i].draft.parents);
         EXPECT_EQ(g.items[i].draft.deterministic, m->items[i].draft.deterministic);
+        EXPECT_EQ(g.items[i].draft.confidence, m->items[i].draft.confidence);
       }
     } else if (auto* m = std::get_if<VerdictsMessage>(&sent)) {
       const auto& g = std::get<VerdictsMessage>(got);
@@ -169,8 +171,9 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
 TEST(Wire, ProposalCarriesExactlyTheRowsOfContextsWithChildren) {
   const spec::DraftTree sent = sample_tree();
   const std::vector<uint8_t> bytes = encode(ProposalMessage{7, sent});
-  // header 5, slot 8, tokens 4 + 16, parents 16, flag 1, vocab 4, 3 rows.
-  EXPECT_EQ(bytes.size(), 5u + 8 + 20 + 16 + 1 + 4 + 3 * kVocab * sizeof(float));
+  // header 5, slot 8, tokens 4 + 16, parents 16, flag 1, vocab 4, 3 rows,
+  // confidences 4 (none).
+  EXPECT_EQ(bytes.size(), 5u + 8 + 20 + 16 + 1 + 4 + 3 * kVocab * sizeof(float) + 4);
   const auto got = std::get<ProposalMessage>(decode(bytes, kSender));
   EXPECT_EQ(got.slot, 7u);
   EXPECT_EQ(got.draft.tokens, sent.tokens);
@@ -200,8 +203,8 @@ TEST(Wire, SparseRowsTravelAsPairsWithTheWithoutReplacementFlag) {
   sent.q[kBig + 3] = 1.0f;
   const std::vector<uint8_t> bytes = encode(ProposalMessage{5, sent});
   // header 5, slot 8, tokens 4 + 12, parents 12, flags 1, vocab 4, then
-  // rows 0 and 1 as (count 4, 3 or 1 ids, as many probs).
-  EXPECT_EQ(bytes.size(), 5u + 8 + 16 + 12 + 1 + 4 + (4 + 3 * 8) + (4 + 1 * 8));
+  // rows 0 and 1 as (count 4, 3 or 1 ids, as many probs), confidences 4.
+  EXPECT_EQ(bytes.size(), 5u + 8 + 16 + 12 + 1 + 4 + (4 + 3 * 8) + (4 + 1 * 8) + 4);
   const auto got = std::get<ProposalMessage>(decode(bytes, kSender)).draft;
   EXPECT_TRUE(got.without_replacement);
   EXPECT_FALSE(got.deterministic);
