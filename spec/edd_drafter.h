@@ -15,6 +15,8 @@
 //
 // A slot's first proposal, before the target has seen its prompt, is
 // empty: that round decodes one token and brings the prompt's hidden states.
+// A slot that arrives mid-stream (its drafter died and the engine moved it
+// here) never gets the earlier positions' hidden states and drafts nothing.
 // Otherwise as DraftModelDrafter: chains, fixed trees and pruned trees,
 // greedy or sampled; one shared model, a cache per drafter.
 #pragma once
