@@ -41,12 +41,7 @@ DraftModelDrafter::Slot& DraftModelDrafter::slot_state(uint64_t slot) {
 }
 
 void DraftModelDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
-  SEED_CHECK(!tokens.empty(), kInvalidArgument) << "drafter: slot " << slot << " started with no tokens";
-  SEED_CHECK(!settings.k_config.empty(), kInvalidArgument) << "drafter: empty k_config";
-  for (int k : settings.k_config) {
-    SEED_CHECK(k >= 1 && k <= kMaxDraftChildren, kInvalidArgument)
-        << "drafter: k_config entry " << k << " outside [1, " << kMaxDraftChildren << "]";
-  }
+  check_draft_start("drafter", slot, tokens, settings);
   finish(slot);
   Slot s;
   s.settings = settings;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "models/base/counter_rng.h"
+#include "models/base/error.h"
 #include "spec/pruned_tree_builder.h"
 
 namespace seed::spec {
@@ -47,6 +48,16 @@ std::vector<int32_t> fixed_children(const float* logits, int64_t vocab, const Dr
 }
 
 }  // namespace
+
+void check_draft_start(const char* drafter, uint64_t slot, const std::vector<int32_t>& tokens,
+                       const DraftSettings& settings) {
+  SEED_CHECK(!tokens.empty(), kInvalidArgument) << drafter << ": slot " << slot << " started with no tokens";
+  SEED_CHECK(!settings.k_config.empty(), kInvalidArgument) << drafter << ": empty k_config";
+  for (int k : settings.k_config) {
+    SEED_CHECK(k >= 1 && k <= kMaxDraftChildren, kInvalidArgument)
+        << drafter << ": k_config entry " << k << " outside [1, " << kMaxDraftChildren << "]";
+  }
+}
 
 GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache, models::SequenceId main,
                            at::Tensor logits, const DraftSettings& settings, int64_t position, int depth,

@@ -24,6 +24,12 @@ namespace seed::spec {
 // Children per node at most (draws are keyed by parent and rank within it).
 constexpr int kMaxDraftChildren = 256;
 
+// Throws kInvalidArgument, naming `drafter` and the slot, unless a slot may
+// start drafting with these tokens and settings (tokens, and a k_config
+// of 1 to kMaxDraftChildren children per depth).
+void check_draft_start(const char* drafter, uint64_t slot, const std::vector<int32_t>& tokens,
+                       const DraftSettings& settings);
+
 struct GrownDraft {
   DraftTree tree;
   std::vector<int32_t> main_path;            // nodes fed on the main sequence, root first

@@ -38,12 +38,7 @@ EddDrafter::Slot& EddDrafter::slot_state(uint64_t slot) {
 }
 
 void EddDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
-  SEED_CHECK(!tokens.empty(), kInvalidArgument) << "EDD drafter: slot " << slot << " started with no tokens";
-  SEED_CHECK(!settings.k_config.empty(), kInvalidArgument) << "EDD drafter: empty k_config";
-  for (int k : settings.k_config) {
-    SEED_CHECK(k >= 1 && k <= kMaxDraftChildren, kInvalidArgument)
-        << "EDD drafter: k_config entry " << k << " outside [1, " << kMaxDraftChildren << "]";
-  }
+  check_draft_start("EDD drafter", slot, tokens, settings);
   finish(slot);
   Slot s;
   s.settings = settings;
