@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "models/base/error.h"
+#include "models/forward_plan.h"
 #include "models/fused_ops.h"
 
 namespace seed::models {
@@ -95,19 +96,6 @@ at::Tensor causal_mask(int64_t seq, int64_t group, const at::TensorOptions& opti
   return torch::full({seq, seq}, masked, options).triu(1).repeat({group, 1}).unsqueeze(0);
 }
 
-// Where the new tokens of a batch go and what each may attend to. Rows are
-// packed (sequence b's tokens at rows offset_b .. offset_b + S_b - 1);
-// attention alone runs padded, [B, S_max] queries against [B, T_max] keys.
-struct BatchPlan {
-  int64_t batch = 0, seq = 0, ctx = 0, rows = 0;  // B, S_max, T_max, sum of S_b
-  std::vector<int64_t> tokens, positions, write_slots;  // per packed row
-  std::vector<int64_t> padded_rows;                     // packed row -> b * S_max + i
-  std::vector<int64_t> gather_slots;                    // [B, T_max]
-  std::vector<float> mask;                              // [B, S, T], 0 or mask_value
-  std::vector<int64_t> logit_rows;                      // packed rows whose logits are returned
-  bool packed() const { return rows != batch * seq; }
-};
-
 // A chain: each token follows the one before (no parents, or parents i - 1).
 bool is_chain(const SequenceInput& in) {
   for (size_t i = 0; i < in.parents.size(); ++i) {
@@ -129,6 +117,97 @@ std::vector<int64_t> tree_depths(const SequenceInput& in) {
     depth[i] = parent < 0 ? 0 : depth[parent] + 1;
   }
   return depth;
+}
+
+// Validates a forward's batch, reserves its cache slots (undoing every
+// reservation if one fails: cache full) and lays out its rows.
+ForwardPlan plan_forward(const ModelConfig& config, const std::vector<SequenceInput>& batch, KvCache& cache,
+                         LogitsFor which) {
+  SEED_CHECK(!batch.empty(), kInvalidArgument) << "forward needs at least one sequence";
+  SEED_CHECK(cache.hidden_layer() < config.num_hidden_layers, kInvalidArgument)
+      << "the KV cache keeps hidden states of layer " << cache.hidden_layer() << ", but the model has "
+      << config.num_hidden_layers << " layers";
+  ForwardPlan plan;
+  plan.batch = static_cast<int64_t>(batch.size());
+  std::vector<std::vector<int64_t>> depths;
+  for (const SequenceInput& in : batch) {
+    SEED_CHECK(!in.tokens.empty(), kInvalidArgument) << "sequence " << in.sequence << " has no new tokens";
+    SEED_CHECK(in.parents.empty() || in.parents.size() == in.tokens.size(), kInvalidArgument)
+        << "sequence " << in.sequence << ": " << in.parents.size() << " parents for " << in.tokens.size()
+        << " tokens";
+    SEED_CHECK(which != LogitsFor::kTail ||
+                   (in.logits_from >= 0 && in.logits_from < static_cast<int32_t>(in.tokens.size())),
+               kInvalidArgument)
+        << "sequence " << in.sequence << ": logits_from " << in.logits_from << " outside its " << in.tokens.size()
+        << " new tokens";
+    SEED_CHECK(!in.soft_prompt.defined() ||
+                   (in.soft_prompt.dim() == 2 && in.soft_prompt.size(1) == config.hidden_size &&
+                    in.soft_prompt.size(0) <= static_cast<int64_t>(in.tokens.size())),
+               kInvalidArgument)
+        << "sequence " << in.sequence << ": a soft prompt must be [n <= " << in.tokens.size() << ", "
+        << config.hidden_size << "]";
+    for (int32_t token : in.tokens) {
+      SEED_CHECK(token >= 0 && token < config.vocab_size, kInvalidArgument)
+          << "token id " << token << " is outside the vocabulary [0, " << config.vocab_size << ")";
+    }
+    depths.push_back(tree_depths(in));
+    plan.cached.push_back(cache.length(in.sequence));
+    const int64_t last_position = plan.cached.back() + *std::max_element(depths.back().begin(), depths.back().end());
+    SEED_CHECK(last_position < config.max_position_embeddings, kOutOfRange)
+        << "sequence " << in.sequence << " would reach position " << last_position
+        << ", past the model's context of " << config.max_position_embeddings
+        << " tokens (max_position_embeddings); shorten the prompt or max_new_tokens";
+    plan.seq = std::max<int64_t>(plan.seq, static_cast<int64_t>(in.tokens.size()));
+  }
+
+  std::vector<std::vector<int64_t>> new_slots;
+  try {
+    for (const SequenceInput& in : batch) {
+      const size_t n = in.tokens.size();
+      const size_t shared = in.shareable < 0 ? n : std::min<size_t>(n, static_cast<size_t>(in.shareable));
+      if (shared == n) {
+        new_slots.push_back(cache.extend(in.sequence, in.tokens, is_chain(in)));
+        continue;
+      }
+      new_slots.push_back(cache.extend(in.sequence, {in.tokens.begin(), in.tokens.begin() + shared}, is_chain(in)));
+      const std::vector<int64_t> rest = cache.extend(in.sequence, {in.tokens.begin() + shared, in.tokens.end()}, false);
+      new_slots.back().insert(new_slots.back().end(), rest.begin(), rest.end());
+    }
+  } catch (...) {
+    for (size_t b = 0; b < new_slots.size(); ++b) cache.truncate(batch[b].sequence, plan.cached[b]);
+    throw;
+  }
+
+  plan.first_row.push_back(0);
+  for (int64_t b = 0; b < plan.batch; ++b) {
+    const SequenceInput& in = batch[b];
+    const int64_t n = static_cast<int64_t>(in.tokens.size()), first = plan.rows;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t parent = in.parents.empty() ? i - 1 : in.parents[i];
+      plan.tokens.push_back(in.tokens[i]);
+      plan.positions.push_back(plan.cached[b] + depths[b][i]);
+      plan.write_slots.push_back(new_slots[b][i]);
+      plan.sequence.push_back(b);
+      plan.parent_rows.push_back(parent < 0 ? -1 : first + parent);
+    }
+    const int64_t from = which == LogitsFor::kLast ? n - 1 : which == LogitsFor::kTail ? in.logits_from : 0;
+    for (int64_t i = from; i < n; ++i) plan.logit_rows.push_back(first + i);
+    plan.rows += n;
+    plan.first_row.push_back(plan.rows);
+    plan.slots.emplace_back();
+    cache.append_slots(in.sequence, plan.slots.back());
+  }
+  return plan;
+}
+
+// Each packed row's row in the padded [B * S_max] layout.
+std::vector<int64_t> padded_rows(const ForwardPlan& plan) {
+  std::vector<int64_t> rows(plan.rows);
+  for (int64_t r = 0; r < plan.rows; ++r) {
+    const int64_t b = plan.sequence[r];
+    rows[r] = b * plan.seq + r - plan.first_row[b];
+  }
+  return rows;
 }
 
 // The tensor options a model computes with on `device` ("cpu", "cuda:N").
@@ -183,6 +262,7 @@ std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const Loa
   LlamaWeights weights =
       load_weights(Checkpoint::open(model_dir), config, tensor_options, shard, options.weights_dtype);
   weights.cpu_kernel = options.cpu_kernel;
+  weights.fused_cpu_layers = options.fused_cpu_layers;
   return std::make_unique<CausalLM>(std::move(config), std::move(weights), tensor_options, options.tp_group);
 }
 
@@ -194,6 +274,7 @@ std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t s
   if (!shard.is_whole()) weights = shard_weights(weights, config, shard, tensor_options);
   if (options.weights_dtype && tensor_options.device().is_cpu()) weights.convert_matrices(*options.weights_dtype);
   weights.cpu_kernel = options.cpu_kernel;
+  weights.fused_cpu_layers = options.fused_cpu_layers;
   return std::make_unique<CausalLM>(config, std::move(weights), tensor_options, options.tp_group);
 }
 
@@ -211,6 +292,7 @@ CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions o
       << " of " << shard_.size << " holds " << qkv_rows << "; pass the rank's shard (shard_weights)";
   rope_->inv_freq = rope_inverse_frequencies(config_);
   weights_.prepare_for_inference();
+  cpu_layers_ = options_.device().is_cpu() && weights_.fused_cpu_layers;
 }
 
 CausalLM::~CausalLM() = default;
@@ -255,117 +337,71 @@ void CausalLM::check_whole(const char* what) const {
 
 at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const {
   c10::InferenceMode inference;
-  SEED_CHECK(!batch.empty(), kInvalidArgument) << "forward needs at least one sequence";
-  BatchPlan plan;
-  plan.batch = static_cast<int64_t>(batch.size());
-  std::vector<std::vector<int64_t>> depths;
-  std::vector<int64_t> base;
-  for (const SequenceInput& in : batch) {
-    SEED_CHECK(!in.tokens.empty(), kInvalidArgument) << "sequence " << in.sequence << " has no new tokens";
-    SEED_CHECK(in.parents.empty() || in.parents.size() == in.tokens.size(), kInvalidArgument)
-        << "sequence " << in.sequence << ": " << in.parents.size() << " parents for " << in.tokens.size()
-        << " tokens";
-    SEED_CHECK(which != LogitsFor::kTail ||
-                   (in.logits_from >= 0 && in.logits_from < static_cast<int32_t>(in.tokens.size())),
-               kInvalidArgument)
-        << "sequence " << in.sequence << ": logits_from " << in.logits_from << " outside its " << in.tokens.size()
-        << " new tokens";
-    SEED_CHECK(!in.soft_prompt.defined() ||
-                   (in.soft_prompt.dim() == 2 && in.soft_prompt.size(1) == config_.hidden_size &&
-                    in.soft_prompt.size(0) <= static_cast<int64_t>(in.tokens.size())),
-               kInvalidArgument)
-        << "sequence " << in.sequence << ": a soft prompt must be [n <= " << in.tokens.size() << ", "
-        << config_.hidden_size << "]";
-    for (int32_t token : in.tokens) {
-      SEED_CHECK(token >= 0 && token < config_.vocab_size, kInvalidArgument)
-          << "token id " << token << " is outside the vocabulary [0, " << config_.vocab_size << ")";
-    }
-    depths.push_back(tree_depths(in));
-    base.push_back(cache.length(in.sequence));
-    const int64_t last_position = base.back() + *std::max_element(depths.back().begin(), depths.back().end());
-    SEED_CHECK(last_position < config_.max_position_embeddings, kOutOfRange)
-        << "sequence " << in.sequence << " would reach position " << last_position
-        << ", past the model's context of " << config_.max_position_embeddings
-        << " tokens (max_position_embeddings); shorten the prompt or max_new_tokens";
-    plan.seq = std::max<int64_t>(plan.seq, static_cast<int64_t>(in.tokens.size()));
-  }
-
-  SEED_CHECK(cache.hidden_layer() < config_.num_hidden_layers, kInvalidArgument)
-      << "the KV cache keeps hidden states of layer " << cache.hidden_layer() << ", but the model has "
-      << config_.num_hidden_layers << " layers";
-  // Reserve cache slots; undo every reservation if one fails (cache full).
-  std::vector<std::vector<int64_t>> slots;
-  try {
-    for (const SequenceInput& in : batch) {
-      const size_t n = in.tokens.size();
-      const size_t shared = in.shareable < 0 ? n : std::min<size_t>(n, static_cast<size_t>(in.shareable));
-      if (shared == n) {
-        slots.push_back(cache.extend(in.sequence, in.tokens, is_chain(in)));
-        continue;
-      }
-      slots.push_back(cache.extend(in.sequence, {in.tokens.begin(), in.tokens.begin() + shared}, is_chain(in)));
-      const std::vector<int64_t> rest = cache.extend(in.sequence, {in.tokens.begin() + shared, in.tokens.end()}, false);
-      slots.back().insert(slots.back().end(), rest.begin(), rest.end());
-    }
-  } catch (...) {
-    for (size_t b = 0; b < slots.size(); ++b) cache.truncate(batch[b].sequence, base[b]);
-    throw;
-  }
-
-  const int64_t B = plan.batch, S = plan.seq;
-  for (int64_t b = 0; b < B; ++b) plan.ctx = std::max(plan.ctx, cache.length(batch[b].sequence));
-  const int64_t T = plan.ctx;
-  plan.gather_slots.reserve(B * T);
-  plan.mask.assign(B * S * T, mask_value(options_.dtype().toScalarType()));
-  for (int64_t b = 0; b < B; ++b) {
-    const SequenceInput& in = batch[b];
-    const int64_t n = static_cast<int64_t>(in.tokens.size());
-    const int64_t offset = plan.rows;
-    for (int64_t i = 0; i < n; ++i) {
-      plan.tokens.push_back(in.tokens[i]);
-      plan.positions.push_back(base[b] + depths[b][i]);
-      plan.write_slots.push_back(slots[b][i]);
-      plan.padded_rows.push_back(b * S + i);
-      float* row = &plan.mask[(b * S + i) * T];
-      std::fill(row, row + base[b], 0.0f);  // the cached prefix
-      for (int64_t j = i; j >= 0; j = in.parents.empty() ? j - 1 : in.parents[j]) row[base[b] + j] = 0.0f;
-    }
-    plan.rows += n;
-    cache.append_slots(in.sequence, plan.gather_slots);
-    plan.gather_slots.resize((b + 1) * T, KvCache::kTrashSlot);
-    const int64_t from = which == LogitsFor::kLast ? n - 1 : which == LogitsFor::kTail ? in.logits_from : 0;
-    for (int64_t i = from; i < n; ++i) plan.logit_rows.push_back(offset + i);
-  }
-
+  const ForwardPlan plan = plan_forward(config_, batch, cache, which);
+  const ModelConfig& c = config_;
   const auto device = options_.device();
   const auto index = torch::TensorOptions().dtype(torch::kLong);
-  at::Tensor tokens = torch::tensor(plan.tokens, index).to(device);
-  at::Tensor positions = torch::tensor(plan.positions, index).to(device);
-  at::Tensor write_slots = torch::tensor(plan.write_slots, index).to(device);
-  at::Tensor gather_slots = torch::tensor(plan.gather_slots, index).to(device);
-  at::Tensor padded_rows = plan.packed() ? torch::tensor(plan.padded_rows, index).to(device) : at::Tensor();
-  at::Tensor mask = torch::from_blob(plan.mask.data(), {B, 1, 1, S, T}, torch::kFloat).to(options_);
-
+  at::Tensor x = embed(torch::tensor(plan.tokens, index).to(device));  // [M, hidden]
+  for (int64_t b = 0; b < plan.batch; ++b) {
+    const at::Tensor& soft = batch[b].soft_prompt;
+    if (soft.defined() && soft.size(0) > 0) x.narrow(0, plan.first_row[b], soft.size(0)).copy_(soft);
+  }
   const int64_t max_position = *std::max_element(plan.positions.begin(), plan.positions.end());
   const Rope::Tables rope = rope_->at_least(max_position + 1, options_);
-  at::Tensor cos = rope.cos.index_select(0, positions).unsqueeze(1);  // [M, 1, D/2]
-  at::Tensor sin = rope.sin.index_select(0, positions).unsqueeze(1);
+  const at::Tensor positions = torch::tensor(plan.positions, index).to(device);
+  const at::Tensor cos = rope.cos.index_select(0, positions);  // [M, D/2]
+  const at::Tensor sin = rope.sin.index_select(0, positions);
+  x = cpu_layers_ ? cpu_layers(x, plan, cache, cos, sin) : tensor_layers(x, plan, cache, cos, sin);
+  for (const SequenceInput& in : batch) cache.publish(in.sequence);
+  at::Tensor logits = lm_head(rms_norm(x, weights_.norm, c.rms_norm_eps)).to(torch::kFloat);
+  if (which != LogitsFor::kAll) return logits;
+  const int64_t B = plan.batch, S = plan.seq;
+  if (plan.rows != B * S) {
+    logits = torch::zeros({B * S, c.vocab_size}, logits.options())
+                 .index_copy_(0, torch::tensor(padded_rows(plan), index).to(device), logits);
+  }
+  return logits.view({B, S, c.vocab_size});
+}
+
+at::Tensor CausalLM::tensor_layers(at::Tensor x, const ForwardPlan& plan, KvCache& cache, const at::Tensor& cos_rows,
+                                   const at::Tensor& sin_rows) const {
+  // Attention runs padded: [B, S_max] queries against [B, T_max] keys
+  // gathered from the cache, positions a row may not see masked.
+  const int64_t B = plan.batch, S = plan.seq;
+  int64_t T = 0;
+  for (const auto& slots : plan.slots) T = std::max<int64_t>(T, static_cast<int64_t>(slots.size()));
+  std::vector<int64_t> gather_slots;
+  gather_slots.reserve(B * T);
+  for (int64_t b = 0; b < B; ++b) {
+    gather_slots.insert(gather_slots.end(), plan.slots[b].begin(), plan.slots[b].end());
+    gather_slots.resize((b + 1) * T, KvCache::kTrashSlot);
+  }
+  std::vector<float> mask_rows(B * S * T, mask_value(options_.dtype().toScalarType()));
+  std::vector<int64_t> attended;
+  for (int64_t r = 0; r < plan.rows; ++r) {
+    const int64_t b = plan.sequence[r];
+    float* row = &mask_rows[(b * S + r - plan.first_row[b]) * T];
+    std::fill(row, row + plan.cached[b], 0.0f);
+    plan.attended_new_positions(r, attended);
+    for (int64_t p : attended) row[p] = 0.0f;
+  }
+  const auto device = options_.device();
+  const auto index = torch::TensorOptions().dtype(torch::kLong);
+  const at::Tensor write_slots = torch::tensor(plan.write_slots, index).to(device);
+  const at::Tensor gathered = torch::tensor(gather_slots, index).to(device);
+  const bool packed = plan.rows != B * S;
+  const at::Tensor padded_index = packed ? torch::tensor(padded_rows(plan), index).to(device) : at::Tensor();
+  const at::Tensor mask = torch::from_blob(mask_rows.data(), {B, 1, 1, S, T}, torch::kFloat).to(options_);
+  const at::Tensor cos = cos_rows.unsqueeze(1), sin = sin_rows.unsqueeze(1);  // [M, 1, D/2]
 
   const ModelConfig& c = config_;
   const int64_t M = plan.rows, H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;  // this rank's heads
   // Packed queries to attention's padded layout and its output back.
   const auto padded = [&](const at::Tensor& q) {
-    if (!plan.packed()) return q;
-    return torch::zeros({B * S, H, D}, q.options()).index_copy_(0, padded_rows, q);
+    if (!packed) return q;
+    return torch::zeros({B * S, H, D}, q.options()).index_copy_(0, padded_index, q);
   };
-  const auto unpadded = [&](const at::Tensor& out) {
-    return plan.packed() ? out.index_select(0, padded_rows) : out;
-  };
-  at::Tensor x = embed(tokens);  // [M, hidden]
-  for (int64_t b = 0, row = 0; b < B; row += static_cast<int64_t>(batch[b].tokens.size()), ++b) {
-    const at::Tensor& soft = batch[b].soft_prompt;
-    if (soft.defined() && soft.size(0) > 0) x.narrow(0, row, soft.size(0)).copy_(soft);
-  }
+  const auto unpadded = [&](const at::Tensor& out) { return packed ? out.index_select(0, padded_index) : out; };
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
     at::Tensor qkv = w.qkv(rms_norm(x, w.input_norm, c.rms_norm_eps));  // [M, (H + 2 Hkv) D]
@@ -373,23 +409,17 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
     at::Tensor keys = cache.keys(l), values = cache.values(l);  // [slots, Hkv, D]
     keys.index_copy_(0, write_slots, qk.narrow(1, H, Hkv));
     values.index_copy_(0, write_slots, qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({M, Hkv, D}));
-    at::Tensor k = keys.index_select(0, gather_slots).view({B, T, Hkv, D});
-    at::Tensor v = values.index_select(0, gather_slots).view({B, T, Hkv, D});
+    at::Tensor k = keys.index_select(0, gathered).view({B, T, Hkv, D});
+    at::Tensor v = values.index_select(0, gathered).view({B, T, Hkv, D});
     x = x + sum_partial(w.o(unpadded(attention(padded(qk.narrow(1, 0, H)), k, v, mask, B, S, Hkv))));
     const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
     x = x + sum_partial(w.down(torch::silu(w.gate(h)).mul_(w.up(h))));
     if (l == cache.hidden_layer()) cache.hidden_states().index_copy_(0, write_slots, x);
   }
-  for (const SequenceInput& in : batch) cache.publish(in.sequence);
   if (static_cast<int64_t>(plan.logit_rows.size()) != M) {
     x = x.index_select(0, torch::tensor(plan.logit_rows, index).to(device));
   }
-  at::Tensor logits = lm_head(rms_norm(x, weights_.norm, c.rms_norm_eps)).to(torch::kFloat);
-  if (which != LogitsFor::kAll) return logits;
-  if (plan.packed()) {
-    logits = torch::zeros({B * S, c.vocab_size}, logits.options()).index_copy_(0, padded_rows, logits);
-  }
-  return logits.view({B, S, c.vocab_size});
+  return x;
 }
 
 at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::ScalarType> matmul_dtype,

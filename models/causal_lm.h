@@ -37,6 +37,8 @@
 
 namespace seed::models {
 
+struct ForwardPlan;  // forward_plan.h
+
 struct LoadOptions {
   // Where the model computes. The launcher decides this (WorldConfig), never
   // the library: "cpu" or "cuda:N".
@@ -53,6 +55,9 @@ struct LoadOptions {
   std::optional<WeightDtype> weights_dtype = std::nullopt;
   // CPU: the matrix kernel (cpu_kernel.h); the best this CPU runs by default.
   CpuKernel cpu_kernel = best_cpu_kernel();
+  // CPU: forward() runs its layers as plain loops (causal_lm_cpu.cpp);
+  // false runs them as ATen ops, the path CUDA takes (tests compare the two).
+  bool fused_cpu_layers = true;
 };
 
 // The new tokens one sequence contributes to a batched forward.
@@ -156,6 +161,14 @@ class CausalLM {
   at::Tensor sum_partial(at::Tensor partial) const;    // a row-parallel output -> the group's sum
   at::Tensor lm_head(const at::Tensor& hidden) const;  // [M, hidden] -> [M, V]
   void check_whole(const char* what) const;
+  // forward()'s decoder layers over the embedded rows x [M, hidden]; cos and
+  // sin [M, head_dim / 2] per row. Both write the new tokens' keys, values
+  // (and hidden states) to the cache and return the rows plan.logit_rows of
+  // x after the last layer.
+  at::Tensor tensor_layers(at::Tensor x, const ForwardPlan& plan, KvCache& cache, const at::Tensor& cos,
+                           const at::Tensor& sin) const;
+  at::Tensor cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& cache, const at::Tensor& cos,
+                        const at::Tensor& sin) const;
   // The decoder layers, norm and LM head over x [B*T, hidden] of B
   // sequences of T rows each (training): cos/sin per row, additive mask
   // [1, group*T, T]; logits of each sequence's rows [logits_from, T).
@@ -168,6 +181,7 @@ class CausalLM {
   TpCollectives* tp_ = nullptr;  // null for a whole model; borrowed
   LlamaWeights weights_;
   at::TensorOptions options_;
+  bool cpu_layers_ = false;  // forward() takes cpu_layers()
   std::unique_ptr<Rope> rope_;
 };
 

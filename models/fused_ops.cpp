@@ -14,16 +14,7 @@ bool fusable(const at::Tensor& t) {
 
 }  // namespace
 
-at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
-  if (!fusable(x) || !fusable(weight) || x.dim() != 2) {
-    return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
-  }
-  const at::Tensor in = x.contiguous(), w = weight.contiguous();
-  const int64_t rows = in.size(0), n = in.size(1);
-  at::Tensor out = torch::empty_like(in);
-  const float* src = in.data_ptr<float>();
-  const float* scale = w.data_ptr<float>();
-  float* dst = out.data_ptr<float>();
+void rms_norm_rows(const float* src, int64_t rows, int64_t n, const float* scale, float eps, float* dst) {
   for (int64_t r = 0; r < rows; ++r, src += n, dst += n) {
     // Eight partial sums, so that the compiler vectorises the reduction.
     float partial[8] = {};
@@ -34,10 +25,37 @@ at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
     float sum = 0;
     for (; i < n; ++i) sum += src[i] * src[i];
     for (float p : partial) sum += p;
-    const float inv = 1.0f / std::sqrt(sum / static_cast<float>(n) + static_cast<float>(eps));
+    const float inv = 1.0f / std::sqrt(sum / static_cast<float>(n) + eps);
     for (int64_t k = 0; k < n; ++k) dst[k] = src[k] * inv * scale[k];
   }
+}
+
+at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  if (!fusable(x) || !fusable(weight) || x.dim() != 2) {
+    return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
+  }
+  const at::Tensor in = x.contiguous(), w = weight.contiguous();
+  at::Tensor out = torch::empty_like(in);
+  rms_norm_rows(in.data_ptr<float>(), in.size(0), in.size(1), w.data_ptr<float>(), static_cast<float>(eps),
+                out.data_ptr<float>());
   return out;
+}
+
+void rope_rows(float* x, int64_t rows, int64_t heads, int64_t dim, int64_t row_stride, const float* cos,
+               const float* sin) {
+  const int64_t half = dim / 2;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* c = cos + r * half;
+    const float* s = sin + r * half;
+    for (int64_t h = 0; h < heads; ++h) {
+      float* v = x + r * row_stride + h * dim;
+      for (int64_t i = 0; i < half; ++i) {
+        const float a = v[i], b = v[half + i];
+        v[i] = a * c[i] - b * s[i];
+        v[half + i] = b * c[i] + a * s[i];
+      }
+    }
+  }
 }
 
 at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
@@ -48,23 +66,11 @@ at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& cos, const at::Tens
     at::Tensor x2 = x.narrow(-1, half, half);
     return torch::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1);
   }
+  at::Tensor out = torch::empty({x.size(0), x.size(1), x.size(2)}, x.options());
+  out.copy_(x);
   const at::Tensor c = cos.contiguous(), s = sin.contiguous();
-  const int64_t rows = x.size(0), heads = x.size(1), dim = x.size(2), row_stride = x.stride(0);
-  at::Tensor out = torch::empty({rows, heads, dim}, x.options());
-  const float* src = x.data_ptr<float>();
-  float* dst = out.data_ptr<float>();
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* cr = c.data_ptr<float>() + r * half;
-    const float* sr = s.data_ptr<float>() + r * half;
-    for (int64_t h = 0; h < heads; ++h) {
-      const float* in = src + r * row_stride + h * dim;
-      float* o = dst + (r * heads + h) * dim;
-      for (int64_t i = 0; i < half; ++i) {
-        o[i] = in[i] * cr[i] - in[half + i] * sr[i];
-        o[half + i] = in[half + i] * cr[i] + in[i] * sr[i];
-      }
-    }
-  }
+  rope_rows(out.data_ptr<float>(), out.size(0), out.size(1), out.size(2), out.size(1) * out.size(2),
+            c.data_ptr<float>(), s.data_ptr<float>());
   return out;
 }
 

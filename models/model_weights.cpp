@@ -49,20 +49,24 @@ c10::ScalarType scalar_type_of(WeightDtype dtype) {
 at::Tensor Linear::operator()(const at::Tensor& x) const {
   if (!panels.defined()) return torch::linear(x, weight, bias);
   const at::Tensor input = x.contiguous();
-  const int64_t rows = x.size(0), in = weight.size(1), out = weight.size(0);
-  at::Tensor y = torch::empty({rows, out}, x.options());
+  at::Tensor y = torch::empty({x.size(0), weight.size(0)}, x.options());
+  apply(input.data_ptr<float>(), x.size(0), y.data_ptr<float>());
+  return y;
+}
+
+void Linear::apply(const float* x, int64_t rows, float* y) const {
   PanelGemmArgs args;
-  args.x = input.data_ptr<float>();
+  args.x = x;
   args.panels = panels.data_ptr();
   args.dtype = weight_dtype_of(panels.scalar_type());
   args.bias = bias.defined() ? bias.data_ptr<float>() : nullptr;
-  args.y = y.data_ptr<float>();
+  args.y = y;
   args.M = rows;
-  args.K = in;
-  args.N = out;
+  args.K = weight.size(1);
+  args.N = weight.size(0);
   // Split panels over the intra-op threads, each thread doing at least
   // kMinFmasPerThread of work (below that, waking threads costs more).
-  const int64_t fmas_per_panel = rows * in * panels.size(2);
+  const int64_t fmas_per_panel = rows * args.K * panels.size(2);
   const int64_t grain = std::max<int64_t>(1, kMinFmasPerThread / fmas_per_panel);
   at::parallel_for(0, panels.size(0), grain, [&](int64_t begin, int64_t end) {
     PanelGemmArgs part = args;
@@ -70,7 +74,6 @@ at::Tensor Linear::operator()(const at::Tensor& x) const {
     part.panel_end = end;
     panel_gemm(kernel, part);
   });
-  return y;
 }
 
 void Linear::prepare_for_inference(CpuKernel cpu_kernel) {

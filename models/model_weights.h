@@ -36,6 +36,9 @@ struct Linear {
   CpuKernel kernel = CpuKernel::kPortable;
 
   at::Tensor operator()(const at::Tensor& x) const;
+  // y [rows, out] = x [rows, in] W^T + b on raw float32 rows (the CPU
+  // forward's buffers). REQUIRES prepare_for_inference on a CPU weight.
+  void apply(const float* x, int64_t rows, float* y) const;
   // CPU: packs the weight for panel_gemm, which beats every BLAS call at the
   // 1-16 rows decoding and verification multiply and reads half-size weights
   // as they are. One more copy of the weights in memory, not in bandwidth: a
@@ -63,6 +66,7 @@ struct LlamaWeights {
   // The kernel prepare_for_inference packs for (CausalLM's constructor
   // calls it); LoadOptions::cpu_kernel sets it.
   CpuKernel cpu_kernel = best_cpu_kernel();
+  bool fused_cpu_layers = true;  // LoadOptions::fused_cpu_layers
 
   void prepare_for_inference();
   // Converts the matrices (embedding, projections, LM head; tied stays

@@ -8,12 +8,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <numeric>
 #include <vector>
 
 #include "models/base/error.h"
+#include "models/base/exp_nonpositive.h"
 
 namespace seed {
 namespace {
@@ -29,31 +29,6 @@ struct MoreLikely {
     return probs[a] > probs[b] || (probs[a] == probs[b] && a < b);
   }
 };
-
-// exp(x) for x <= 0 to float precision (Cephes' expf: x = n ln 2 + r, a
-// degree-6 polynomial in r, times 2^n), written so that the compiler
-// vectorises the loop over a vocabulary; std::exp is a scalar call, and on a
-// 128k vocabulary it cost as much as a decode step of a small model (the
-// file is compiled with -fno-trapping-math, which the vectoriser needs). Below
-// -87 (a probability under 1e-38 of the top token's, and -inf for masked
-// tokens) it returns exactly 0.
-inline float exp_nonpositive(float x) {
-  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  const float clamped = std::max(x, -87.0f);
-  const float n = (clamped * 1.44269504088896341f + kRound) - kRound;
-  const float r = (clamped - n * 0.693359375f) - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return x < -87.0f ? 0.0f : p * scale;
-}
 
 // out[i] = exp((logits[i] - max_logit) / temperature); the arrays must not
 // overlap (which lets the loop vectorise).

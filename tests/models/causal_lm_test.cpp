@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <map>
+#include <tuple>
 
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"
@@ -32,9 +33,19 @@ at::Tensor reference_logits(CausalLM& model, const std::vector<int32_t>& tokens)
   return model.forward_full(torch::tensor(ids).view({1, -1}))[0];
 }
 
-class CausalLmTest : public ::testing::TestWithParam<std::string> {
+// A model family, and whether forward() runs the CPU layers (plain loops)
+// or the ATen layers CUDA runs: every invariant holds on both.
+using Variant = std::tuple<std::string, bool>;
+
+std::unique_ptr<CausalLM> random_model(const std::string& family, bool fused, uint64_t seed = 7) {
+  LoadOptions options;
+  options.fused_cpu_layers = fused;
+  return CausalLM::random(testing::tiny_config(family), seed, options);
+}
+
+class CausalLmTest : public ::testing::TestWithParam<Variant> {
  protected:
-  void SetUp() override { model_ = CausalLM::random(testing::tiny_config(GetParam()), /*seed=*/7); }
+  void SetUp() override { model_ = random_model(std::get<0>(GetParam()), std::get<1>(GetParam())); }
   std::unique_ptr<CausalLM> model_;
 };
 
@@ -300,8 +311,71 @@ TEST_P(CausalLmTest, SampledTokensDoNotDependOnBatchComposition) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, CausalLmTest, ::testing::ValuesIn(testing::all_variants()),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Families, CausalLmTest,
+                         ::testing::Combine(::testing::ValuesIn(testing::all_variants()), ::testing::Bool()),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + (std::get<1>(info.param) ? "_cpu_layers" : "_aten_layers");
+                         });
+
+// The CPU layers compute each row from that row alone: a tree node's logits
+// are the bits of decoding its path one token at a time, and of the same
+// chain verified at once. (Greedy speculative decoding equals autoregressive
+// decoding by construction, not by tolerance.)
+TEST(CpuLayers, ATreeNodeGetsTheBitsOfItsPathDecodedTokenByToken) {
+  for (const std::string& family : testing::all_variants()) {
+    auto model = random_model(family, /*fused=*/true);
+    const int64_t V = model->config().vocab_size;
+    const auto prefix = random_tokens(21, V, 50);
+    const auto nodes = random_tokens(6, V, 51);
+    const std::vector<int32_t> parents = {-1, 0, 0, 2, -1, 3};  // node 5's path: 0, 2, 3, 5
+    KvCache cache = model->make_cache({/*block_size=*/4});
+    const SequenceId tree = cache.create();
+    model->forward({{tree, prefix, {}}}, cache, LogitsFor::kLast);
+    const at::Tensor tree_logits = model->forward({{tree, nodes, parents}}, cache, LogitsFor::kAll)[0];
+
+    const SequenceId chain = cache.create();
+    model->forward({{chain, prefix, {}}}, cache, LogitsFor::kLast);
+    const std::vector<int32_t> path = {0, 2, 3, 5};
+    std::vector<int32_t> path_tokens;
+    for (int32_t node : path) path_tokens.push_back(nodes[node]);
+    const SequenceId verified = cache.fork(chain);
+    const at::Tensor chain_logits = model->forward({{verified, path_tokens, {}}}, cache, LogitsFor::kAll)[0];
+    for (size_t i = 0; i < path.size(); ++i) {
+      const at::Tensor decoded = model->forward({{chain, {path_tokens[i]}, {}}}, cache, LogitsFor::kLast)[0];
+      EXPECT_TRUE(torch::equal(decoded, tree_logits[path[i]])) << family << " node " << path[i];
+      EXPECT_TRUE(torch::equal(decoded, chain_logits[i])) << family << " chain token " << i;
+    }
+  }
+}
+
+// Both layer implementations give the same logits and hidden states for a
+// batch mixing chains, a tree, a soft prompt and shared prefixes.
+TEST(CpuLayers, AgreeWithTheAtenLayers) {
+  for (const std::string& family : testing::all_variants()) {
+    const auto run = [&](bool fused) {
+      auto model = random_model(family, fused);
+      const int64_t V = model->config().vocab_size;
+      KvCache cache = model->make_cache({/*block_size=*/4, /*initial_blocks=*/8, 0, 0, true, /*hidden_layer=*/1});
+      const SequenceId a = cache.create(), b = cache.create(), c = cache.create();
+      model->forward({{a, random_tokens(13, V, 60), {}}, {b, random_tokens(5, V, 61), {}}}, cache, LogitsFor::kLast);
+      SequenceInput soft{c, random_tokens(4, V, 62), {}};
+      soft.soft_prompt = torch::randn({2, model->config().hidden_size}, at::detail::createCPUGenerator(63));
+      const at::Tensor logits = model->forward({{a, random_tokens(3, V, 64), {}},
+                                                {b, random_tokens(5, V, 65), {-1, 0, 0, 1, -1}},
+                                                soft},
+                                               cache, LogitsFor::kAll);
+      std::vector<int64_t> slots;
+      cache.append_slots(a, slots);
+      cache.append_slots(c, slots);
+      const at::Tensor hidden = cache.hidden_states().index_select(0, torch::tensor(slots));
+      return std::make_pair(logits, hidden);
+    };
+    const auto [cpu_logits, cpu_hidden] = run(true);
+    const auto [aten_logits, aten_hidden] = run(false);
+    EXPECT_LT(max_diff(cpu_logits, aten_logits), kTolerance) << family;
+    EXPECT_LT(max_diff(cpu_hidden, aten_hidden), kTolerance) << family;
+  }
+}
 
 TEST(CausalLmErrors, PositionPastTheContextIsAnErrorAndLeavesTheCacheUnchanged) {
   auto model = CausalLM::random(testing::tiny_config("llama"), 1);

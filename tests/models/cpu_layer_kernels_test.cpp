@@ -1,0 +1,122 @@
+// The CPU layers' kernels: paged attention and SwiGLU's activation equal a
+// double-precision reference on every kernel this CPU runs, for grouped,
+// multi-query and plain attention, odd head sizes and scattered slots.
+#include "models/cpu_layer_kernels.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+namespace seed::models {
+namespace {
+
+std::vector<CpuKernel> supported_kernels() {
+  std::vector<CpuKernel> kernels;
+  for (CpuKernel k : {CpuKernel::kAvx512, CpuKernel::kAvx2, CpuKernel::kPortable}) {
+    if (cpu_kernel_supported(k)) kernels.push_back(k);
+  }
+  return kernels;
+}
+
+// softmax(q k^T / sqrt(dim)) v of one row and query head, in double.
+std::vector<double> reference_head(const float* q, const at::Tensor& keys, const at::Tensor& values,
+                                   const std::vector<int64_t>& slots, int64_t kv_head, int64_t dim) {
+  std::vector<double> scores;
+  for (int64_t slot : slots) {
+    const float* k = keys.data_ptr<float>() + (slot * keys.size(1) + kv_head) * dim;
+    double s = 0;
+    for (int64_t d = 0; d < dim; ++d) s += static_cast<double>(q[d]) * k[d];
+    scores.push_back(s / std::sqrt(static_cast<double>(dim)));
+  }
+  double top = scores[0], sum = 0;
+  for (double s : scores) top = std::max(top, s);
+  for (double& s : scores) sum += (s = std::exp(s - top));
+  std::vector<double> out(dim, 0.0);
+  for (size_t j = 0; j < slots.size(); ++j) {
+    const float* v = values.data_ptr<float>() + (slots[j] * values.size(1) + kv_head) * dim;
+    for (int64_t d = 0; d < dim; ++d) out[d] += scores[j] / sum * v[d];
+  }
+  return out;
+}
+
+using AttentionShape = std::tuple<int64_t, int64_t, int64_t>;  // heads, kv heads, head dim
+
+class PagedAttentionTest : public ::testing::TestWithParam<AttentionShape> {};
+
+TEST_P(PagedAttentionTest, EqualsTheReferenceOnEveryKernel) {
+  const auto [heads, kv_heads, dim] = GetParam();
+  torch::manual_seed(3);
+  const int64_t pool = 97, rows_count = 7, q_stride = heads * dim + 5;  // strided rows, as in a fused qkv
+  const at::Tensor keys = torch::randn({pool, kv_heads, dim}) * 2;
+  const at::Tensor values = torch::randn({pool, kv_heads, dim});
+  const at::Tensor q = torch::randn({rows_count, q_stride});
+  // Rows of 1 to 61 slots, scattered over the pool and not in order.
+  AttentionRows rows;
+  const at::Tensor order = torch::randperm(pool, torch::kLong);
+  for (int64_t r = 0; r < rows_count; ++r) {
+    const int64_t n = 1 + (r * 10) % 61;
+    for (int64_t j = 0; j < n; ++j) rows.slots.push_back(order[(r * 13 + j * 7) % pool].item<int64_t>());
+    rows.begin.push_back(static_cast<int64_t>(rows.slots.size()));
+  }
+  for (CpuKernel kernel : supported_kernels()) {
+    at::Tensor out = torch::full({rows_count, heads * dim}, -7.0f);
+    PagedAttentionArgs args;
+    args.q = q.data_ptr<float>();
+    args.q_stride = q_stride;
+    args.keys = keys.data_ptr<float>();
+    args.values = values.data_ptr<float>();
+    args.heads = heads;
+    args.kv_heads = kv_heads;
+    args.dim = dim;
+    args.rows = &rows;
+    args.out = out.data_ptr<float>();
+    paged_attention(kernel, args);
+    for (int64_t r = 0; r < rows_count; ++r) {
+      const std::vector<int64_t> slots(rows.slots.begin() + rows.begin[r], rows.slots.begin() + rows.begin[r + 1]);
+      for (int64_t h = 0; h < heads; ++h) {
+        const std::vector<double> expected = reference_head(q.data_ptr<float>() + r * q_stride + h * dim, keys,
+                                                            values, slots, h / (heads / kv_heads), dim);
+        for (int64_t d = 0; d < dim; ++d) {
+          ASSERT_NEAR(out[r][h * dim + d].item<float>(), expected[d], 1e-5)
+              << cpu_kernel_name(kernel) << " row " << r << " head " << h << " element " << d;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PagedAttentionTest,
+                         ::testing::Values(AttentionShape{6, 2, 64}, AttentionShape{6, 2, 32},
+                                           AttentionShape{4, 4, 16}, AttentionShape{16, 1, 24},
+                                           AttentionShape{8, 2, 20}, AttentionShape{3, 1, 7}),
+                         [](const auto& info) {
+                           return std::to_string(std::get<0>(info.param)) + "q" +
+                                  std::to_string(std::get<1>(info.param)) + "kv" +
+                                  std::to_string(std::get<2>(info.param)) + "d";
+                         });
+
+TEST(SiluMulTest, EqualsTheReferenceOnEveryKernelIncludingExtremes) {
+  torch::manual_seed(4);
+  at::Tensor gate = torch::randn({1000}) * 8;
+  gate[0] = 0.0f;
+  gate[1] = 120.0f;    // exp(-120) underflows; silu is the identity
+  gate[2] = -120.0f;   // silu is -0
+  gate[3] = -87.5f;
+  const at::Tensor up = torch::randn({1000});
+  for (CpuKernel kernel : supported_kernels()) {
+    at::Tensor out = gate.clone();
+    silu_mul(kernel, out.data_ptr<float>(), up.data_ptr<float>(), out.numel());
+    for (int64_t i = 0; i < gate.numel(); ++i) {
+      const double g = gate[i].item<float>();
+      const double expected = g / (1.0 + std::exp(-g)) * up[i].item<float>();
+      ASSERT_NEAR(out[i].item<float>(), expected, 1e-6 * (1.0 + std::fabs(expected)))
+          << cpu_kernel_name(kernel) << " element " << i << " gate " << g;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace seed::models
