@@ -73,14 +73,14 @@ SEED_INLINE Vec load(const float* p) {
   return v;
 }
 
-// out[0, 64) = sum over j of p[j] * (values + slots[j] * stride)[0, 64).
-// The sums stay in registers across positions; written as plain loops, the
-// compiler kept them in memory and chained every position's add through a
-// store and a reload.
-template <typename Vec>
-SEED_INLINE void weighted_sum64(const float* __restrict p, const int64_t* slots, int64_t n,
-                                const float* __restrict values, int64_t stride, float* __restrict out) {
-  constexpr int64_t kVectors = 64 / kLanesOf<Vec>;
+// out[0, W) = sum over j of p[j] * (values + slots[j] * stride)[0, W), W a
+// multiple of 16. The sums stay in registers across positions; written as
+// plain loops, the compiler kept them in memory and chained every
+// position's add through a store and a reload.
+template <typename Vec, int64_t W>
+SEED_INLINE void weighted_sum(const float* __restrict p, const int64_t* slots, int64_t n,
+                              const float* __restrict values, int64_t stride, float* __restrict out) {
+  constexpr int64_t kVectors = W / kLanesOf<Vec>;
   Vec acc[kVectors] = {};
   for (int64_t j = 0; j < n; ++j) {
     const float* v = values + slots[j] * stride;
@@ -115,8 +115,10 @@ SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_hea
     const float* p = scores + h * n;
     float* o = out + h * dim;
     int64_t d = 0;
-    for (; d + 64 <= dim; d += 64) weighted_sum64<Vec>(p, slots, n, v + d, kv_stride, o + d);
-    if (d < dim) {  // the rest of a head size that is not a multiple of 64
+    for (; d + 64 <= dim; d += 64) weighted_sum<Vec, 64>(p, slots, n, v + d, kv_stride, o + d);
+    for (; d + 32 <= dim; d += 32) weighted_sum<Vec, 32>(p, slots, n, v + d, kv_stride, o + d);
+    for (; d + 16 <= dim; d += 16) weighted_sum<Vec, 16>(p, slots, n, v + d, kv_stride, o + d);
+    if (d < dim) {  // the rest of a head size that is not a multiple of 16
       std::fill(o + d, o + dim, 0.0f);
       for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = d; i < dim; ++i) o[i] += p[j] * v[slots[j] * kv_stride + i];
