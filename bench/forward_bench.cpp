@@ -4,9 +4,11 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include "models/base/sampling.h"
 #include <chrono>
 #include <functional>
+
+#include "models/base/sampling.h"
+#include "models/panel_gemm.h"
 
 namespace seed::bench {
 namespace {
@@ -48,6 +50,7 @@ nlohmann::json ForwardBenchResult::to_json() const {
           {"weight_bytes", weight_bytes},
           {"kernel", kernel},
           {"weights_dtype", weights_dtype},
+          {"x_dtype", x_dtype},
           {"copy_bandwidth_gb_s", copy_bandwidth / 1e9},
           {"read_bandwidth_gb_s", read_bandwidth / 1e9},
           {"decode_tokens_per_s", decode_tokens_per_s},
@@ -66,7 +69,10 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   result.weight_bytes = model.weights().parameter_bytes();
   const models::Linear& probe = model.weights().layers.at(0).gate;
   result.kernel = probe.panels.defined() ? models::cpu_kernel_name(probe.kernel) : "";
-  result.weights_dtype = models::weight_dtype_name(models::weight_dtype_of(probe.weight.scalar_type()));
+  const models::WeightDtype weights_dtype = models::weight_dtype_of(probe.weight.scalar_type());
+  result.weights_dtype = models::weight_dtype_name(weights_dtype);
+  result.x_dtype = probe.panels.defined() && models::panel_gemm_rounds_x(probe.kernel, weights_dtype) ? "bfloat16"
+                                                                                                      : "float32";
 
   // Bandwidth on a buffer the size of the weights, so that it sits in the
   // same level of the memory hierarchy as the weights do during decode.

@@ -30,6 +30,7 @@ struct ForwardBenchResult {
   int64_t weight_bytes = 0;  // bytes a decoded token reads (half-size weights count half)
   std::string kernel;        // the CPU matrix kernel ("avx512", "avx2", "portable"); "" off CPU
   std::string weights_dtype; // of the projection matrices
+  std::string x_dtype;       // what the kernel multiplies them with: "float32", or "bfloat16" (panel_gemm_rounds_x)
   double copy_bandwidth = 0;  // bytes/s, STREAM copy convention (read + write)
   double read_bandwidth = 0;  // bytes/s, a sum over a weight-sized buffer
   double decode_seconds_per_token = 0;

@@ -17,6 +17,7 @@
 #include "launch/distributed.h"
 #include "launch/lookahead_run.h"
 #include "models/base/error.h"
+#include "models/panel_gemm.h"
 
 namespace seed::launch {
 namespace {
@@ -32,7 +33,8 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
   std::cout << fmt::format("model     {}  ({:.2f}M params, {:.1f} MB of weights read per token)\n",
                            options.model_dir, r.params / 1e6, r.weight_bytes / 1e6)
             << fmt::format("threads   {}  (libtorch intra-op)\n", torch::get_num_threads())
-            << fmt::format("kernel    {}, {} weights\n", r.kernel.empty() ? "libtorch" : r.kernel, r.weights_dtype)
+            << fmt::format("kernel    {}, {} weights x {} rows\n", r.kernel.empty() ? "libtorch" : r.kernel,
+                           r.weights_dtype, r.x_dtype)
             << fmt::format("bandwidth copy {:.1f} GB/s, read {:.1f} GB/s  (buffer the size of the weights)\n",
                            r.copy_bandwidth / 1e9, r.read_bandwidth / 1e9)
             << fmt::format("decode    {:8.1f} tokens/s at batch 1  ({:.3f} ms/token)\n", r.decode_tokens_per_s,
@@ -75,11 +77,12 @@ void run_bench_gemm(const BenchGemmOptions& options, const GlobalOptions& global
   auto model = models::CausalLM::load(options.model_dir, model_load_options(global, "cpu"));
   const auto rows = bench::run_gemm_bench(*model, options.rows, options.repeats);
   const models::Linear& probe = model->weights().layers.at(0).gate;
+  const models::WeightDtype dtype = models::weight_dtype_of(probe.weight.scalar_type());
   std::cout << fmt::format("all weight matrices of one forward of {}, {} thread(s), medians of {}; seed's kernel "
-                           "{} on {} weights, OpenBLAS on float32\n",
+                           "{} on {} weights x {} rows, OpenBLAS on float32\n",
                            options.model_dir, torch::get_num_threads(), options.repeats,
-                           models::cpu_kernel_name(probe.kernel),
-                           models::weight_dtype_name(models::weight_dtype_of(probe.weight.scalar_type())))
+                           models::cpu_kernel_name(probe.kernel), models::weight_dtype_name(dtype),
+                           models::panel_gemm_rounds_x(probe.kernel, dtype) ? "bfloat16" : "float32")
             << fmt::format("{:>6} {:>12} {:>12} {:>10} {:>14}\n", "rows", "seed ms", "OpenBLAS ms", "speedup",
                            "seed GFMA/s");
   for (const auto& row : rows) {

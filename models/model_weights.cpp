@@ -84,8 +84,9 @@ void Linear::prepare_for_inference(CpuKernel cpu_kernel) {
   weight_dtype_of(w.scalar_type());  // a dtype the kernels read
   const int64_t out = w.size(0), in = w.size(1);
   const int64_t width = panel_width(kernel);
-  panels = torch::empty({(out + width - 1) / width, in, width}, w.options());
-  pack_panels(w.data_ptr(), out, in, w.element_size(), width, panels.data_ptr());
+  const WeightDtype dtype = weight_dtype_of(w.scalar_type());
+  panels = torch::empty({(out + width - 1) / width, panel_rows(kernel, dtype, in), width}, w.options());
+  pack_panels(kernel, dtype, w.data_ptr(), out, in, panels.data_ptr());
 }
 
 void LlamaWeights::prepare_for_inference() {

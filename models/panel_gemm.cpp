@@ -19,27 +19,42 @@ void panel_gemm(CpuKernel kernel, const PanelGemmArgs& args) {
   }
 }
 
+bool panel_gemm_rounds_x(CpuKernel kernel, WeightDtype dtype) {
+  return kernel == CpuKernel::kAvx512 && dtype == WeightDtype::kBFloat16 && avx512_bf16_products();
+}
+
+int64_t panel_rows(CpuKernel kernel, WeightDtype dtype, int64_t K) {
+  return panel_gemm_rounds_x(kernel, dtype) ? K + K % 2 : K;
+}
+
 namespace {
 
-// Element (n, k) of W goes to panel n / width, row k, column n % width.
+// Element (n, k) of W goes to panel n / width, row k, column n % width; with
+// `pairs`, to row k / 2, column n % width, slot k % 2 of a panel of two-wide
+// columns.
 template <typename T>
-void pack_typed(const T* w, int64_t N, int64_t K, int64_t width, T* panels) {
-  const int64_t panel_count = (N + width - 1) / width;
-  std::fill(panels, panels + panel_count * K * width, T{0});
+void pack_typed(const T* w, int64_t N, int64_t K, int64_t width, bool pairs, T* panels) {
+  const int64_t panel_count = (N + width - 1) / width, rows = pairs ? K + K % 2 : K;
+  std::fill(panels, panels + panel_count * rows * width, T{0});
   for (int64_t n = 0; n < N; ++n) {
-    T* column = panels + (n / width) * K * width + n % width;
+    T* panel = panels + (n / width) * rows * width;
     const T* row = w + n * K;
-    for (int64_t k = 0; k < K; ++k) column[k * width] = row[k];
+    for (int64_t k = 0; k < K; ++k) {
+      const int64_t at = pairs ? (k / 2) * 2 * width + 2 * (n % width) + k % 2 : k * width + n % width;
+      panel[at] = row[k];
+    }
   }
 }
 
 }  // namespace
 
-void pack_panels(const void* weight, int64_t N, int64_t K, int64_t element_bytes, int64_t width, void* panels) {
-  if (element_bytes == 4) {
-    pack_typed(static_cast<const uint32_t*>(weight), N, K, width, static_cast<uint32_t*>(panels));
+void pack_panels(CpuKernel kernel, WeightDtype dtype, const void* weight, int64_t N, int64_t K, void* panels) {
+  const int64_t width = panel_width(kernel);
+  const bool pairs = panel_gemm_rounds_x(kernel, dtype);
+  if (dtype == WeightDtype::kFloat32) {
+    pack_typed(static_cast<const uint32_t*>(weight), N, K, width, pairs, static_cast<uint32_t*>(panels));
   } else {
-    pack_typed(static_cast<const uint16_t*>(weight), N, K, width, static_cast<uint16_t*>(panels));
+    pack_typed(static_cast<const uint16_t*>(weight), N, K, width, pairs, static_cast<uint16_t*>(panels));
   }
 }
 

@@ -27,8 +27,8 @@ int64_t panel_width(CpuKernel kernel);
 
 struct PanelGemmArgs {
   const float* x = nullptr;       // [M, K] row-major
-  // [ceil(N / width), K, width] of `dtype`, width = panel_width(kernel)
-  // (pack_panels).
+  // [ceil(N / width), panel_rows(kernel, dtype, K), width] of `dtype`,
+  // width = panel_width(kernel) (pack_panels).
   const void* panels = nullptr;
   WeightDtype dtype = WeightDtype::kFloat32;
   const float* bias = nullptr;    // [N], or null
@@ -42,9 +42,20 @@ struct PanelGemmArgs {
 // REQUIRES cpu_kernel_supported(kernel).
 void panel_gemm(CpuKernel kernel, const PanelGemmArgs& args);
 
-// Packs W [N, K] row-major (elements of `element_bytes`: 4 for float32, 2
-// for bfloat16/float16 bits) into `panels` of `width` columns, which must
-// hold ceil(N / width) * K * width elements; the padding columns are zero.
-void pack_panels(const void* weight, int64_t N, int64_t K, int64_t element_bytes, int64_t width, void* panels);
+// Whether `kernel` rounds the rows of x to bfloat16 before multiplying
+// `dtype` weights: AVX-512 on bfloat16 weights, where the CPU has
+// AVX512_BF16 (two products per instruction). Elsewhere x stays float32.
+bool panel_gemm_rounds_x(CpuKernel kernel, WeightDtype dtype);
+
+// Rows of a packed panel: K, or K rounded up to even where `kernel` reads
+// pairs of k (panel_gemm_rounds_x).
+int64_t panel_rows(CpuKernel kernel, WeightDtype dtype, int64_t K);
+
+// Packs W [N, K] row-major (elements of `dtype`) into `panels` of
+// panel_width(kernel) columns and panel_rows(kernel, dtype, K) rows, which
+// must hold ceil(N / width) of them; padding is zero. Where the kernel reads
+// pairs of k, rows k and k + 1 are interleaved per column (w[k][c],
+// w[k + 1][c]), as vdpbf16ps takes them.
+void pack_panels(CpuKernel kernel, WeightDtype dtype, const void* weight, int64_t N, int64_t K, void* panels);
 
 }  // namespace seed::models

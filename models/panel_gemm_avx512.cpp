@@ -1,7 +1,17 @@
 // panel_gemm on AVX-512F: tiles of up to 6 rows x one 64-column panel, 24
 // zmm accumulators + 4 of weights + 1 broadcast of the 32 registers, so up to
 // 6 verification rows cost one pass over the weights.
+//
+// bfloat16 weights on a CPU with AVX512_BF16 (Zen 4 and 5, Sapphire Rapids)
+// take vdpbf16ps, which multiplies two k at once: the rows of x are rounded
+// to bfloat16 first (as GPU inference of a bfloat16 model does), and the
+// products and sums stay float32. Once the weights sit in cache, a
+// verification forward of several rows is bound by multiply-adds, not
+// bytes, and this halves them.
 #include <immintrin.h>
+
+#include <cstring>
+#include <vector>
 
 #include "models/panel_gemm_kernels.h"
 
@@ -10,6 +20,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #define SEED_AVX512 __attribute__((target("avx512f")))
+#define SEED_AVX512_BF16 __attribute__((target("avx512f,avx512bf16")))
 
 namespace seed::models {
 namespace {
@@ -90,9 +101,100 @@ SEED_AVX512 void run(const PanelGemmArgs& a) {
   }
 }
 
+// tile() for bfloat16 weights with vdpbf16ps, on a panel of k pairs
+// (pack_panels). x_pairs: each row of x as bfloat16, two per 32-bit word
+// (k_pairs words a row, the last one padded with zero when K is odd).
+template <int64_t rows>
+SEED_AVX512_BF16 void tile_bf16(const uint32_t* x_pairs, int64_t k_pairs, const Bf16Bits* panel,
+                               const float* bias, float* y, int64_t ldy, const __mmask16 (&mask)[kVectors]) {
+  __m512 acc[rows][kVectors];
+#pragma GCC unroll 4
+  for (int64_t v = 0; v < kVectors; ++v) {
+    const __m512 init = bias ? _mm512_maskz_loadu_ps(mask[v], bias + v * kLanes) : _mm512_setzero_ps();
+#pragma GCC unroll 6
+    for (int64_t r = 0; r < rows; ++r) acc[r][v] = init;
+  }
+  for (int64_t p = 0; p < k_pairs; ++p) {
+    __m512i w[kVectors];  // 16 columns' (w[2p][c], w[2p + 1][c]) each
+#pragma GCC unroll 4
+    for (int64_t v = 0; v < kVectors; ++v) w[v] = _mm512_loadu_si512(panel + (p * kWidth + v * kLanes) * 2);
+#pragma GCC unroll 6
+    for (int64_t r = 0; r < rows; ++r) {
+      const __m512bh xr = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(x_pairs[r * k_pairs + p])));
+#pragma GCC unroll 4
+      for (int64_t v = 0; v < kVectors; ++v) {
+        acc[r][v] = _mm512_dpbf16_ps(acc[r][v], xr, reinterpret_cast<__m512bh>(w[v]));
+      }
+    }
+  }
+#pragma GCC unroll 6
+  for (int64_t r = 0; r < rows; ++r) {
+#pragma GCC unroll 4
+    for (int64_t v = 0; v < kVectors; ++v) _mm512_mask_storeu_ps(y + r * ldy + v * kLanes, mask[v], acc[r][v]);
+  }
+}
+
+// x [M, K] rounded to bfloat16 (to nearest even), two per word, rows padded
+// to an even length.
+SEED_AVX512_BF16 void round_rows(const float* x, int64_t M, int64_t K, std::vector<uint32_t>& out) {
+  const int64_t k_pairs = (K + 1) / 2;
+  out.assign(M * k_pairs, 0);
+  for (int64_t m = 0; m < M; ++m) {
+    const float* row = x + m * K;
+    uint16_t* dst = reinterpret_cast<uint16_t*>(out.data() + m * k_pairs);
+    int64_t k = 0;
+    for (; k + kLanes <= K; k += kLanes) {
+      const __m256bh rounded = _mm512_cvtneps_pbh(_mm512_loadu_ps(row + k));
+      std::memcpy(dst + k, &rounded, sizeof rounded);
+    }
+    if (k < K) {
+      const __m512 tail = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (K - k)) - 1), row + k);
+      const __m256bh rounded = _mm512_cvtneps_pbh(tail);
+      std::memcpy(dst + k, &rounded, (K - k) * sizeof(uint16_t));
+    }
+  }
+}
+
+SEED_AVX512_BF16 void run_bf16(const PanelGemmArgs& a) {
+  thread_local std::vector<uint32_t> x_pairs;
+  round_rows(a.x, a.M, a.K, x_pairs);
+  const int64_t k_pairs = (a.K + 1) / 2;
+  const Bf16Bits* panels = static_cast<const Bf16Bits*>(a.panels);
+  for (int64_t p = a.panel_begin; p < a.panel_end; ++p) {
+    const int64_t n = p * kWidth;
+    const Bf16Bits* panel = panels + p * 2 * k_pairs * kWidth;
+    __mmask16 mask[kVectors];
+    for (int64_t v = 0; v < kVectors; ++v) mask[v] = lane_mask(a.N - n - v * kLanes);
+    const float* b = a.bias ? a.bias + n : nullptr;
+    int64_t m = 0;
+    for (; m + kMaxRows <= a.M; m += kMaxRows) {
+      tile_bf16<kMaxRows>(x_pairs.data() + m * k_pairs, k_pairs, panel, b, a.y + m * a.N + n, a.N, mask);
+    }
+    const uint32_t* x = x_pairs.data() + m * k_pairs;
+    float* y = a.y + m * a.N + n;
+    switch (a.M - m) {
+      case 5: tile_bf16<5>(x, k_pairs, panel, b, y, a.N, mask); break;
+      case 4: tile_bf16<4>(x, k_pairs, panel, b, y, a.N, mask); break;
+      case 3: tile_bf16<3>(x, k_pairs, panel, b, y, a.N, mask); break;
+      case 2: tile_bf16<2>(x, k_pairs, panel, b, y, a.N, mask); break;
+      case 1: tile_bf16<1>(x, k_pairs, panel, b, y, a.N, mask); break;
+      default: break;
+    }
+  }
+}
+
 }  // namespace
 
+bool avx512_bf16_products() {
+  static const bool supported = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512bf16") != 0;
+  }();
+  return supported;
+}
+
 void panel_gemm_avx512(const PanelGemmArgs& args) {
+  if (args.dtype == WeightDtype::kBFloat16 && avx512_bf16_products()) return run_bf16(args);
   with_weight_type(args.dtype, [&](auto weight) { run<decltype(weight)>(args); });
 }
 

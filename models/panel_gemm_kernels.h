@@ -34,6 +34,7 @@ void with_weight_type(WeightDtype dtype, Fn&& fn) {
 }
 
 void panel_gemm_avx512(const PanelGemmArgs& args);
+bool avx512_bf16_products();  // this CPU has AVX512_BF16 (panel_gemm_avx512.cpp)
 void panel_gemm_avx2(const PanelGemmArgs& args);
 void panel_gemm_portable(const PanelGemmArgs& args);
 

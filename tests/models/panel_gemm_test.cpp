@@ -31,8 +31,8 @@ at::Tensor panel_product(CpuKernel kernel, const at::Tensor& x, const at::Tensor
   const int64_t M = x.size(0), K = x.size(1), N = w.size(0);
   const at::Tensor stored = w.to(scalar_type_of(dtype)).contiguous();
   const int64_t width = panel_width(kernel);
-  at::Tensor panels = torch::empty({(N + width - 1) / width, K, width}, stored.options());
-  pack_panels(stored.data_ptr(), N, K, stored.element_size(), width, panels.data_ptr());
+  at::Tensor panels = torch::empty({(N + width - 1) / width, panel_rows(kernel, dtype, K), width}, stored.options());
+  pack_panels(kernel, dtype, stored.data_ptr(), N, K, panels.data_ptr());
   at::Tensor y = torch::full({M, N}, -7.0f);  // stray writes would show
   PanelGemmArgs args;
   args.x = x.data_ptr<float>();
@@ -62,7 +62,10 @@ TEST_P(PanelGemmTest, EqualsReferenceProductForEveryRowCountAndOddShapes) {
       const at::Tensor bias = with_bias ? torch::randn({N}, gen) : at::Tensor();
       for (int64_t M = 1; M <= 33; ++M) {
         const at::Tensor x = torch::randn({M, K}, gen);
-        at::Tensor expected = torch::mm(x.to(torch::kDouble), w_seen.t());
+        // Likewise x, where the kernel multiplies bfloat16 pairs.
+        const at::Tensor x_seen =
+            panel_gemm_rounds_x(kernel, dtype) ? x.to(torch::kBFloat16).to(torch::kDouble) : x.to(torch::kDouble);
+        at::Tensor expected = torch::mm(x_seen, w_seen.t());
         if (with_bias) expected += bias.to(torch::kDouble);
         const at::Tensor y = panel_product(kernel, x, w, bias, dtype);
         const double diff = (y.to(torch::kDouble) - expected).abs().max().item<double>();
@@ -96,26 +99,39 @@ TEST(PanelGemmTest, ThreadsSplittingPanelsWriteDisjointColumns) {
 
 // A model on half-size weights equals a float32 model holding the same
 // rounded values: the kernel widens exactly, and sums in the same order.
+// Where the kernel multiplies bfloat16 pairs (panel_gemm_rounds_x), it
+// rounds x as well, and the logits agree to bfloat16's precision instead.
 TEST(HalfSizeWeightsTest, ModelLogitsEqualFloat32WeightsOfTheSameValues) {
-  for (WeightDtype dtype : {WeightDtype::kBFloat16, WeightDtype::kFloat16}) {
-    LoadOptions half;
-    half.weights_dtype = dtype;
-    auto model = CausalLM::random(testing::tiny_config("llama"), 11, half);
-    EXPECT_EQ(model->weights().layers[0].gate.weight.scalar_type(), scalar_type_of(dtype));
-    LlamaWeights widened = model->weights();
-    widened.convert_matrices(WeightDtype::kFloat32);
-    CausalLM reference(model->config(), std::move(widened), model->tensor_options());
-    EXPECT_EQ(model->weights().parameter_bytes() * 2 - reference.weights().parameter_bytes(),
-              [&] {
-                int64_t small = 0;  // the float32 norms count the same in both
-                for (const auto& l : model->weights().layers) small += l.input_norm.nbytes() + l.post_norm.nbytes();
-                return small + model->weights().norm.nbytes();
-              }());
-    KvCache a = model->make_cache(), b = reference.make_cache();
-    const std::vector<int32_t> prompt = {1, 5, 9, 2, 7};
-    const at::Tensor logits_half = model->forward({{a.create(), prompt, {}}}, a, LogitsFor::kAll);
-    const at::Tensor logits_float = reference.forward({{b.create(), prompt, {}}}, b, LogitsFor::kAll);
-    EXPECT_TRUE(torch::equal(logits_half, logits_float)) << weight_dtype_name(dtype);
+  for (CpuKernel kernel : supported_kernels()) {
+    for (WeightDtype dtype : {WeightDtype::kBFloat16, WeightDtype::kFloat16}) {
+      LoadOptions half;
+      half.weights_dtype = dtype;
+      half.cpu_kernel = kernel;
+      auto model = CausalLM::random(testing::tiny_config("llama"), 11, half);
+      EXPECT_EQ(model->weights().layers[0].gate.weight.scalar_type(), scalar_type_of(dtype));
+      LlamaWeights widened = model->weights();
+      widened.convert_matrices(WeightDtype::kFloat32);
+      CausalLM reference(model->config(), std::move(widened), model->tensor_options());
+      EXPECT_EQ(model->weights().parameter_bytes() * 2 - reference.weights().parameter_bytes(),
+                [&] {
+                  int64_t small = 0;  // the float32 norms count the same in both
+                  for (const auto& l : model->weights().layers) small += l.input_norm.nbytes() + l.post_norm.nbytes();
+                  return small + model->weights().norm.nbytes();
+                }());
+      KvCache a = model->make_cache(), b = reference.make_cache();
+      const std::vector<int32_t> prompt = {1, 5, 9, 2, 7};
+      const at::Tensor logits_half = model->forward({{a.create(), prompt, {}}}, a, LogitsFor::kAll);
+      const at::Tensor logits_float = reference.forward({{b.create(), prompt, {}}}, b, LogitsFor::kAll);
+      const std::string name = std::string(cpu_kernel_name(kernel)) + " " + weight_dtype_name(dtype);
+      if (!panel_gemm_rounds_x(kernel, dtype)) {
+        EXPECT_TRUE(torch::equal(logits_half, logits_float)) << name;
+        continue;
+      }
+      const double scale = logits_float.abs().max().item<double>();
+      const double diff = (logits_half - logits_float).abs().max().item<double>();
+      EXPECT_LT(diff, 1e-2 * scale) << name << ": max logit " << scale;
+      EXPECT_GT(diff, 0.0) << name << ": x was not rounded";
+    }
   }
 }
 
