@@ -30,8 +30,8 @@ struct Linear {
   at::Tensor weight;
   at::Tensor bias;    // [out] float32, or undefined
   // CPU inference only (prepare_for_inference): the weight packed for
-  // panel_gemm as [panels, in, panel_width(kernel)] in the weight's dtype,
-  // and the kernel that multiplies it.
+  // panel_gemm as [panels, panel_rows(kernel, dtype, in), panel_width(kernel)]
+  // in the weight's dtype (pack_panels), and the kernel that multiplies it.
   at::Tensor panels;
   CpuKernel kernel = CpuKernel::kPortable;
 
