@@ -40,19 +40,6 @@ AttentionRows attention_rows(const ForwardPlan& plan) {
   return rows;
 }
 
-// The floats of one forward's intermediates. Kept per thread across forwards
-// up to kKeptScratch: a fresh buffer per step was mapped and zero-filled by
-// the kernel every time (glibc hands the top of the heap back between
-// steps), which cost more than the attention. Prefill-sized ones are not kept.
-constexpr size_t kKeptScratch = size_t{4} << 20;
-
-float* scratch(size_t floats, std::vector<float>& temporary) {
-  thread_local std::vector<float> kept;
-  std::vector<float>& buffer = floats <= kKeptScratch ? kept : temporary;
-  if (buffer.size() < floats) buffer.resize(floats);
-  return buffer.data();
-}
-
 }  // namespace
 
 at::Tensor CausalLM::cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& cache, const at::Tensor& cos,
@@ -71,8 +58,8 @@ at::Tensor CausalLM::cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& 
   x = x.contiguous();
   float* residual = x.data_ptr<float>();
   // One buffer for every intermediate of a layer, reused by each layer.
-  std::vector<float> temporary;
-  float* normed = scratch(M * (2 * E + qkv_width + H * D + 2 * inter), temporary);  // [M, E]
+  std::vector<float> buffer(M * (2 * E + qkv_width + H * D + 2 * inter));
+  float* normed = buffer.data();             // [M, E]
   float* qkv = normed + M * E;               // [M, qkv_width]: q, k, v of each row
   float* attended = qkv + M * qkv_width;     // [M, H * D]
   float* projected = attended + M * H * D;   // [M, E]

@@ -41,18 +41,35 @@ SEED_AVX512 inline __m512 load16(const F16Bits* w) {
   return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
 }
 
-// rows x 64 block of y from `rows` rows of x and one panel [K, 64].
-// Fully unrolled so that the rows x 4 accumulators live in registers.
-template <int64_t rows, typename W>
-SEED_AVX512 void tile(const float* x, int64_t K, const W* panel, const float* bias, float* y, int64_t ldy,
-                      const __mmask16 (&mask)[kVectors]) {
-  __m512 acc[rows][kVectors];
+// A tile's accumulators start at the bias (or zero) and end in y.
+template <int64_t rows>
+SEED_AVX512 inline void start_tile(__m512 (&acc)[rows][kVectors], const float* bias,
+                                   const __mmask16 (&mask)[kVectors]) {
 #pragma GCC unroll 4
   for (int64_t v = 0; v < kVectors; ++v) {
     const __m512 init = bias ? _mm512_maskz_loadu_ps(mask[v], bias + v * kLanes) : _mm512_setzero_ps();
 #pragma GCC unroll 6
     for (int64_t r = 0; r < rows; ++r) acc[r][v] = init;
   }
+}
+
+template <int64_t rows>
+SEED_AVX512 inline void store_tile(const __m512 (&acc)[rows][kVectors], float* y, int64_t ldy,
+                                   const __mmask16 (&mask)[kVectors]) {
+#pragma GCC unroll 6
+  for (int64_t r = 0; r < rows; ++r) {
+#pragma GCC unroll 4
+    for (int64_t v = 0; v < kVectors; ++v) _mm512_mask_storeu_ps(y + r * ldy + v * kLanes, mask[v], acc[r][v]);
+  }
+}
+
+// rows x 64 block of y from `rows` rows of x and one panel [K, 64].
+// Fully unrolled so that the rows x 4 accumulators live in registers.
+template <int64_t rows, typename W>
+SEED_AVX512 void tile(const float* x, int64_t K, const W* panel, const float* bias, float* y, int64_t ldy,
+                      const __mmask16 (&mask)[kVectors]) {
+  __m512 acc[rows][kVectors];
+  start_tile(acc, bias, mask);
   for (int64_t k = 0; k < K; ++k) {
     __m512 w[kVectors];
 #pragma GCC unroll 4
@@ -64,11 +81,7 @@ SEED_AVX512 void tile(const float* x, int64_t K, const W* panel, const float* bi
       for (int64_t v = 0; v < kVectors; ++v) acc[r][v] = _mm512_fmadd_ps(xr, w[v], acc[r][v]);
     }
   }
-#pragma GCC unroll 6
-  for (int64_t r = 0; r < rows; ++r) {
-#pragma GCC unroll 4
-    for (int64_t v = 0; v < kVectors; ++v) _mm512_mask_storeu_ps(y + r * ldy + v * kLanes, mask[v], acc[r][v]);
-  }
+  store_tile(acc, y, ldy, mask);
 }
 
 __mmask16 lane_mask(int64_t remaining) {
@@ -108,12 +121,7 @@ template <int64_t rows>
 SEED_AVX512_BF16 void tile_bf16(const uint32_t* x_pairs, int64_t k_pairs, const Bf16Bits* panel,
                                const float* bias, float* y, int64_t ldy, const __mmask16 (&mask)[kVectors]) {
   __m512 acc[rows][kVectors];
-#pragma GCC unroll 4
-  for (int64_t v = 0; v < kVectors; ++v) {
-    const __m512 init = bias ? _mm512_maskz_loadu_ps(mask[v], bias + v * kLanes) : _mm512_setzero_ps();
-#pragma GCC unroll 6
-    for (int64_t r = 0; r < rows; ++r) acc[r][v] = init;
-  }
+  start_tile(acc, bias, mask);
   for (int64_t p = 0; p < k_pairs; ++p) {
     __m512i w[kVectors];  // 16 columns' (w[2p][c], w[2p + 1][c]) each
 #pragma GCC unroll 4
@@ -127,11 +135,7 @@ SEED_AVX512_BF16 void tile_bf16(const uint32_t* x_pairs, int64_t k_pairs, const 
       }
     }
   }
-#pragma GCC unroll 6
-  for (int64_t r = 0; r < rows; ++r) {
-#pragma GCC unroll 4
-    for (int64_t v = 0; v < kVectors; ++v) _mm512_mask_storeu_ps(y + r * ldy + v * kLanes, mask[v], acc[r][v]);
-  }
+  store_tile(acc, y, ldy, mask);
 }
 
 // x [M, K] rounded to bfloat16 (to nearest even), two per word, rows padded

@@ -10,16 +10,12 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/models/supported_kernels.h"
+
 namespace seed::models {
 namespace {
 
-std::vector<CpuKernel> supported_kernels() {
-  std::vector<CpuKernel> kernels;
-  for (CpuKernel k : {CpuKernel::kAvx512, CpuKernel::kAvx2, CpuKernel::kPortable}) {
-    if (cpu_kernel_supported(k)) kernels.push_back(k);
-  }
-  return kernels;
-}
+using testing::supported_kernels;
 
 // softmax(q k^T / sqrt(dim)) v of one row and query head, in double.
 std::vector<double> reference_head(const float* q, const at::Tensor& keys, const at::Tensor& values,

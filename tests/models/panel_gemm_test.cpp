@@ -12,18 +12,13 @@
 #include "models/causal_lm.h"
 #include "models/base/error.h"
 #include "tests/models/tiny_models.h"
+#include "tests/models/supported_kernels.h"
 #include "tests/throws_error.h"
 
 namespace seed::models {
 namespace {
 
-std::vector<CpuKernel> supported_kernels() {
-  std::vector<CpuKernel> kernels;
-  for (CpuKernel k : {CpuKernel::kAvx512, CpuKernel::kAvx2, CpuKernel::kPortable}) {
-    if (cpu_kernel_supported(k)) kernels.push_back(k);
-  }
-  return kernels;
-}
+using testing::supported_kernels;
 
 // y = x W^T + b through pack_panels and panel_gemm, one thread.
 at::Tensor panel_product(CpuKernel kernel, const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias,
