@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace seed::spec {
@@ -15,6 +16,7 @@ constexpr uint64_t kDraftSlot = kSlot - 1;
 constexpr int kWarmup = 3;        // caches and allocators settle
 constexpr int kRounds = 15;
 constexpr int kVerifyNodes = 16;  // about the size of a pruned tree
+constexpr int kDraftChain = 8;    // levels of the longer proposal
 
 double median(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
@@ -52,19 +54,32 @@ StepCost measure_step_cost(Target& target, Drafter& drafter) {
     target.finish(kSlot);
     return s;
   };
-  // The drafter drafts for its own target slot and gets the target's real
-  // verdicts (a drafter may read them: an EDD the hidden states), so each
-  // proposal feeds the token or two the last verdict added: a decode step.
+  // A draft step is what one more level of a chain costs: a proposal of
+  // depth kDraftChain less one of depth 1, over the levels between, so
+  // that what a proposal costs whatever its depth (a draft rank's message
+  // round trip) is not counted as drafting. The drafter drafts for its own
+  // target slot, started afresh each round, and gets the target's real
+  // verdicts (a drafter may read them: an EDD the hidden states), so every
+  // proposal after the first feeds the token or two the last verdict added.
   DraftSettings settings;
-  settings.k_config = {1};
-  target.start(kDraftSlot, prompt, TargetSettings{});
-  drafter.start(kDraftSlot, prompt, settings);
-  const auto draft_step = [&] {
+  settings.k_config.assign(kDraftChain, 1);
+  const auto propose_and_advance = [&](int max_depth) {
     DraftTree draft;
-    const int depth = static_cast<int>(std::min<int64_t>(1, std::max<int64_t>(0, target.room(kDraftSlot))));
+    const int depth = static_cast<int>(std::min<int64_t>(max_depth, std::max<int64_t>(0, target.room(kDraftSlot))));
     const double s = seconds([&] { draft = drafter.propose(kDraftSlot, depth); });
     drafter.advance(kDraftSlot, target.verify({{kDraftSlot, &draft}}).front());
-    return s;
+    return std::make_pair(s, static_cast<int>(draft.tokens.size()));
+  };
+  const auto draft_step = [&] {
+    target.start(kDraftSlot, prompt, TargetSettings{});
+    drafter.start(kDraftSlot, prompt, settings);
+    propose_and_advance(1);  // the prompt
+    const auto [one, one_depth] = propose_and_advance(1);
+    const auto [chain_s, chain_depth] = propose_and_advance(kDraftChain);
+    drafter.finish(kDraftSlot);
+    target.finish(kDraftSlot);
+    if (chain_depth <= one_depth) return one;  // no room for a chain
+    return std::max(0.0, chain_s - one) / static_cast<double>(chain_depth - one_depth);
   };
   // The three side by side each round, and the ratios per round, so that
   // a machine busy with other work for a while shifts all of them alike.
@@ -81,8 +96,6 @@ StepCost measure_step_cost(Target& target, Drafter& drafter) {
     draft_ratio.push_back(d / t);
     node_ratio.push_back(node / t);
   }
-  drafter.finish(kDraftSlot);
-  target.finish(kDraftSlot);
   return {median(draft_s), median(target_s), median(node_s), median(draft_ratio), median(node_ratio)};
 }
 

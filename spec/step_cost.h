@@ -12,7 +12,9 @@
 namespace seed::spec {
 
 struct StepCost {
-  double draft_s = 0;   // median one-token draft step
+  // Median cost of one more level of a drafted chain, without what every
+  // proposal costs whatever its depth (a draft rank's round trip).
+  double draft_s = 0;
   double target_s = 0;  // median one-token target step (an empty draft verified)
   double node_s = 0;    // median of what each node of a verified draft adds to a target step
   // A draft step over a target step (median over rounds): expanding a node
@@ -27,8 +29,8 @@ struct StepCost {
 };
 
 // Rounds of: a target step and a 16-node draft verified after a short
-// prompt, each on a slot of its own (freed again), and a draft step; the
-// medians. Throws what the handles throw.
+// prompt, each on a slot of its own (freed again), and draft chains of one
+// level and of eight; the medians. Throws what the handles throw.
 StepCost measure_step_cost(Target& target, Drafter& drafter);
 
 }  // namespace seed::spec

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "models/causal_lm.h"
 #include "spec/draft_model_drafter.h"
@@ -197,6 +199,38 @@ TEST_F(PrunedTreeEngineTest, StepCostIsMeasuredOnTheHandles) {
   EXPECT_GE(cost.node_s, 0.0);
   // The slots it used are gone: starting them again is a fresh start.
   EXPECT_NO_THROW(measure_step_cost(*target, drafter));
+}
+
+// A drafter whose every proposal first waits `latency`, as a draft rank's
+// answer does: a cost per proposal, whatever its depth.
+class DelayedDrafter final : public Drafter {
+ public:
+  DelayedDrafter(Drafter& inner, std::chrono::milliseconds latency) : inner_(inner), latency_(latency) {}
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
+    inner_.start(slot, tokens, settings);
+  }
+  DraftTree propose(uint64_t slot, int max_depth) override {
+    std::this_thread::sleep_for(latency_);
+    return inner_.propose(slot, max_depth);
+  }
+  void advance(uint64_t slot, const Verdict& verdict) override { inner_.advance(slot, verdict); }
+  void finish(uint64_t slot) override { inner_.finish(slot); }
+
+ private:
+  Drafter& inner_;
+  std::chrono::milliseconds latency_;
+};
+
+TEST_F(PrunedTreeEngineTest, AStepCostLeavesOutWhatEveryProposalCostsWhateverItsDepth) {
+  auto target = std::make_unique<ModelTarget>(models::CausalLM::load(pair_->target), models::KvCacheOptions{});
+  DraftModelDrafter drafter(std::shared_ptr<const models::CausalLM>(models::CausalLM::load(pair_->draft)));
+  const std::chrono::milliseconds latency(10);
+  DelayedDrafter remote(drafter, latency);
+  const StepCost cost = measure_step_cost(*target, remote);
+  // A draft step of these tiny models is far below the latency; counted
+  // per proposal, the latency alone would make it 10 ms.
+  EXPECT_LT(cost.draft_s, 0.5 * std::chrono::duration<double>(latency).count());
+  EXPECT_GT(cost.draft_s, 0.0);
 }
 
 TEST_F(PrunedTreeEngineTest, BadOptionsAreErrorsNamingThem) {
