@@ -1,5 +1,6 @@
 #include "spec/drafter_pool.h"
 
+#include <ATen/Parallel.h>
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
@@ -41,7 +42,10 @@ DrafterPool::~DrafterPool() {
 }
 
 void DrafterPool::work(Worker& worker) {
-  // Each thread has its own OpenMP team size; drafters stay small.
+  // Each thread has its own OpenMP team size; drafters stay small. ATen
+  // sets a thread's size to the process's at its first parallel op, so it
+  // goes first.
+  at::internal::lazy_init_num_threads();
   omp_set_num_threads(draft_threads_);
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {

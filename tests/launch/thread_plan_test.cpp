@@ -42,7 +42,9 @@ TEST(ThreadPlanTest, SplitsCoresBetweenTargetAndDrafters) {
     EXPECT_EQ(plan.draft_threads, 1) << c.what;
     EXPECT_EQ(!plan.oversubscribed.empty(), c.warns) << c.what << ": " << plan.oversubscribed;
     const bool flags = c.request.threads > 0 || c.request.drafters > 0;
-    if (!flags && c.request.cores > 1) EXPECT_LE(plan.busy_threads(), c.request.cores) << c.what;
+    if (!flags && c.request.cores > 1) {
+      EXPECT_LE(plan.busy_threads(), c.request.cores) << c.what;
+    }
   }
 }
 
