@@ -95,6 +95,26 @@ void ModelTarget::start_sequences(const std::vector<VerifyItem>& items) {
   for (Slot* follower : followers) start_sequence(*follower);
 }
 
+void ModelTarget::prefill(const std::vector<uint64_t>& slots) {
+  const DraftTree none;
+  std::vector<VerifyItem> items;
+  for (const uint64_t slot : slots) {
+    if (!slot_state(slot).started) items.push_back({slot, &none});
+  }
+  start_sequences(items);
+  std::vector<models::SequenceInput> batch;
+  for (const VerifyItem& item : items) {
+    Slot& s = slots_.at(item.slot);
+    if (s.pending.size() < 2) continue;
+    models::SequenceInput input{s.sequence, {s.pending.begin(), s.pending.end() - 1}, {}};
+    stats_.computed_tokens += static_cast<int64_t>(input.tokens.size());
+    s.length += static_cast<int64_t>(input.tokens.size());
+    s.pending.erase(s.pending.begin(), s.pending.end() - 1);
+    batch.push_back(std::move(input));
+  }
+  if (!batch.empty()) model_->forward(batch, cache_, models::LogitsFor::kLast);
+}
+
 std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
   const int64_t vocab = vocab_size();
   for (const VerifyItem& item : items) {

@@ -40,6 +40,7 @@ class ModelTarget : public Target {
   void start(uint64_t slot, const std::vector<int32_t>& prompt, const TargetSettings& settings) override;
   int64_t room(uint64_t slot) const override;
   std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override;
+  void prefill(const std::vector<uint64_t>& slots) override;
   void finish(uint64_t slot) override;
   PrefillStats prefill_stats() const override;
   // From the next verify on (a target serving engines whose drafters differ).

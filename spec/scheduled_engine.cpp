@@ -50,6 +50,7 @@ std::vector<Completion> ScheduledEngine::generate(const std::vector<GenRequest>&
   const int shape_depth = static_cast<int>(settings_.k_config.size());
   const size_t in_flight = in_flight_ == 0 ? seqs.size() : in_flight_;
   std::vector<bool> started(seqs.size(), false);
+  std::vector<Sequence*> unseen;  // started since the last prefill
   size_t next = 0;  // the next request to start
   size_t running = 0;
   double target_s = 0;
@@ -79,6 +80,7 @@ std::vector<Completion> ScheduledEngine::generate(const std::vector<GenRequest>&
       if (seq.output->finished()) continue;  // rejected by prepare_sequences, or cancelled
       target_->start(seq.slot, seq.prompt, target_settings(*seq.request));
       started[seq.slot] = true;
+      unseen.push_back(&seq);
       ++running;
       const int depth = draft_depth(seq, *target_, shape_depth);
       if (depth < 0) {
@@ -93,6 +95,18 @@ std::vector<Completion> ScheduledEngine::generate(const std::vector<GenRequest>&
   try {
     start_more();
     while (running > 0) {
+      if (!unseen.empty() && queue_.empty()) {
+        // Nothing to verify until the drafters are done: the target computes
+        // the prompts it will verify first meanwhile.
+        std::vector<uint64_t> slots;
+        for (const Sequence* seq : unseen) {
+          if (!seq->output->finished()) slots.push_back(seq->slot);
+        }
+        unseen.clear();
+        const Clock::time_point t0 = Clock::now();
+        target_->prefill(slots);
+        target_s += seconds_since(t0);
+      }
       std::vector<Proposal> taken = queue_.take();
       std::vector<VerifyItem> items;
       std::vector<Proposal*> verified;

@@ -21,6 +21,9 @@
 //                 oldest first; seed-batch: every ready one up to max_batch;
 //                 or by request priority); the verdict goes back to the
 //                 sequence's drafter, which only then drafts it again.
+//                 While no proposal is ready yet, the target computes the
+//                 prompts of the requests started since (Target::prefill)
+//                 instead of waiting for their first drafts.
 // A drafter that reports ErrorKind::kUnavailable is retired: its sequences
 // restart on the least loaded live drafter from their accepted tokens, or,
 // with none left, continue target-only. Any other drafter error ends that

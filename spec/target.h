@@ -44,6 +44,11 @@ class Target {
   // order. Each slot's cache then holds its accepted path; the bonus token
   // is pending. REQUIRES each slot at most once, draft depth <= room(slot).
   virtual std::vector<Verdict> verify(const std::vector<VerifyItem>& items) = 0;
+  // Computes the prompts of these started slots now, all but the last
+  // token (their first verify() feeds it), for an engine whose target
+  // would otherwise wait for their first drafts. Changes no verdict; a
+  // target may leave it all to verify() (the default).
+  virtual void prefill(const std::vector<uint64_t>& slots) { (void)slots; }
   virtual void finish(uint64_t slot) = 0;  // frees the slot's cache
   virtual PrefillStats prefill_stats() const = 0;
 };

@@ -29,6 +29,11 @@ std::vector<Proposal> VerifyQueue::take() {
   return taken;
 }
 
+bool VerifyQueue::empty() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.empty();
+}
+
 void VerifyQueue::verified(const std::vector<uint64_t>& slots) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const uint64_t slot : slots) schedule_.push_back({ScheduleEvent::kVerified, slot, forward_number_});

@@ -44,6 +44,8 @@ class VerifyQueue {
   // The proposals the next forward verifies, in the order picked; blocks
   // until at least one is ready.
   std::vector<Proposal> take();
+  // Whether take() would block now.
+  bool empty() const;
   // Records that `slots` were verified in one forward.
   void verified(const std::vector<uint64_t>& slots);
   // Forgets the proposals still queued (they point into a finished call).

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <map>
 #include <thread>
+#include <tuple>
 
 #include "models/causal_lm.h"
 #include "spec/draft_model_drafter.h"
@@ -382,6 +383,50 @@ TEST_F(EngineTest, WithEveryDrafterGoneTheTargetDecodesAlone) {
   const std::vector<Completion> out = seed->generate(requests(0.0f));
   EXPECT_EQ(tokens_of(out), tokens_of(engine("ar")->generate(requests(0.0f))));
   for (const Completion& c : out) EXPECT_EQ(c.finish, FinishReason::kLength);
+}
+
+// Prefill ahead of the first verify (what the SEED engines do while their
+// drafters draft the first proposals) changes no verdict, and prompts of
+// one prefill share their common blocks as one verify's would.
+TEST_F(EngineTest, APrefilledSlotGetsTheVerdictsOfAFreshOne) {
+  const auto model = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
+  const std::vector<GenRequest> batch = shared_prefix_requests(1.0f);
+  DraftTree draft;
+  draft.deterministic = true;  // a point-mass q: sampled verdicts still follow p
+  for (int i = 0; i < 3; ++i) {
+    draft.tokens.push_back(3 * i + 1);
+    draft.parents.push_back(i - 1);
+  }
+  const auto verdicts = [&](bool prefill) {
+    ModelTarget target(model);
+    std::vector<uint64_t> slots;
+    std::vector<VerifyItem> items;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      TargetSettings settings;
+      settings.sampling = batch[i].sampling;
+      settings.seed = batch[i].seed;
+      settings.stream = batch[i].stream;
+      target.start(i, batch[i].prompt_tokens, settings);
+      slots.push_back(i);
+      items.push_back({i, &draft});
+    }
+    int64_t computed_by_prefill = 0;
+    if (prefill) {
+      target.prefill(slots);
+      computed_by_prefill = target.prefill_stats().computed_tokens;
+    }
+    std::vector<std::vector<int32_t>> tokens;
+    for (int round = 0; round < 2; ++round) {
+      for (const Verdict& v : target.verify(items)) tokens.push_back(v.tokens);
+    }
+    return std::make_tuple(tokens, target.prefill_stats().computed_tokens, computed_by_prefill);
+  };
+  const auto [fresh, fresh_computed, none] = verdicts(false);
+  const auto [prefilled, prefilled_computed, by_prefill] = verdicts(true);
+  EXPECT_EQ(prefilled, fresh);
+  EXPECT_EQ(prefilled_computed, fresh_computed);
+  EXPECT_EQ(by_prefill + static_cast<int64_t>(batch.size()), fresh_computed) << "all but each prompt's last token";
+  EXPECT_LT(prefilled_computed, ::seed::testing::prompt_tokens_of(batch)) << "the stem is computed once";
 }
 
 // ATen gives a thread the process's team size at its first parallel op; a
