@@ -479,8 +479,9 @@ TEST_F(EngineTest, DraftersShareOneDraftModelAcrossThreads) {
   const auto drafts_of = [&](DraftModelDrafter& drafter, size_t first, size_t step) {
     std::vector<std::vector<int32_t>> out(batch.size());
     for (size_t i = first; i < batch.size(); i += step) {
-      settings.stream = i;
-      drafter.start(i, batch[i].prompt_tokens, settings);
+      DraftSettings own = settings;  // each thread its own copy
+      own.stream = i;
+      drafter.start(i, batch[i].prompt_tokens, own);
       out[i] = drafter.propose(i, 3).tokens;
     }
     return out;
