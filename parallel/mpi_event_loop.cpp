@@ -22,6 +22,19 @@ namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 using Bytes = std::vector<uint8_t>;
 
+namespace {
+
+// What the loop thread hands a waiting call: the reply, or why the rank is
+// unavailable. Text, not an exception: the caller throws its own, so that
+// no exception object is shared by two threads (freed by whichever drops
+// it last, through reference counts inside libstdc++).
+struct Answer {
+  Bytes bytes;
+  std::string unavailable;
+};
+
+}  // namespace
+
 struct MpiEventLoop::State {
   struct Send {
     int rank = 0;
@@ -34,7 +47,7 @@ struct MpiEventLoop::State {
     int rank = 0;
     int tag = 0;
     Clock::time_point deadline;
-    std::promise<Bytes> promise;
+    std::promise<Answer> promise;
     bool counted = true;
   };
 
@@ -72,7 +85,7 @@ struct MpiEventLoop::State {
         ++it;
         continue;
       }
-      it->promise.set_exception(std::make_exception_ptr(Error(ErrorKind::kUnavailable, why)));
+      it->promise.set_value({{}, why});
       it = replies.erase(it);
     }
     for (auto it = sends.begin(); it != sends.end();) {
@@ -139,7 +152,7 @@ struct MpiEventLoop::State {
           counts.received += 1;
           counts.received_bytes += size;
         }
-        it->promise.set_value(std::move(bytes));
+        it->promise.set_value({std::move(bytes), {}});
         it = replies.erase(it);
         backoff.reset();
       } else if (now > it->deadline) {
@@ -179,7 +192,7 @@ MpiEventLoop::~MpiEventLoop() {
   asio::post(s->io, [s] {
     s->stopping = true;
     for (State::Reply& r : s->replies) {
-      r.promise.set_exception(std::make_exception_ptr(Error(ErrorKind::kUnavailable, "the event loop stopped")));
+      r.promise.set_value({{}, "the event loop stopped"});
     }
     s->replies.clear();
     s->poll();
@@ -209,18 +222,20 @@ void MpiEventLoop::send_last(int rank, int tag, std::vector<uint8_t> bytes, Dura
 std::vector<uint8_t> MpiEventLoop::call(int rank, int tag, std::vector<uint8_t> request, int reply_tag,
                                         Duration timeout, bool counted) {
   State* s = state_.get();
-  auto promise = std::make_shared<std::promise<Bytes>>();
-  std::future<Bytes> reply = promise->get_future();
+  auto promise = std::make_shared<std::promise<Answer>>();
+  std::future<Answer> reply = promise->get_future();
   asio::post(s->io, [s, rank, tag, reply_tag, timeout, counted, promise, request = std::move(request)]() mutable {
     const std::string why = s->why_unavailable(rank);
     if (!why.empty()) {
-      promise->set_exception(std::make_exception_ptr(Error(ErrorKind::kUnavailable, why)));
+      promise->set_value({{}, why});
       return;
     }
     s->replies.push_back({rank, reply_tag, Clock::now() + timeout, std::move(*promise), counted});
     s->start_send(rank, tag, std::move(request), timeout, /*even_if_unavailable=*/false, counted);
   });
-  return reply.get();
+  Answer answer = reply.get();
+  if (!answer.unavailable.empty()) SEED_FAIL(kUnavailable) << answer.unavailable;
+  return std::move(answer.bytes);
 }
 
 bool MpiEventLoop::available(int rank) const { return state_->why_unavailable(rank).empty(); }
