@@ -53,6 +53,15 @@ void ModelTarget::start_sequence(Slot& s) {
   s.pending.assign(s.prompt.begin() + start.cached, s.prompt.end());
 }
 
+void ModelTarget::take_prompt_head(Slot& s, std::vector<models::SequenceInput>& batch) {
+  if (s.pending.size() < 2) return;
+  models::SequenceInput input{s.sequence, {s.pending.begin(), s.pending.end() - 1}, {}};
+  stats_.computed_tokens += static_cast<int64_t>(input.tokens.size());
+  s.length += static_cast<int64_t>(input.tokens.size());
+  s.pending.erase(s.pending.begin(), s.pending.end() - 1);
+  batch.push_back(std::move(input));
+}
+
 void ModelTarget::start_sequences(const std::vector<VerifyItem>& items) {
   const int64_t block = cache_.block_size();
   std::vector<Slot*> fresh;
@@ -82,14 +91,7 @@ void ModelTarget::start_sequences(const std::vector<VerifyItem>& items) {
       break;
     }
   }
-  for (Slot* leader : leaders) {
-    if (leader->pending.size() < 2) continue;
-    models::SequenceInput input{leader->sequence, {leader->pending.begin(), leader->pending.end() - 1}, {}};
-    stats_.computed_tokens += static_cast<int64_t>(input.tokens.size());
-    leader->length += static_cast<int64_t>(input.tokens.size());
-    leader->pending.erase(leader->pending.begin(), leader->pending.end() - 1);
-    shared.push_back(std::move(input));
-  }
+  for (Slot* leader : leaders) take_prompt_head(*leader, shared);
   if (shared.empty()) return;
   model_->forward(shared, cache_, models::LogitsFor::kLast);
   for (Slot* follower : followers) start_sequence(*follower);
@@ -103,15 +105,7 @@ void ModelTarget::prefill(const std::vector<uint64_t>& slots) {
   }
   start_sequences(items);
   std::vector<models::SequenceInput> batch;
-  for (const VerifyItem& item : items) {
-    Slot& s = slots_.at(item.slot);
-    if (s.pending.size() < 2) continue;
-    models::SequenceInput input{s.sequence, {s.pending.begin(), s.pending.end() - 1}, {}};
-    stats_.computed_tokens += static_cast<int64_t>(input.tokens.size());
-    s.length += static_cast<int64_t>(input.tokens.size());
-    s.pending.erase(s.pending.begin(), s.pending.end() - 1);
-    batch.push_back(std::move(input));
-  }
+  for (const VerifyItem& item : items) take_prompt_head(slots_.at(item.slot), batch);
   if (!batch.empty()) model_->forward(batch, cache_, models::LogitsFor::kLast);
 }
 

@@ -58,6 +58,9 @@ class ModelTarget : public Target {
     int64_t hidden_sent = 0;       // positions whose hidden states verdicts carried
   };
   const Slot& slot_state(uint64_t slot) const;
+  // Adds to `batch` the input that computes all of `s`'s pending tokens
+  // but the last (which its next verify feeds), and counts them as cached.
+  void take_prompt_head(Slot& s, std::vector<models::SequenceInput>& batch);
   // Starts the cache sequences of the items' new slots, computing the
   // prefixes they share once.
   void start_sequences(const std::vector<VerifyItem>& items);
