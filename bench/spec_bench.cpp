@@ -194,7 +194,10 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     }
   }
   if (lookahead) {
-    row.lookahead = lookahead->settings().adaptive ? "auto" : std::to_string(lookahead->settings().gamma);
+    const spec::LookaheadSettings& settings = lookahead->settings();
+    row.lookahead = settings.adaptive ? "auto" : std::to_string(settings.gamma);
+    if (settings.width > 1) row.lookahead += " width " + std::to_string(settings.width);
+    if (settings.async) row.lookahead += " async";
     row.step_acceptance = steps.acceptance();
     row.steps_per_round = steps.steps_per_round();
   }

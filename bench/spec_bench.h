@@ -112,7 +112,8 @@ struct SpecBenchRow {
   int64_t prefill_tokens = 0;  // ...and computed by the target (the rest came from its prefix cache)
   std::string threads;  // the thread split the row ran with (plan_threads)
   // A row whose engine does step-level speculation (make_engine wrapped it
-  // in a LookaheadEngine): its gamma ("2", or "auto"), drafted steps
+  // in a LookaheadEngine): its gamma and shape ("2", "auto", "2 width 2
+  // async"), drafted steps
   // committed over those compared, and steps a request commits per round.
   std::string lookahead;
   double step_acceptance = 0;

@@ -295,6 +295,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   spec->add_option_function<std::string>(
       "--lookahead", [spec_options](const std::string& value) { parse_lookahead(value, spec_options->lookahead); },
       "Step-level speculation over every engine but ar (the baseline): GAMMA drafted steps, or auto");
+  add_lookahead_shape_options(spec, &spec_options->lookahead);
   spec->add_option("--step-verifier", spec_options->lookahead.verifier,
                    "--lookahead: exact | normalized | game24 | blocksworld")
       ->capture_default_str();

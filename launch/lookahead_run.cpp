@@ -1,7 +1,13 @@
 #include "launch/lookahead_run.h"
 
+#include <ATen/Parallel.h>
+
+#include <optional>
+
 #include "models/base/error.h"
 #include "models/tokenizer.h"
+#include "spec/judge_verifier.h"
+#include "tasks/prompt_template.h"
 #include "tasks/step_checkers.h"
 
 namespace seed::launch {
@@ -21,13 +27,44 @@ class TaskStepVerifier : public spec::StepVerifier {
   tasks::StepChecker checker_;
 };
 
-std::unique_ptr<spec::StepVerifier> make_verifier(const std::string& name) {
+// The judge: the target's engine (or --judge-model's) answers the task's
+// judge_prompt.
+std::unique_ptr<spec::StepVerifier> make_judge(spec::Engine* target, const spec::EngineOptions& engine,
+                                               const LookaheadOptions& lookahead) {
+  SEED_CHECK(!lookahead.judge_prompt.empty(), kInvalidArgument)
+      << "--step-verifier judge: the task has no question for the judge; add lookahead.judge_prompt to its "
+         "task.json, a template over {s1} (the target's step) and {s2} (the drafted step)";
+  const std::string prompt = lookahead.judge_prompt;
+  auto render = [prompt](const std::string& s1, const std::string& s2) {
+    return tasks::fill_template(
+        prompt,
+        [&](const std::string& field) -> std::optional<std::string> {
+          if (field == "s1") return s1;
+          if (field == "s2") return s2;
+          return std::nullopt;
+        },
+        "lookahead.judge_prompt");
+  };
+  std::unique_ptr<spec::Engine> own;
+  if (!lookahead.judge_model.empty()) {
+    spec::EngineOptions judge = engine;
+    judge.engine = spec::EngineKind::parse("ar-batch");
+    judge.target = lookahead.judge_model;
+    own = spec::make_engine(judge);
+  }
+  return std::make_unique<spec::JudgeVerifier>(target, render, std::move(own));
+}
+
+std::unique_ptr<spec::StepVerifier> make_verifier(spec::Engine* target, const spec::EngineOptions& engine,
+                                                  const LookaheadOptions& lookahead) {
+  const std::string& name = lookahead.verifier;
   if (name == "exact" || name == "normalized") return spec::make_step_verifier(name);
+  if (name == "judge") return make_judge(target, engine, lookahead);
   for (const std::string& checker : tasks::step_checker_names()) {
     if (name == checker) return std::make_unique<TaskStepVerifier>(name);
   }
   SEED_FAIL(kInvalidArgument) << "--step-verifier: unknown verifier '" << name
-                              << "' (exact | normalized | a task's step checker: game24 | blocksworld)";
+                              << "' (exact | normalized | judge | a task's step checker: game24 | blocksworld)";
 }
 
 }  // namespace
@@ -47,8 +84,15 @@ std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> targe
   steps.gamma = lookahead.gamma;
   steps.adaptive = lookahead.adaptive;
   steps.delimiter = lookahead.delimiter;
+  steps.width = lookahead.width;
+  steps.async = lookahead.async;
+  if (lookahead.async && at::get_num_threads() > 1) {
+    // The draft's thread takes one of the target's cores.
+    at::set_num_threads(at::get_num_threads() - 1);
+  }
+  std::unique_ptr<spec::StepVerifier> verifier = make_verifier(target.get(), engine, lookahead);
   return std::make_unique<spec::LookaheadEngine>(spec::make_engine(draft), std::move(target), settings, steps,
-                                                 make_verifier(lookahead.verifier));
+                                                 std::move(verifier));
 }
 
 void parse_lookahead(const std::string& value, LookaheadOptions& lookahead) {
@@ -69,10 +113,22 @@ void parse_lookahead(const std::string& value, LookaheadOptions& lookahead) {
   lookahead.gamma = gamma;
 }
 
+void add_lookahead_shape_options(CLI::App* command, LookaheadOptions* lookahead) {
+  command->add_option("--lookahead-width", lookahead->width,
+                      "--lookahead: drafted alternatives per step (sampled requests; greedy ones draft one)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_flag("--lookahead-async", lookahead->async,
+                    "--lookahead: the draft drafts on a thread of its own while the target writes steps "
+                    "(auto: the depth ceil(target call / draft call))");
+}
+
 nlohmann::json lookahead_json(const LookaheadOptions& lookahead) {
   return {{"gamma", lookahead.adaptive ? nlohmann::json("auto") : nlohmann::json(lookahead.gamma)},
           {"verifier", lookahead.verifier},
-          {"delimiter", lookahead.delimiter}};
+          {"delimiter", lookahead.delimiter},
+          {"width", lookahead.width},
+          {"async", lookahead.async}};
 }
 
 nlohmann::json step_stats_json(const spec::StepStats& steps) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "spec/engine.h"
@@ -19,9 +20,14 @@ struct LookaheadOptions {
   bool adaptive = false;  // --lookahead auto: gamma chosen each round (from 1)
   std::string verifier;  // "": the task's (task.json "lookahead")
   std::string delimiter = "\n";
+  std::string judge_prompt;  // the judge verifier's question: the task's
+  std::string judge_model;   // --judge-model: "" = the target judges
+  int width = 1;       // --lookahead-width: drafted alternatives per step
+  bool async = false;  // --lookahead-async: draft while the target works
 };
 
-// `target`: the engine --engine made. The verifier: exact, normalized or a
+// `target`: the engine --engine made. The verifier: exact, normalized,
+// judge (the target, or --judge-model, answers the task's judge_prompt) or a
 // task step checker (tasks/step_checkers.h). Throws kInvalidArgument naming
 // --lookahead, --draft or --step-verifier when the options cannot work.
 std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> target, const spec::EngineOptions& engine,
@@ -29,8 +35,10 @@ std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> targe
 
 // Parses --lookahead: a number of steps >= 1, or "auto".
 void parse_lookahead(const std::string& value, LookaheadOptions& lookahead);
-// {"gamma" (a number or "auto"), "verifier", "delimiter"}, for run.json and
-// summary.json.
+// Adds --lookahead-width and --lookahead-async to a command.
+void add_lookahead_shape_options(CLI::App* command, LookaheadOptions* lookahead);
+// {"gamma" (a number or "auto"), "verifier", "delimiter", "width",
+// "async"}, for run.json and summary.json.
 nlohmann::json lookahead_json(const LookaheadOptions& lookahead);
 // {"rounds", "drafted_steps", "accepted_steps", "step_acceptance",
 // "steps_per_round" (per request in flight), "mean_gamma"} of a

@@ -213,6 +213,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   apply_flags(o, &o.search.params);
   if (o.lookahead.verifier.empty()) o.lookahead.verifier = task.spec().lookahead.verifier;
   o.lookahead.delimiter = task.spec().lookahead.delimiter;
+  o.lookahead.judge_prompt = task.spec().lookahead.judge_prompt;
   const std::unique_ptr<search::Search> search = search::make_search(o.search);
   if (o.out_dir.empty()) o.out_dir = "results/" + task.spec().name + "-" + o.search.algorithm + "-" + o.engine.engine.name();
   const json settings = settings_json(o, task);
@@ -312,8 +313,11 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
       "Step-level speculation: the draft model (--draft) drafts this many steps ahead and the engine's "
       "target writes the step after each (Lookahead Reasoning; not lossless); auto: each round the lookahead "
       "the measured step acceptance and draft/target costs make best (0 when drafting does not pay)");
+  add_lookahead_shape_options(cmd, &o->lookahead);
+  cmd->add_option("--judge-model", o->lookahead.judge_model,
+                  "--step-verifier judge: the model that judges (default: the target)");
   cmd->add_option("--step-verifier", o->lookahead.verifier,
-                  "--lookahead: when a drafted step counts as the target's: exact | normalized | game24 | "
+                  "--lookahead: when a drafted step counts as the target's: exact | normalized | judge | game24 | "
                   "blocksworld (default: the task's, task.json \"lookahead\")");
   cmd->add_option_function<std::string>(
       "--schedule", [o](const std::string& name) { o->engine.schedule = spec::parse_schedule_policy(name); },

@@ -1,9 +1,16 @@
 #include "spec/lookahead_engine.h"
 
+#include <ATen/Parallel.h>
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "models/base/error.h"
 #include "spec/request_output.h"
@@ -13,21 +20,17 @@ namespace {
 
 enum class StepRole : uint64_t { kDraft = 1, kTarget = 2 };
 
-// A step request's stream: the request's, the position the step starts at
-// and who writes it, so that every step draws its own randomness.
-uint64_t step_stream(uint64_t stream, size_t position, StepRole role) {
+// A step request's stream: the request's, the position the step starts at,
+// who writes it and which alternative it is, so that every step draws its
+// own randomness.
+uint64_t step_stream(uint64_t stream, size_t position, StepRole role, int alternative) {
   uint64_t x = stream * 0x9e3779b97f4a7c15ULL ^ (static_cast<uint64_t>(position) << 2 | static_cast<uint64_t>(role));
+  x ^= static_cast<uint64_t>(alternative) * 0xd6e8feb86659fd93ULL;
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
   x ^= x >> 27;
   x *= 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
-}
-
-std::vector<int32_t> joined(const std::vector<Completion>& steps, size_t count) {
-  std::vector<int32_t> out;
-  for (size_t i = 0; i < count; ++i) out.insert(out.end(), steps[i].tokens.begin(), steps[i].tokens.end());
-  return out;
 }
 
 }  // namespace
@@ -39,25 +42,43 @@ struct LookaheadEngine::Run {
   std::vector<int32_t> committed;
   std::optional<RequestOutput> output;
   std::optional<Completion> completion;  // once settled
+  std::optional<StepTree> tree;          // while running
 
-  GenRequest step(const std::vector<int32_t>& after, int64_t budget, int64_t max_step_tokens, StepRole role,
-                  std::vector<std::string> stop) const {
+  // The step after the generated tokens `path` (committed ones first).
+  GenRequest step(const std::vector<int32_t>& path, int64_t max_step_tokens, StepRole role,
+                  std::vector<std::string> stop, int alternative = 0) const {
     GenRequest r;
     r.prompt_tokens = prompt;
-    r.prompt_tokens.insert(r.prompt_tokens.end(), committed.begin(), committed.end());
-    r.prompt_tokens.insert(r.prompt_tokens.end(), after.begin(), after.end());
-    r.max_new_tokens = std::min(budget, max_step_tokens);
+    r.prompt_tokens.insert(r.prompt_tokens.end(), path.begin(), path.end());
+    r.max_new_tokens = std::min(budget(path), max_step_tokens);
     r.stop = std::move(stop);
     r.sampling = request->sampling;
     r.seed = request->seed;
-    r.stream = step_stream(request->stream, committed.size() + after.size(), role);
+    r.stream = step_stream(request->stream, path.size(), role, alternative);
     r.kind = request->kind;
     r.priority = request->priority;
     r.group = request->group;
     return r;
   }
-  // Tokens the request may still generate after `pending` more.
-  int64_t budget(size_t pending) const { return output->remaining() - static_cast<int64_t>(pending); }
+  // Tokens the request may still generate after those of `path`.
+  int64_t budget(const std::vector<int32_t>& path) const {
+    return output->remaining() - static_cast<int64_t>(path.size() - committed.size());
+  }
+  bool running() const { return !output->finished(); }
+  // Appends a committed step; false once the request has finished.
+  bool commit(const Completion& step) {
+    for (const int32_t token : step.tokens) {
+      committed.push_back(token);
+      if (output->push(token)) return false;
+    }
+    if (step.finish == FinishReason::kEos) {
+      output->end(FinishReason::kEos);
+    } else if (step.finish == FinishReason::kContext || step.finish == FinishReason::kError ||
+               step.finish == FinishReason::kCancelled) {
+      output->end(step.finish, step.error);
+    }
+    return running();
+  }
 };
 
 LookaheadEngine::LookaheadEngine(std::unique_ptr<Engine> draft, std::unique_ptr<Engine> target, RunSettings settings,
@@ -72,6 +93,9 @@ LookaheadEngine::LookaheadEngine(std::unique_ptr<Engine> draft, std::unique_ptr<
   SEED_CHECK(settings_.tokenizer, kInvalidArgument) << "lookahead: steps are text; the target model folder has no tokenizer";
   SEED_CHECK(lookahead_.gamma >= 0, kInvalidArgument) << "--lookahead: " << lookahead_.gamma << " steps < 0";
   SEED_CHECK(!lookahead_.delimiter.empty(), kInvalidArgument) << "lookahead: empty step delimiter";
+  SEED_CHECK(lookahead_.width >= 1, kInvalidArgument) << "lookahead: width " << lookahead_.width << " < 1";
+  SEED_CHECK(!lookahead_.async || lookahead_.gamma >= 1, kInvalidArgument)
+      << "lookahead: the asynchronous mode drafts at least one step ahead, not " << lookahead_.gamma;
   SEED_CHECK(lookahead_.max_step_tokens >= 1, kInvalidArgument)
       << "lookahead: max_step_tokens " << lookahead_.max_step_tokens << " < 1";
 }
@@ -109,12 +133,13 @@ std::vector<Completion> LookaheadEngine::generate(const std::vector<GenRequest>&
     }
   };
   settle_finished();
-  while (true) {
-    bool any = false;
-    for (const Run& run : runs) any = any || !run.output->finished();
-    if (!any) break;
-    round(runs);
-    settle_finished();
+  if (lookahead_.async) {
+    run_async(runs, settle_finished);
+  } else {
+    while (std::any_of(runs.begin(), runs.end(), [](const Run& run) { return run.running(); })) {
+      round(runs);
+      settle_finished();
+    }
   }
   std::vector<Completion> out;
   for (Run& run : runs) {
@@ -142,18 +167,24 @@ double LookaheadEngine::target_call_seconds(int k) const {
   return std::max(cheapest, (st - slope * sk) / n + slope * k);
 }
 
+int LookaheadEngine::tree_size(int gamma) const {
+  int nodes = 1, level = 1;
+  for (int depth = 1; depth <= gamma; ++depth) nodes += level *= lookahead_.width;
+  return nodes;
+}
+
 LookaheadEngine::RoundPlan LookaheadEngine::next_round() const {
   if (!lookahead_.adaptive || draft_calls_ == 0 || target_calls_.empty()) return {lookahead_.gamma, false};
   // Laplace's estimate keeps one early rejection from ruling drafting out.
   const double alpha = (double(steps_.accepted_steps) + 1) / (double(steps_.drafted_steps) + 2);
-  const double draft_step_s = draft_call_s_ / double(draft_calls_);
+  const double draft_call_s = draft_call_s_ / double(draft_calls_);
   int best = 0;
   double best_rate = 0;
   for (int gamma = 0; gamma <= lookahead_.max_gamma; ++gamma) {
     // Steps a round commits on average (the accepted drafted prefix and the
     // target's step after it) over what the round costs.
     const double steps = (1 - std::pow(alpha, gamma + 1)) / (1 - alpha);
-    const double rate = steps / (gamma * draft_step_s + target_call_seconds(gamma + 1));
+    const double rate = steps / (gamma * draft_call_s + target_call_seconds(tree_size(gamma)));
     if (rate > best_rate) best = gamma, best_rate = rate;
   }
   // Every kExploreEvery rounds, a neighbour of the best (one more drafted
@@ -165,6 +196,107 @@ LookaheadEngine::RoundPlan LookaheadEngine::next_round() const {
   return {best, best == 0};
 }
 
+int LookaheadEngine::async_gamma() const {
+  if (!lookahead_.adaptive || draft_calls_ == 0 || target_calls_.empty()) return lookahead_.gamma;
+  double seconds = 0;
+  int64_t count = 0;
+  for (const auto& [size, calls] : target_calls_) seconds += calls.seconds, count += calls.count;
+  const double ratio = (seconds / double(count)) / (draft_call_s_ / double(draft_calls_));
+  return std::clamp(static_cast<int>(std::ceil(ratio)), 1, lookahead_.max_gamma);
+}
+
+void LookaheadEngine::ask_draft(Run& run, StepTree::Id node, std::vector<GenRequest>& batch,
+                                std::vector<std::pair<Run*, StepTree::Id>>& owners) {
+  StepTree& tree = *run.tree;
+  const std::vector<int32_t>& path = tree.path(node);
+  if (run.budget(path) <= 0) {
+    tree.mark_expanded(node);
+    return;
+  }
+  tree.mark_expanding(node);
+  const int alternatives = run.request->sampling.greedy() ? 1 : lookahead_.width;
+  for (int a = 0; a < alternatives; ++a) {
+    batch.push_back(run.step(path, lookahead_.max_step_tokens, StepRole::kDraft, {lookahead_.delimiter}, a));
+    owners.push_back({&run, node});
+  }
+}
+
+void LookaheadEngine::take_drafts(std::vector<Completion> steps,
+                                  const std::vector<std::pair<Run*, StepTree::Id>>& owners) {
+  for (size_t b = 0; b < steps.size(); ++b) {
+    StepTree& tree = *owners[b].first->tree;
+    if (tree.contains(owners[b].second)) tree.add_child(owners[b].second, std::move(steps[b]));
+  }
+  for (const auto& [run, node] : owners) {
+    if (run->tree->contains(node)) run->tree->mark_expanded(node);
+  }
+}
+
+void LookaheadEngine::ask_target(Run& run, bool to_the_end, std::vector<GenRequest>& batch,
+                                 std::vector<std::pair<Run*, StepTree::Id>>& owners) {
+  StepTree& tree = *run.tree;
+  for (const StepTree::Id node : tree.to_verify()) {
+    tree.mark_verifying(node);
+    const std::vector<int32_t>& path = tree.path(node);
+    const int64_t budget = run.budget(path);
+    if (budget <= 0) continue;  // committing the drafts up to here ends the request
+    // Without drafting, the target writes the rest of the request in one
+    // call rather than step by step.
+    batch.push_back(to_the_end ? run.step(path, budget, StepRole::kTarget, run.request->stop)
+                               : run.step(path, lookahead_.max_step_tokens, StepRole::kTarget, {lookahead_.delimiter}));
+    owners.push_back({&run, node});
+  }
+}
+
+void LookaheadEngine::judge(const std::vector<Run*>& runs, bool wait_for_drafts) {
+  std::vector<StepPair> pairs;
+  std::vector<std::pair<StepTree*, StepTree::Id>> asked;
+  for (Run* run : runs) {
+    if (!run->running()) continue;
+    StepTree& tree = *run->tree;
+    std::vector<StepTree::Id> nodes = {tree.root()};
+    while (!nodes.empty()) {
+      const StepTree::Id node = nodes.back();
+      nodes.pop_back();
+      const std::vector<StepTree::Id>& children = tree.children(node);
+      nodes.insert(nodes.end(), children.begin(), children.end());
+      if (!tree.target(node) || (wait_for_drafts && !tree.expanded(node))) continue;
+      const Completion& target = *tree.target(node);
+      for (const StepTree::Id child : children) {
+        if (tree.verdict(child)) continue;
+        // A step cut short (no delimiter) on either side is never accepted.
+        if (target.finish != FinishReason::kStop || tree.draft(child).finish != FinishReason::kStop) {
+          tree.set_verdict(child, false);
+          continue;
+        }
+        pairs.push_back({target.text, tree.draft(child).text});
+        asked.push_back({&tree, child});
+      }
+    }
+  }
+  if (pairs.empty()) return;
+  const std::vector<bool> verdicts = verifier_->same_all(pairs);
+  for (size_t i = 0; i < asked.size(); ++i) asked[i].first->set_verdict(asked[i].second, verdicts[i]);
+}
+
+bool LookaheadEngine::commit_root(Run& run, bool wait_for_drafts) {
+  StepTree& tree = *run.tree;
+  const StepTree::Id root = tree.root();
+  if (!tree.target(root) || (wait_for_drafts && !tree.expanded(root))) return false;
+  const std::vector<StepTree::Id>& children = tree.children(root);
+  if (std::any_of(children.begin(), children.end(), [&](StepTree::Id c) { return !tree.verdict(c); })) return false;
+  if (!children.empty()) steps_.drafted_steps += 1;
+  steps_.committed_steps += 1;
+  for (const StepTree::Id child : children) {
+    if (!*tree.verdict(child)) continue;
+    steps_.accepted_steps += 1;
+    if (run.commit(tree.draft(child))) tree.advance_to(child);
+    return true;
+  }
+  if (run.commit(*tree.target(root))) tree.restart(run.committed);
+  return true;
+}
+
 void LookaheadEngine::round(std::vector<Run>& runs) {
   const RoundPlan plan = next_round();
   const int gamma = plan.gamma;
@@ -172,98 +304,150 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
   steps_.gamma_sum += gamma;
   std::vector<Run*> live;
   for (Run& run : runs) {
-    if (!run.output->finished()) live.push_back(&run);
+    if (!run.running()) continue;
+    live.push_back(&run);
+    run.tree.emplace(run.committed);
   }
   steps_.request_rounds += static_cast<int64_t>(live.size());
-  // 1. Up to gamma drafted steps each, one batched draft call per step.
-  std::vector<std::vector<Completion>> drafts(live.size());
-  std::vector<bool> drafting(live.size(), true);
-  for (int j = 0; j < gamma; ++j) {
+  // 1. The trees, level by level: one batched draft call per level.
+  for (int depth = 0; depth < gamma; ++depth) {
     std::vector<GenRequest> batch;
-    std::vector<size_t> owner;
-    for (size_t a = 0; a < live.size(); ++a) {
-      if (!drafting[a]) continue;
-      const std::vector<int32_t> after = joined(drafts[a], drafts[a].size());
-      const int64_t budget = live[a]->budget(after.size());
-      if (budget <= 0) {
-        drafting[a] = false;
-        continue;
-      }
-      batch.push_back(live[a]->step(after, budget, lookahead_.max_step_tokens, StepRole::kDraft, {lookahead_.delimiter}));
-      owner.push_back(a);
+    std::vector<std::pair<Run*, StepTree::Id>> owners;
+    for (Run* run : live) {
+      for (const StepTree::Id node : run->tree->to_expand(depth + 1)) ask_draft(*run, node, batch, owners);
     }
     if (batch.empty()) break;
     const Clock::time_point draft_start = Clock::now();
     std::vector<Completion> steps = draft_->generate(batch);
     draft_call_s_ += seconds_since(draft_start);
     draft_calls_ += 1;
-    for (size_t b = 0; b < steps.size(); ++b) {
-      const size_t a = owner[b];
-      // Only a step that ended at the delimiter can be followed by another.
-      drafting[a] = steps[b].finish == FinishReason::kStop;
-      drafts[a].push_back(std::move(steps[b]));
-    }
+    take_drafts(std::move(steps), owners);
   }
-  // 2. The target's step after each drafted prefix, all in one call.
+  // 2. The target's step after every node, all in one call.
   std::vector<GenRequest> batch;
-  std::vector<std::pair<size_t, size_t>> slot;  // (live index, prefix length in steps)
-  for (size_t a = 0; a < live.size(); ++a) {
-    for (size_t j = 0; j <= drafts[a].size(); ++j) {
-      const std::vector<int32_t> after = joined(drafts[a], j);
-      const int64_t budget = live[a]->budget(after.size());
-      if (budget <= 0) break;
-      // Without drafting, the target writes the rest of the request in one
-      // call rather than step by step.
-      batch.push_back(plan.to_the_end
-                          ? live[a]->step(after, budget, budget, StepRole::kTarget, live[a]->request->stop)
-                          : live[a]->step(after, budget, lookahead_.max_step_tokens, StepRole::kTarget,
-                                          {lookahead_.delimiter}));
-      slot.push_back({a, j});
-    }
-  }
-  std::vector<std::vector<Completion>> targets(live.size());
+  std::vector<std::pair<Run*, StepTree::Id>> owners;
+  for (Run* run : live) ask_target(*run, plan.to_the_end, batch, owners);
   if (!batch.empty()) {
     const Clock::time_point target_start = Clock::now();
     std::vector<Completion> steps = target_->generate(batch);
     if (!plan.to_the_end) {
-      Calls& calls = target_calls_[gamma + 1];
+      Calls& calls = target_calls_[static_cast<int>(batch.size() / live.size())];
       calls.seconds += seconds_since(target_start);
       calls.count += 1;
     }
-    for (size_t b = 0; b < steps.size(); ++b) targets[slot[b].first].push_back(std::move(steps[b]));
+    for (size_t b = 0; b < steps.size(); ++b) owners[b].first->tree->set_target(owners[b].second, std::move(steps[b]));
   }
-  // 3. Verify and commit: accepted drafted steps, then one target step.
-  for (size_t a = 0; a < live.size(); ++a) {
-    Run& run = *live[a];
-    const auto commit = [&](const Completion& step) {
-      steps_.committed_steps += 1;
-      for (const int32_t token : step.tokens) {
-        run.committed.push_back(token);
-        if (run.output->push(token)) return;
-      }
-      if (step.finish == FinishReason::kEos) {
-        run.output->end(FinishReason::kEos);
-      } else if (step.finish == FinishReason::kContext || step.finish == FinishReason::kError ||
-                 step.finish == FinishReason::kCancelled) {
-        run.output->end(step.finish, step.error);
-      }
-    };
-    for (size_t j = 0; j < targets[a].size() && !run.output->finished(); ++j) {
-      const Completion& target = targets[a][j];
-      if (j < drafts[a].size()) {
-        const Completion& draft = drafts[a][j];
-        steps_.drafted_steps += 1;
-        const bool accepted = draft.finish == FinishReason::kStop && target.finish == FinishReason::kStop &&
-                              verifier_->same(target.text, draft.text);
-        if (accepted) {
-          steps_.accepted_steps += 1;
-          commit(draft);
+  // 3. Verify and commit, from the root down.
+  judge(live, false);
+  for (Run* run : live) {
+    while (run->running() && commit_root(*run, false)) {
+    }
+  }
+}
+
+void LookaheadEngine::run_async(std::vector<Run>& runs, const std::function<void()>& settle) {
+  for (Run& run : runs) {
+    if (run.running()) run.tree.emplace(run.committed);
+  }
+  // Everything below is shared between this thread (the target's) and the
+  // draft's; the engines are called without the lock.
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool done = false;
+  std::exception_ptr draft_error;
+  int gamma = lookahead_.gamma;
+  std::thread drafter([&] {
+    at::internal::lazy_init_num_threads();
+    omp_set_num_threads(lookahead_.draft_threads);
+    std::unique_lock lock(mutex);
+    try {
+      while (!done) {
+        std::vector<GenRequest> batch;
+        std::vector<std::pair<Run*, StepTree::Id>> owners;
+        for (Run& run : runs) {
+          if (!run.running()) continue;
+          for (const StepTree::Id node : run.tree->to_expand(gamma)) ask_draft(run, node, batch, owners);
+        }
+        if (batch.empty()) {
+          changed.notify_all();  // a root may have been marked expanded
+          changed.wait(lock);
           continue;
         }
+        lock.unlock();
+        const Clock::time_point draft_start = Clock::now();
+        std::vector<Completion> steps = draft_->generate(batch);
+        const double seconds = seconds_since(draft_start);
+        lock.lock();
+        draft_call_s_ += seconds;
+        draft_calls_ += 1;
+        take_drafts(std::move(steps), owners);
+        changed.notify_all();
       }
-      commit(target);
-      break;
+    } catch (...) {
+      if (!lock.owns_lock()) lock.lock();
+      draft_error = std::current_exception();
+      changed.notify_all();
     }
+  });
+  // However this thread leaves (a finished run, or an error), the draft's
+  // thread stops after its current call.
+  struct Stop {
+    std::mutex& mutex;
+    std::condition_variable& changed;
+    bool& done;
+    std::thread& drafter;
+    ~Stop() {
+      {
+        std::lock_guard lock(mutex);
+        done = true;
+      }
+      changed.notify_all();
+      drafter.join();
+    }
+  } stop{mutex, changed, done, drafter};
+  std::unique_lock lock(mutex);
+  while (true) {
+    if (draft_error) std::rethrow_exception(draft_error);
+    std::vector<Run*> running;
+    for (Run& run : runs) {
+      if (run.running()) running.push_back(&run);
+    }
+    judge(running, true);
+    bool judged = false;
+    for (Run* run : running) {
+      while (run->running() && commit_root(*run, true)) judged = true;
+    }
+    settle();
+    if (std::none_of(runs.begin(), runs.end(), [](const Run& run) { return run.running(); })) break;
+    if (judged) changed.notify_all();
+    std::vector<GenRequest> batch;
+    std::vector<std::pair<Run*, StepTree::Id>> owners;
+    for (Run& run : runs) {
+      if (run.running()) ask_target(run, false, batch, owners);
+    }
+    if (batch.empty()) {
+      changed.wait(lock);
+      continue;
+    }
+    int64_t requests = 0;
+    for (size_t b = 0; b < owners.size(); ++b) requests += b == 0 || owners[b].first != owners[b - 1].first;
+    steps_.rounds += 1;
+    steps_.request_rounds += requests;
+    steps_.gamma_sum += gamma;
+    lock.unlock();
+    const Clock::time_point target_start = Clock::now();
+    std::vector<Completion> steps = target_->generate(batch);
+    const double seconds = seconds_since(target_start);
+    lock.lock();
+    Calls& calls = target_calls_[static_cast<int>(batch.size() / static_cast<size_t>(requests))];
+    calls.seconds += seconds;
+    calls.count += 1;
+    for (size_t b = 0; b < steps.size(); ++b) {
+      StepTree& tree = *owners[b].first->tree;
+      if (tree.contains(owners[b].second)) tree.set_target(owners[b].second, std::move(steps[b]));
+    }
+    gamma = async_gamma();
+    changed.notify_all();  // a deeper lookahead has more to draft
   }
 }
 

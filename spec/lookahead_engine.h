@@ -1,35 +1,46 @@
 // LookaheadEngine: step-level speculation (Lookahead Reasoning, Fu et al.
-// 2025, Algorithm 1, synchronous, one branch).
+// 2025: Algorithm 1, and the asynchronous version of its code).
 //
 // A step is the text up to and including a delimiter ("\n" by default).
-// Each round, for every request in flight:
-//   1. the draft engine writes up to gamma steps, one after another (one
-//      batched call per step over all requests);
-//   2. the target engine writes, in one batched call, the step that
-//      follows each drafted prefix: gamma + 1 steps per request;
-//   3. the verifier compares each drafted step with the target's step after
-//      the same text; the drafted steps up to the first mismatch are
-//      committed, then the target's step at that point (so every round
-//      commits at least one target step, and all gamma accepted earn the
-//      target's next step as a bonus).
+// Each request keeps a tree of drafted steps (spec/step_tree.h): the draft
+// engine proposes up to `width` alternatives for the step after the
+// committed text and after each drafted step, `gamma` steps deep; the target
+// engine writes the step after each node's text. The verifier compares the
+// target's step after a node with the node's drafted children: the first
+// child that means the same is committed and becomes the root; when none
+// does, the target's step is committed and the tree starts afresh. So every
+// round commits at least one target step, and a drafted step accepted at
+// the deepest level earns the target's next step as a bonus.
+//   synchronous   each round: the draft fills the tree level by level (one
+//                 batched call per level over all requests), then the
+//                 target writes every node's step in one batched call, then
+//                 the verifier commits;
+//   asynchronous  the draft engine runs on a thread of its own and keeps
+//                 the tree `gamma` steps deep while the target engine writes
+//                 the steps of every node drafted so far, one batched call
+//                 after another; what a commit cuts off is dropped, and an
+//                 answer for a dropped node is thrown away.
 // The two engines are any seed engines, so token-level speculation runs
 // inside each step when the target engine is sd or seed. Not lossless: a
 // committed drafted step is the verifier's judgement, not the target's
-// distribution; report accuracy beside speed.
+// distribution; report accuracy beside speed. Alternatives come from
+// sampling: a greedy request drafts one.
 // A drafted step cut short (no delimiter within max_step_tokens, or the
 // request's budget) is never accepted; a target step is committed as it is.
-// Adaptive gamma: each round takes the lookahead that commits the most
-// steps per second by what was measured so far: the step acceptance, a
-// drafted step's time, and the target call's time for each number of
-// steps per request (fitted by a line where not yet seen; the notes'
-// model, lookahead_theory.h, assumes it constant, which holds on a GPU with
-// batch headroom and not on a CPU). That can be 0: the target alone, which
-// then writes the rest of each request in one call. One round in
-// kExploreEvery tries a neighbour of the choice instead, so that costs and
-// acceptance stay measured.
+// Adaptive gamma, synchronous: each round takes the lookahead that commits
+// the most steps per second by what was measured so far: the step
+// acceptance, a draft call's time, and the target call's time for each
+// number of steps per request (fitted by a line where not yet seen; the
+// notes' model, lookahead_theory.h, assumes it constant, which holds on a
+// GPU with batch headroom and not on a CPU). That can be 0: the target
+// alone, which then writes the rest of each request in one call. One round
+// in kExploreEvery tries a neighbour of the choice instead, so that costs
+// and acceptance stay measured. Asynchronous: the depth the notes' theory
+// makes best, ceil(target call / draft call), from the measured times.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,6 +48,7 @@
 
 #include "spec/engine.h"
 #include "spec/request_run.h"
+#include "spec/step_tree.h"
 #include "spec/step_verifier.h"
 
 namespace seed::spec {
@@ -47,6 +59,9 @@ struct LookaheadSettings {
   int max_gamma = 8;             // adaptive: the largest gamma considered
   std::string delimiter = "\n";  // ends a step
   int64_t max_step_tokens = 64;  // a step longer than this is cut
+  int width = 1;                 // drafted alternatives per step (sampled requests)
+  bool async = false;            // draft on a thread of its own while the target works
+  int draft_threads = 1;         // async: intra-op threads of the draft's thread
 };
 
 struct StepStats {
@@ -86,8 +101,30 @@ class LookaheadEngine : public Engine {
  private:
   struct Run;
 
-  // One round for every running request: draft, target, verify, commit.
+  // Synchronous: one round for every running request: draft, target,
+  // verify, commit.
   void round(std::vector<Run>& runs);
+  // Asynchronous: until every request has finished; `settle` hands over
+  // the finished ones.
+  void run_async(std::vector<Run>& runs, const std::function<void()>& settle);
+  // The draft requests for the alternatives of the step after `node`
+  // (none once the request's budget is spent), marking it as asked for.
+  void ask_draft(Run& run, StepTree::Id node, std::vector<GenRequest>& batch,
+                 std::vector<std::pair<Run*, StepTree::Id>>& owners);
+  // Adds a draft call's answers to their trees (those still there) and marks
+  // the nodes asked for as expanded.
+  void take_drafts(std::vector<Completion> steps, const std::vector<std::pair<Run*, StepTree::Id>>& owners);
+  // The target requests for every node of the run's tree not yet asked for.
+  void ask_target(Run& run, bool to_the_end, std::vector<GenRequest>& batch,
+                  std::vector<std::pair<Run*, StepTree::Id>>& owners);
+  // Asks the verifier, in one batch over the runs, about every drafted step
+  // not yet judged whose parent's target step is in (and, with
+  // `wait_for_drafts`, all of the parent's alternatives).
+  void judge(const std::vector<Run*>& runs, bool wait_for_drafts);
+  // Commits at the root of the run's tree, once it is judged: the first
+  // accepted drafted step (its node becomes the root), or else the target's
+  // step (the tree starts afresh). False when the root is not judged yet.
+  bool commit_root(Run& run, bool wait_for_drafts);
   // This round's gamma (the setting, or the adaptive choice), and whether
   // the target writes each request to its end instead of one step.
   struct RoundPlan {
@@ -95,6 +132,10 @@ class LookaheadEngine : public Engine {
     bool to_the_end = false;
   };
   RoundPlan next_round() const;
+  // Nodes per request of a full tree `gamma` deep.
+  int tree_size(int gamma) const;
+  // Asynchronous, adaptive: ceil(target call / draft call) within [1, max_gamma].
+  int async_gamma() const;
   // Measured, or estimated, time of a target call with k steps per request.
   double target_call_seconds(int k) const;
 
@@ -106,9 +147,8 @@ class LookaheadEngine : public Engine {
   LookaheadSettings lookahead_;
   std::unique_ptr<StepVerifier> verifier_;
   StepStats steps_;
-  // Wall time of the draft engine's calls (one drafted step for each
-  // request) and of the target engine's calls by steps per request, for the
-  // adaptive gamma.
+  // Wall time of the draft engine's calls (one level of the trees) and of
+  // the target engine's calls by steps per request, for the adaptive gamma.
   struct Calls {
     double seconds = 0;
     int64_t count = 0;

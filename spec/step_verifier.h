@@ -9,14 +9,27 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace seed::spec {
+
+// A target step and a drafted step after the same text, without their
+// delimiter.
+struct StepPair {
+  std::string target_step;
+  std::string draft_step;
+};
 
 class StepVerifier {
  public:
   virtual ~StepVerifier() = default;
-  // The two steps after the same text, without their delimiter.
   virtual bool same(const std::string& target_step, const std::string& draft_step) const = 0;
+  // Several pairs at once (a model judge answers them in one batch).
+  virtual std::vector<bool> same_all(const std::vector<StepPair>& pairs) const {
+    std::vector<bool> out;
+    for (const StepPair& pair : pairs) out.push_back(same(pair.target_step, pair.draft_step));
+    return out;
+  }
   virtual std::string name() const = 0;
 };
 

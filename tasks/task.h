@@ -124,10 +124,13 @@ struct SearchParams {
 
 // Lookahead reasoning (`seed run --lookahead`): what ends a step, and when a
 // drafted step counts as the target's: "exact", "normalized" (whitespace and
-// number formatting ignored) or a step checker (tasks/step_checkers.h).
+// number formatting ignored), a step checker (tasks/step_checkers.h), or
+// "judge": a model answers `judge_prompt`, a template over {s1} (the
+// target's step) and {s2} (the drafted step), and "yes" accepts.
 struct LookaheadSpec {
   std::string delimiter = "\n";
   std::string verifier = "normalized";
+  std::string judge_prompt;  // "" if the task has none
 };
 
 struct TaskSpec {

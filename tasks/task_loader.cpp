@@ -1,6 +1,7 @@
 // Task::load: task.json -> TaskSpec, validated field by field, then the data
 // and the checks that tie them together (every template field exists, every
 // data row has the fields the templates and the checker read).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -75,7 +76,7 @@ void check_regex(const std::string& pattern, const std::string& where, bool need
 // The step verifiers a task may name: the generic ones of spec/ and the
 // registered step checkers.
 void check_step_verifier(const std::string& name, const std::string& where) {
-  std::vector<std::string> known = {"exact", "normalized"};
+  std::vector<std::string> known = {"exact", "normalized", "judge"};
   const std::vector<std::string>& checkers = step_checker_names();
   known.insert(known.end(), checkers.begin(), checkers.end());
   std::string list;
@@ -84,6 +85,19 @@ void check_step_verifier(const std::string& name, const std::string& where) {
     list += (list.empty() ? "" : " | ") + k;
   }
   SEED_FAIL(kInvalidArgument) << where << ": unknown step verifier '" << name << "' (known: " << list << ")";
+}
+
+// A judge prompt fills {s1} and {s2} and nothing else.
+void check_judge_prompt(const std::string& prompt, const std::string& where) {
+  const std::vector<std::string> fields = template_fields(prompt, where);
+  for (const std::string& field : fields) {
+    SEED_CHECK(field == "s1" || field == "s2", kInvalidArgument)
+        << where << ": unknown field {" << field << "} (known: s1, the target's step; s2, the drafted step)";
+  }
+  for (const char* needed : {"s1", "s2"}) {
+    SEED_CHECK(std::find(fields.begin(), fields.end(), needed) != fields.end(), kInvalidArgument)
+        << where << ": the prompt never shows {" << needed << "}";
+  }
 }
 
 DataSpec read_data(JsonFields& top, const std::string& source, const fs::path& folder,
@@ -313,10 +327,15 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
     JsonFields fields = nested(top, "lookahead", *lookahead, source, "lookahead.");
     fields.optional("delimiter", &spec.lookahead.delimiter);
     fields.optional("verifier", &spec.lookahead.verifier);
-    fields.reject_unknown("(known: delimiter, verifier)");
+    fields.optional("judge_prompt", &spec.lookahead.judge_prompt);
+    fields.reject_unknown("(known: delimiter, verifier, judge_prompt)");
     SEED_CHECK(!spec.lookahead.delimiter.empty(), kInvalidArgument)
         << fields.where("delimiter") << ": empty step delimiter";
     check_step_verifier(spec.lookahead.verifier, fields.where("verifier"));
+    SEED_CHECK(spec.lookahead.verifier != "judge" || !spec.lookahead.judge_prompt.empty(), kInvalidArgument)
+        << fields.where("verifier") << ": the judge needs a question: add lookahead.judge_prompt, a template "
+        << "over {s1} (the target's step) and {s2} (the drafted step)";
+    if (!spec.lookahead.judge_prompt.empty()) check_judge_prompt(spec.lookahead.judge_prompt, fields.where("judge_prompt"));
   }
   if (const json* chat = top.find("chat")) {
     if (chat->is_boolean()) {

@@ -1,6 +1,9 @@
-// `seed run --lookahead` under launch/mpirun.sh -n 3 (draft ranks serve the
-// token drafts of the target's steps): greedy with the exact step verifier,
-// a BFS search writes what one process writes and what `ar` writes.
+// `seed run --lookahead` under launch/mpirun.sh (draft ranks serve the token
+// drafts of the target's steps; with -n 4 --tp 2 the target is tensor
+// parallel): greedy with the exact step verifier, a BFS search writes what
+// one process writes and what `ar` writes; sampled chains of thought, drafted
+// asynchronously with two alternatives per step, write what one synchronous
+// process writes.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -30,12 +33,13 @@ class LookaheadMpirunTest : public ::testing::Test {
 
   // Runs `seed run` (under `launcher`, if any) into dir_/name; returns its
   // exit status.
-  int run(const std::string& launcher, const std::string& name, const std::string& extra) const {
+  int run(const std::string& launcher, const std::string& name, const std::string& extra,
+          const std::string& search = "bfs") const {
     const std::string src = SEED_SOURCE_DIR;
     const std::string command = "timeout -k 10 300 " + launcher + std::string(SEED_BINARY) + " --threads 1 run --task " +
                                 src + "/tasks/game24 --target " + src + "/models/zoo/tiny-target --draft " + src +
                                 "/models/zoo/tiny-draft --data " + (dir_ / "24.csv").string() +
-                                " --search bfs --limit 1 --out " + (dir_ / name).string() + " " + extra + " > " +
+                                " --search " + search + " --limit 1 --out " + (dir_ / name).string() + " " + extra + " > " +
                                 (dir_ / (name + ".log")).string() + " 2>&1";
     return std::system(command.c_str());
   }
@@ -72,6 +76,24 @@ TEST_F(LookaheadMpirunTest, GreedyExactLookaheadWritesWhatOneProcessAndArWrite) 
   const json steps = summary("np3")["steps"];
   EXPECT_GT(steps["drafted_steps"].get<int64_t>(), 0) << steps.dump();
   EXPECT_EQ(summary("np3")["lookahead"]["gamma"], 2);
+}
+
+TEST_F(LookaheadMpirunTest, SampledAsyncLookaheadWithWidthWritesWhatOneSynchronousProcessWrites) {
+  // cot samples at T = 0.7; every step's draws are keyed by its position, so
+  // timing (async rounds, ranks) cannot change what is committed.
+  const std::string lookahead = "--engine seed --lookahead 2 --lookahead-width 2 --step-verifier game24";
+  const std::string launcher = std::string(SEED_SOURCE_DIR) + "/launch/mpirun.sh ";
+  ASSERT_EQ(run(launcher + "-n 3 -- ", "np3", lookahead + " --lookahead-async", "cot"), 0)
+      << "see " << (dir_ / "np3.log");
+  ASSERT_EQ(run(launcher + "-n 4 -- ", "np4", lookahead + " --lookahead-async --tp 2", "cot"), 0)
+      << "see " << (dir_ / "np4.log");
+  ASSERT_EQ(run("", "np1", lookahead, "cot"), 0);
+  ASSERT_EQ(results("np1").size(), 1u);
+  EXPECT_EQ(results("np3"), results("np1"));
+  EXPECT_EQ(results("np4"), results("np1"));
+  EXPECT_EQ(summary("np3")["lookahead"]["async"], true);
+  EXPECT_EQ(summary("np4")["lookahead"]["width"], 2);
+  EXPECT_EQ(summary("np3")["steps"]["accepted_steps"], summary("np1")["steps"]["accepted_steps"]);
 }
 
 }  // namespace

@@ -98,5 +98,38 @@ TEST(EngineTextTest, GreedyLookaheadWithTheExactVerifierWritesTheTargetsText) {
   }
 }
 
+// What a round commits at a step depends only on the text before it: the
+// target's step there and the drafted alternatives for it, each drawn from
+// its own stream. So the asynchronous engine, whose rounds and batches
+// depend on timing, commits what the synchronous one does, sampled and with
+// several alternatives; greedy with the exact verifier, the target's text.
+TEST(EngineTextTest, AsynchronousLookaheadCommitsWhatTheSynchronousOneDoes) {
+  const RunSettings settings = model_run_settings(kZoo + "/tiny-target");
+  const auto lookahead = [&](bool async, int width, const std::string& verifier) {
+    EngineOptions draft;
+    draft.engine = EngineKind::parse("ar-batch");
+    draft.target = kZoo + "/tiny-draft";
+    LookaheadSettings steps;
+    steps.gamma = async ? 3 : 2;
+    steps.width = width;
+    steps.async = async;
+    return LookaheadEngine(make_engine(draft), zoo_engine("ar"), settings, steps, make_step_verifier(verifier));
+  };
+  const std::vector<GenRequest> greedy = propose_requests(0.0f);
+  const std::vector<Completion> ar = zoo_engine("ar")->generate(greedy);
+  const std::vector<Completion> async_greedy = lookahead(true, 1, "exact").generate(greedy);
+  for (size_t i = 0; i < ar.size(); ++i) EXPECT_EQ(async_greedy[i].text, ar[i].text) << "request " << i;
+  const std::vector<GenRequest> sampled = propose_requests(0.7f);
+  LookaheadEngine sync = lookahead(false, 2, "normalized");
+  LookaheadEngine async = lookahead(true, 2, "normalized");
+  const std::vector<Completion> a = sync.generate(sampled);
+  const std::vector<Completion> b = async.generate(sampled);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(b[i].text, a[i].text) << "request " << i;
+    EXPECT_EQ(b[i].finish, a[i].finish) << "request " << i;
+  }
+  EXPECT_EQ(async.step_stats().accepted_steps, sync.step_stats().accepted_steps);
+}
+
 }  // namespace
 }  // namespace seed::spec

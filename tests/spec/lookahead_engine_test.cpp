@@ -3,6 +3,7 @@
 // delimiter inside a multi-character token; and the step verifiers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "spec/judge_verifier.h"
 #include "spec/lookahead_engine.h"
 #include "spec/request_output.h"
 #include "tests/throws_error.h"
@@ -51,27 +53,32 @@ class ByteTokenizer : public models::Tokenizer {
 // A real Engine that replays a script of steps: after a prompt whose
 // generated part holds k delimiters it writes step k (then EOS if that step
 // has no delimiter, or if the script has run out), through RequestOutput,
-// so stop strings and max_new_tokens behave as in every engine.
+// so stop strings and max_new_tokens behave as in every engine. Given
+// several scripts, the i-th request of a call with the same prompt follows
+// script i (the last one beyond): how alternatives drafted for one step
+// differ.
 class StepScriptEngine : public Engine {
  public:
   // `delay`: how long each call takes (what the adaptive lookahead weighs).
   StepScriptEngine(std::shared_ptr<const models::Tokenizer> tokenizer, size_t prompt_length,
-                   std::vector<std::string> steps, std::chrono::microseconds delay = {})
-      : tokenizer_(std::move(tokenizer)), prompt_length_(prompt_length), steps_(std::move(steps)), delay_(delay) {}
+                   std::vector<std::vector<std::string>> scripts, std::chrono::microseconds delay = {})
+      : tokenizer_(std::move(tokenizer)), prompt_length_(prompt_length), scripts_(std::move(scripts)), delay_(delay) {}
 
   using Engine::generate;
   std::vector<Completion> generate(const std::vector<GenRequest>& requests, const CompletionCallback&) override {
     calls += 1;
     std::this_thread::sleep_for(delay_);
     std::vector<Completion> out;
+    std::map<std::vector<int32_t>, size_t> seen;
     for (const GenRequest& r : requests) {
+      const std::vector<std::string>& steps = scripts_[std::min(seen[r.prompt_tokens]++, scripts_.size() - 1)];
       const std::vector<int32_t> generated(r.prompt_tokens.begin() + static_cast<long>(prompt_length_),
                                            r.prompt_tokens.end());
       const std::string text = tokenizer_->decode(generated);
       const size_t k = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
       RequestOutput output(tokenizer_.get(), {ByteTokenizer::kEos}, r.max_new_tokens, r.stop);
-      std::vector<int32_t> tokens = k < steps_.size() ? tokenizer_->encode(steps_[k], false) : std::vector<int32_t>{};
-      if (k >= steps_.size() || steps_[k].find('\n') == std::string::npos) tokens.push_back(ByteTokenizer::kEos);
+      std::vector<int32_t> tokens = k < steps.size() ? tokenizer_->encode(steps[k], false) : std::vector<int32_t>{};
+      if (k >= steps.size() || steps[k].find('\n') == std::string::npos) tokens.push_back(ByteTokenizer::kEos);
       for (const int32_t t : tokens) {
         if (output.push(t)) break;
       }
@@ -89,7 +96,7 @@ class StepScriptEngine : public Engine {
  private:
   std::shared_ptr<const models::Tokenizer> tokenizer_;
   size_t prompt_length_;
-  std::vector<std::string> steps_;
+  std::vector<std::vector<std::string>> scripts_;
   std::chrono::microseconds delay_;
 };
 
@@ -102,37 +109,61 @@ struct Outcome {
 
 constexpr const char* kPrompt = "Q?\n";
 
-// Calls of the scripted engines take these times (adaptive lookahead only).
+// Calls of the scripted engines take these times.
 struct Delays {
   std::chrono::microseconds draft{0}, target{0};
 };
 
-Outcome run(const std::vector<std::string>& target_steps, const std::vector<std::string>& draft_steps, int gamma,
-            int64_t max_new_tokens = 100, const std::string& verifier = "exact",
-            std::optional<Delays> adaptive = std::nullopt) {
+struct Scenario {
+  std::vector<std::string> target_steps;
+  std::vector<std::vector<std::string>> draft_scripts;  // one per alternative
+  LookaheadSettings lookahead;
+  int64_t max_new_tokens = 100;
+  std::string verifier = "exact";
+  Delays delays;
+  float temperature = 0;
+};
+
+Outcome run(const Scenario& scenario) {
   auto tokenizer = std::make_shared<const ByteTokenizer>();
   const size_t prompt_length = tokenizer->encode(kPrompt, false).size();
-  const Delays delays = adaptive.value_or(Delays{});
-  auto draft = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, draft_steps, delays.draft);
-  auto target = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, target_steps, delays.target);
+  auto draft = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, scenario.draft_scripts, scenario.delays.draft);
+  auto target = std::make_unique<StepScriptEngine>(tokenizer, prompt_length,
+                                                   std::vector<std::vector<std::string>>{scenario.target_steps},
+                                                   scenario.delays.target);
   StepScriptEngine* d = draft.get();
   StepScriptEngine* t = target.get();
   RunSettings settings;
   settings.tokenizer = tokenizer;
   settings.stop_tokens = {ByteTokenizer::kEos};
-  LookaheadSettings lookahead;
-  lookahead.gamma = gamma;
-  lookahead.adaptive = adaptive.has_value();
-  LookaheadEngine engine(std::move(draft), std::move(target), settings, lookahead, make_step_verifier(verifier));
+  LookaheadEngine engine(std::move(draft), std::move(target), settings, scenario.lookahead,
+                         make_step_verifier(scenario.verifier));
   GenRequest request;
   request.prompt = kPrompt;
-  request.max_new_tokens = max_new_tokens;
+  request.max_new_tokens = scenario.max_new_tokens;
+  request.sampling.temperature = scenario.temperature;
   Outcome outcome;
   outcome.completion = engine.generate({request}).front();
   outcome.steps = engine.step_stats();
   outcome.draft_calls = d->calls;
   outcome.target_calls = t->calls;
   return outcome;
+}
+
+// Synchronous, one alternative per step; `adaptive`: gamma chosen from
+// these call times.
+Outcome run(const std::vector<std::string>& target_steps, const std::vector<std::string>& draft_steps, int gamma,
+            int64_t max_new_tokens = 100, const std::string& verifier = "exact",
+            std::optional<Delays> adaptive = std::nullopt) {
+  Scenario scenario;
+  scenario.target_steps = target_steps;
+  scenario.draft_scripts = {draft_steps};
+  scenario.lookahead.gamma = gamma;
+  scenario.lookahead.adaptive = adaptive.has_value();
+  scenario.max_new_tokens = max_new_tokens;
+  scenario.verifier = verifier;
+  scenario.delays = adaptive.value_or(Delays{});
+  return run(scenario);
 }
 
 TEST(LookaheadEngine, AllDraftsAcceptedCommitGammaStepsAndTheTargetsBonusStep) {
@@ -190,10 +221,12 @@ TEST(LookaheadEngine, AutoStopsDraftingWhenDraftedStepsAreRejected) {
   using std::chrono::microseconds;
   const auto steps = numbered_steps(40);
   const Outcome o = run(steps, std::vector<std::string>(40, "XX\n"), 1, 1000, "exact",
-                        Delays{microseconds(2000), microseconds(2000)});
+                        Delays{microseconds(6000), microseconds(1000)});
   EXPECT_EQ(o.completion.text, run(steps, steps, 0, 1000).completion.text);
-  // Rejected, at a draft step as dear as a target call: the target alone,
+  // Rejected, at a draft step dearer than a target call: the target alone,
   // but for the first round and the exploring rounds that draft one step.
+  // (A slept 1 ms would have to last 18 ms for drafting to look worth it;
+  // at equal delays, one slow sleep on a loaded machine was enough.)
   EXPECT_EQ(o.steps.rounds, 41);
   EXPECT_LE(o.steps.drafted_steps, 1 + 41 / 8);
   EXPECT_EQ(o.steps.accepted_steps, 0);
@@ -231,6 +264,206 @@ TEST(LookaheadEngine, TheNormalizedVerifierAcceptsTheSameStepWrittenDifferently)
   const Outcome o = run(target, draft, 2, 100, "normalized");
   EXPECT_EQ(o.steps.accepted_steps, 2);
   EXPECT_EQ(o.completion.text, "x  =  3.50\ny = 1,000\n");  // what is committed is the draft's text
+}
+
+std::string target_alone(const std::vector<std::string>& steps) { return run(steps, steps, 0).completion.text; }
+
+TEST(LookaheadEngine, WidthTriesEachAlternativeAndCommitsTheFirstThatMatches) {
+  const auto steps = numbered_steps(6);
+  Scenario scenario;
+  scenario.target_steps = steps;
+  // The first alternative is always wrong, the second always right.
+  scenario.draft_scripts = {std::vector<std::string>(6, "XX\n"), steps};
+  scenario.lookahead.gamma = 2;
+  scenario.temperature = 1;
+  const Outcome one = run(scenario);
+  scenario.lookahead.width = 2;
+  const Outcome two = run(scenario);
+  EXPECT_EQ(one.completion.text, target_alone(steps));
+  EXPECT_EQ(two.completion.text, target_alone(steps));
+  EXPECT_EQ(one.steps.accepted_steps, 0);
+  // Width 2: rounds 1 and 2 accept two drafted steps each and commit the
+  // target's bonus step; round 3 drafts at EOS and commits the target's EOS.
+  EXPECT_EQ(two.steps.accepted_steps, 4);
+  EXPECT_EQ(two.steps.rounds, 3);
+}
+
+TEST(LookaheadEngine, AGreedyRequestDraftsOneAlternative) {
+  const auto steps = numbered_steps(4);
+  Scenario scenario;
+  scenario.target_steps = steps;
+  scenario.draft_scripts = {std::vector<std::string>(4, "XX\n"), steps};
+  scenario.lookahead.gamma = 2;
+  scenario.lookahead.width = 2;
+  const Outcome o = run(scenario);  // temperature 0: the alternatives would be one text
+  EXPECT_EQ(o.completion.text, target_alone(steps));
+  EXPECT_EQ(o.steps.accepted_steps, 0);
+}
+
+TEST(LookaheadEngine, AsyncCommitsTheTargetsTextWhetherDraftsMatchOrNot) {
+  using std::chrono::microseconds;
+  const auto steps = numbered_steps(12);
+  Scenario scenario;
+  scenario.target_steps = steps;
+  scenario.lookahead.gamma = 3;
+  scenario.lookahead.async = true;
+  scenario.delays = Delays{microseconds(0), microseconds(3000)};
+  scenario.draft_scripts = {steps};
+  const Outcome matching = run(scenario);
+  scenario.draft_scripts = {std::vector<std::string>(12, "XX\n")};
+  const Outcome rejected = run(scenario);
+  EXPECT_EQ(matching.completion.text, target_alone(steps));
+  EXPECT_EQ(rejected.completion.text, target_alone(steps));
+  // The root is judged only once its drafted children are in: every step
+  // the draft wrote as the target would is accepted, none of the others.
+  EXPECT_EQ(matching.steps.accepted_steps, 12);
+  EXPECT_EQ(rejected.steps.accepted_steps, 0);
+  EXPECT_EQ(rejected.steps.drafted_steps, 13);  // the twelve steps, then EOS
+  // The draft runs ahead while the target works, so target calls verify
+  // several steps: fewer calls than the 13 the target alone makes.
+  EXPECT_LT(matching.target_calls, 13);
+}
+
+TEST(LookaheadEngine, AsyncWithWidthFindsTheMatchingAlternative) {
+  const auto steps = numbered_steps(8);
+  Scenario scenario;
+  scenario.target_steps = steps;
+  scenario.draft_scripts = {std::vector<std::string>(8, "XX\n"), steps};
+  scenario.lookahead.gamma = 2;
+  scenario.lookahead.width = 2;
+  scenario.lookahead.async = true;
+  scenario.temperature = 1;
+  const Outcome o = run(scenario);
+  EXPECT_EQ(o.completion.text, target_alone(steps));
+  EXPECT_EQ(o.steps.accepted_steps, 8);
+}
+
+TEST(LookaheadEngine, AsyncEndsAtMaxNewTokensMidStep) {
+  const std::vector<std::string> steps = {"a1\n", "b2\n", "c3\n"};
+  Scenario scenario;
+  scenario.target_steps = steps;
+  scenario.draft_scripts = {steps};
+  scenario.lookahead.gamma = 2;
+  scenario.lookahead.async = true;
+  scenario.max_new_tokens = 4;
+  const Outcome o = run(scenario);
+  EXPECT_EQ(o.completion.text, "a1\nb");
+  EXPECT_EQ(o.completion.finish, FinishReason::kLength);
+}
+
+// A draft engine whose every call fails, as a lost draft rank's would.
+class FailingEngine : public Engine {
+ public:
+  using Engine::generate;
+  std::vector<Completion> generate(const std::vector<GenRequest>&, const CompletionCallback&) override {
+    SEED_FAIL(kUnavailable) << "draft engine gone";
+  }
+  std::string name() const override { return "failing"; }
+  EngineStats stats() const override { return {}; }
+  void reset_stats() override {}
+};
+
+TEST(LookaheadEngine, AsyncReportsTheDraftEnginesErrorInsteadOfWaiting) {
+  auto tokenizer = std::make_shared<const ByteTokenizer>();
+  const size_t prompt_length = tokenizer->encode(kPrompt, false).size();
+  RunSettings settings;
+  settings.tokenizer = tokenizer;
+  settings.stop_tokens = {ByteTokenizer::kEos};
+  LookaheadSettings lookahead;
+  lookahead.async = true;
+  LookaheadEngine engine(std::make_unique<FailingEngine>(),
+                         std::make_unique<StepScriptEngine>(tokenizer, prompt_length,
+                                                            std::vector<std::vector<std::string>>{{"a1\n"}}),
+                         settings, lookahead, make_step_verifier("exact"));
+  GenRequest request;
+  request.prompt = kPrompt;
+  EXPECT_TRUE(seed::testing::throws_error([&] { engine.generate({request}); }, ErrorKind::kUnavailable,
+                                          {"draft engine gone"}));
+}
+
+TEST(LookaheadEngine, RejectsAWidthBelowOneAndAnAsyncModeThatDraftsNothing) {
+  const auto make = [](LookaheadSettings lookahead) {
+    RunSettings settings;
+    settings.tokenizer = std::make_shared<const ByteTokenizer>();
+    LookaheadEngine(std::make_unique<FailingEngine>(), std::make_unique<FailingEngine>(), settings, lookahead,
+                    make_step_verifier("exact"));
+  };
+  LookaheadSettings narrow;
+  narrow.width = 0;
+  EXPECT_TRUE(seed::testing::throws_error([&] { make(narrow); }, ErrorKind::kInvalidArgument, {"width 0"}));
+  LookaheadSettings idle;
+  idle.gamma = 0;
+  idle.async = true;
+  EXPECT_TRUE(seed::testing::throws_error([&] { make(idle); }, ErrorKind::kInvalidArgument, {"asynchronous"}));
+}
+
+// A judge that answers "Yes" when the two steps of its prompt ("A:s1|B:s2")
+// hold the same characters in any order, "No" otherwise.
+class AnagramJudge : public Engine {
+ public:
+  using Engine::generate;
+  std::vector<Completion> generate(const std::vector<GenRequest>& requests, const CompletionCallback&) override {
+    calls += 1;
+    std::vector<Completion> out;
+    for (const GenRequest& r : requests) {
+      EXPECT_EQ(r.max_new_tokens, JudgeVerifier::kReplyTokens);
+      EXPECT_TRUE(r.sampling.greedy());
+      const size_t bar = r.prompt.find("|B:");
+      std::string a = r.prompt.substr(2, bar - 2), b = r.prompt.substr(bar + 3);
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      Completion reply;
+      reply.text = a == b ? " Yes, the same" : "No";
+      reply.finish = FinishReason::kLength;
+      out.push_back(reply);
+    }
+    return out;
+  }
+  std::string name() const override { return "anagram judge"; }
+  EngineStats stats() const override { return {}; }
+  void reset_stats() override {}
+  int calls = 0;
+};
+
+JudgeVerifier::Render anagram_prompt() {
+  return [](const std::string& s1, const std::string& s2) { return "A:" + s1 + "|B:" + s2; };
+}
+
+TEST(JudgeVerifierTest, AsksTheJudgeOnceForAllPairsThatDifferAndReadsYes) {
+  AnagramJudge judge;
+  const JudgeVerifier verifier(&judge, anagram_prompt());
+  const std::vector<bool> verdicts = verifier.same_all({{"ab\n", " ba"}, {"ab", "ac"}, {"x 1", "x  1.0"}});
+  EXPECT_EQ(verdicts, (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(judge.calls, 1);
+  EXPECT_EQ(verifier.asked(), 2);  // the third pair is equal once normalized
+  EXPECT_TRUE(judge_accepts("  YES."));
+  EXPECT_TRUE(judge_accepts("yes"));
+  EXPECT_FALSE(judge_accepts("no, yes"));
+  EXPECT_FALSE(judge_accepts("ye"));
+  EXPECT_FALSE(judge_accepts("[aligned]"));
+}
+
+TEST(LookaheadEngine, AJudgeCommitsDraftedStepsItCallsTheSame) {
+  auto tokenizer = std::make_shared<const ByteTokenizer>();
+  const size_t prompt_length = tokenizer->encode(kPrompt, false).size();
+  using Scripts = std::vector<std::vector<std::string>>;
+  RunSettings settings;
+  settings.tokenizer = tokenizer;
+  settings.stop_tokens = {ByteTokenizer::kEos};
+  auto judge = std::make_unique<AnagramJudge>();
+  const AnagramJudge* calls = judge.get();
+  LookaheadSettings lookahead;
+  lookahead.gamma = 2;
+  LookaheadEngine engine(std::make_unique<StepScriptEngine>(tokenizer, prompt_length, Scripts{{"ba\n", "dc\n"}}),
+                         std::make_unique<StepScriptEngine>(tokenizer, prompt_length, Scripts{{"ab\n", "cd\n"}}),
+                         settings, lookahead, std::make_unique<JudgeVerifier>(nullptr, anagram_prompt(), std::move(judge)));
+  GenRequest request;
+  request.prompt = kPrompt;
+  const Completion c = engine.generate({request}).front();
+  // Not lossless: the judge's "yes" commits the draft's wording.
+  EXPECT_EQ(c.text, "ba\ndc\n");
+  EXPECT_EQ(engine.step_stats().accepted_steps, 2);
+  EXPECT_EQ(calls->calls, 1);  // one round, both pairs in one batch
 }
 
 TEST(StepVerifier, NormalizesWhitespaceAndNumbersOnly) {

@@ -79,8 +79,17 @@ TEST(TaskLoad, WrongTypesBadRegexesAndUnknownNamesAreErrors) {
   j["evaluate"]["labels"] = {{"good", 1}};  // as well as "number"
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'evaluate'", "exactly one"});
   j = seed::testing::toy_task_json();
+  j["lookahead"] = {{"verifier", "oracle"}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'lookahead.verifier'", "oracle", "judge", "game24"});
+  j = seed::testing::toy_task_json();
   j["lookahead"] = {{"verifier", "judge"}};
-  expect_load_error(j, ErrorKind::kInvalidArgument, {"'lookahead.verifier'", "judge", "game24"});
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'lookahead.verifier'", "judge_prompt"});
+  j = seed::testing::toy_task_json();
+  j["lookahead"] = {{"verifier", "judge"}, {"judge_prompt", "{s1} vs {s3}?"}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'lookahead.judge_prompt'", "{s3}"});
+  j = seed::testing::toy_task_json();
+  j["lookahead"] = {{"verifier", "judge"}, {"judge_prompt", "Is {s1} right?"}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'lookahead.judge_prompt'", "never shows {s2}"});
   j = seed::testing::toy_task_json();
   j["lookahead"] = {{"delimiter", ""}};
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'lookahead.delimiter'", "empty"});
@@ -96,6 +105,9 @@ TEST(TaskLoad, LookaheadSettingsDefaultToLinesAndTheNormalizedVerifier) {
   const LookaheadSpec spec = Task::load(set.path()).spec().lookahead;
   EXPECT_EQ(spec.delimiter, "\n\n");
   EXPECT_EQ(spec.verifier, "game24");
+  j["lookahead"] = {{"verifier", "judge"}, {"judge_prompt", "A: {s1}\nB: {s2}\nSame? "}};
+  TempTaskFolder judged(j, kData);
+  EXPECT_EQ(Task::load(judged.path()).spec().lookahead.judge_prompt, "A: {s1}\nB: {s2}\nSame? ");
 }
 
 TEST(TaskLoad, ChatIsOffByDefaultAndTakesTrueOrASystemTurn) {
