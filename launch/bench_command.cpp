@@ -297,7 +297,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       "Step-level speculation over every engine but ar (the baseline): GAMMA drafted steps, or auto");
   add_lookahead_shape_options(spec, &spec_options->lookahead);
   spec->add_option("--step-verifier", spec_options->lookahead.verifier,
-                   "--lookahead: exact | normalized | game24 | blocksworld")
+                   "--lookahead: exact | normalized | hidden[:THRESHOLD] | game24 | blocksworld")
       ->capture_default_str();
   spec->callback([spec_options, temperatures, &global] {
     spec::EngineOptions models;

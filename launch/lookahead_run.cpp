@@ -6,6 +6,7 @@
 
 #include "models/base/error.h"
 #include "models/tokenizer.h"
+#include "spec/hidden_state_verifier.h"
 #include "spec/judge_verifier.h"
 #include "tasks/prompt_template.h"
 #include "tasks/step_checkers.h"
@@ -60,11 +61,21 @@ std::unique_ptr<spec::StepVerifier> make_verifier(spec::Engine* target, const sp
   const std::string& name = lookahead.verifier;
   if (name == "exact" || name == "normalized") return spec::make_step_verifier(name);
   if (name == "judge") return make_judge(target, engine, lookahead);
+  std::optional<double> threshold;
+  if (tasks::parse_hidden_verifier(name, "--step-verifier", &threshold)) {
+    // The target model once more, whole, in this process: the verifier
+    // reads steps with it.
+    std::shared_ptr<models::CausalLM> model = models::CausalLM::load(engine.target, spec::load_options(engine));
+    return std::make_unique<spec::HiddenStateVerifier>(
+        std::move(model), models::load_tokenizer(engine.target),
+        threshold.value_or(spec::HiddenStateVerifier::kDefaultThreshold));
+  }
   for (const std::string& checker : tasks::step_checker_names()) {
     if (name == checker) return std::make_unique<TaskStepVerifier>(name);
   }
   SEED_FAIL(kInvalidArgument) << "--step-verifier: unknown verifier '" << name
-                              << "' (exact | normalized | judge | a task's step checker: game24 | blocksworld)";
+                              << "' (exact | normalized | judge | hidden[:THRESHOLD] | a task's step checker: game24 | "
+                                 "blocksworld)";
 }
 
 }  // namespace

@@ -317,8 +317,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--judge-model", o->lookahead.judge_model,
                   "--step-verifier judge: the model that judges (default: the target)");
   cmd->add_option("--step-verifier", o->lookahead.verifier,
-                  "--lookahead: when a drafted step counts as the target's: exact | normalized | judge | game24 | "
-                  "blocksworld (default: the task's, task.json \"lookahead\")");
+                  "--lookahead: when a drafted step counts as the target's: exact | normalized | judge | "
+                  "hidden[:THRESHOLD] (the target's hidden states, cosine >= 0.95) | game24 | blocksworld "
+                  "(default: the task's, task.json \"lookahead\")");
   cmd->add_option_function<std::string>(
       "--schedule", [o](const std::string& name) { o->engine.schedule = spec::parse_schedule_policy(name); },
       "seed and batched engines: what each target forward verifies: fcfs | batch | priority (default: fcfs "

@@ -19,6 +19,21 @@ struct Plugin {
   decltype(&seed_sentencepiece_train) train = nullptr;
 };
 
+// dlopen as libc implements it. The sanitizer runtimes intercept dlopen and
+// abort on RTLD_DEEPBIND, which would let the plugin's malloc and pthread
+// calls bypass their interceptors; in sanitized builds the plugin links the
+// runtime itself (scripts/sanitizers), so the runtime comes first in the
+// plugin's own lookup scope and the flag is harmless.
+void* open_deepbound(const std::string& path) {
+  using Dlopen = void* (*)(const char*, int);
+  static const Dlopen libc_dlopen = [] {
+    void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    return libc != nullptr ? reinterpret_cast<Dlopen>(dlsym(libc, "dlopen")) : nullptr;
+  }();
+  const int flags = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
+  return libc_dlopen != nullptr ? libc_dlopen(path.c_str(), flags) : dlopen(path.c_str(), flags);
+}
+
 // Where the plugin may be: beside the running executable (installed
 // layouts), then where this build put it.
 std::vector<std::string> plugin_candidates() {
@@ -35,7 +50,7 @@ const Plugin& plugin() {
     std::string errors;
     for (const std::string& path : plugin_candidates()) {
       if (!std::filesystem::exists(path)) continue;
-      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      void* handle = open_deepbound(path);
       if (handle == nullptr) {
         errors += std::string("; ") + dlerror();
         continue;

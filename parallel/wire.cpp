@@ -33,8 +33,9 @@ class Writer {
   template <typename T>
   void put(T value) {
     static_assert(std::is_arithmetic_v<T>);
-    const auto* p = reinterpret_cast<const uint8_t*>(&value);
-    bytes_.insert(bytes_.end(), p, p + sizeof(T));
+    const size_t at = bytes_.size();
+    bytes_.resize(at + sizeof(T));
+    std::memcpy(bytes_.data() + at, &value, sizeof(T));
   }
   void put_count(size_t count, const char* field) {
     SEED_CHECK(count <= std::numeric_limits<uint32_t>::max(), kInvalidArgument)

@@ -47,4 +47,26 @@ StepChecker make_step_checker(const std::string& name) {
   SEED_FAIL(kInvalidArgument) << "step checker '" << name << "': use game24 | blocksworld";
 }
 
+bool parse_hidden_verifier(const std::string& name, const std::string& where, std::optional<double>* threshold) {
+  const std::string prefix = "hidden";
+  if (name.compare(0, prefix.size(), prefix) != 0) return false;
+  if (name == prefix) {
+    *threshold = std::nullopt;
+    return true;
+  }
+  if (name[prefix.size()] != ':') return false;
+  const std::string value = name.substr(prefix.size() + 1);
+  size_t end = 0;
+  double t = 0;
+  try {
+    t = std::stod(value, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  SEED_CHECK(end == value.size() && end > 0 && t >= -1 && t <= 1, kInvalidArgument)
+      << where << ": '" << name << "': the hidden-state verifier's threshold must be a number in [-1, 1]";
+  *threshold = t;
+  return true;
+}
+
 }  // namespace seed::tasks

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,5 +22,11 @@ using StepChecker = std::function<bool(std::string_view target_step, std::string
 const std::vector<std::string>& step_checker_names();
 // Throws kInvalidArgument naming `name` and the registered names.
 StepChecker make_step_checker(const std::string& name);
+
+// Whether `name` names the hidden-state verifier (spec/hidden_state_verifier.h):
+// "hidden", or "hidden:T" with its threshold T in [-1, 1], which goes to
+// *threshold (nullopt for "hidden": the verifier's default). Throws
+// kInvalidArgument naming `where` for a bad T.
+bool parse_hidden_verifier(const std::string& name, const std::string& where, std::optional<double>* threshold);
 
 }  // namespace seed::tasks

@@ -124,9 +124,10 @@ struct SearchParams {
 
 // Lookahead reasoning (`seed run --lookahead`): what ends a step, and when a
 // drafted step counts as the target's: "exact", "normalized" (whitespace and
-// number formatting ignored), a step checker (tasks/step_checkers.h), or
-// "judge": a model answers `judge_prompt`, a template over {s1} (the
-// target's step) and {s2} (the drafted step), and "yes" accepts.
+// number formatting ignored), a step checker (tasks/step_checkers.h),
+// "hidden[:THRESHOLD]" (the target's hidden states alike), or "judge": a
+// model answers `judge_prompt`, a template over {s1} (the target's step) and
+// {s2} (the drafted step), and "yes" accepts.
 struct LookaheadSpec {
   std::string delimiter = "\n";
   std::string verifier = "normalized";

@@ -76,7 +76,9 @@ void check_regex(const std::string& pattern, const std::string& where, bool need
 // The step verifiers a task may name: the generic ones of spec/ and the
 // registered step checkers.
 void check_step_verifier(const std::string& name, const std::string& where) {
-  std::vector<std::string> known = {"exact", "normalized", "judge"};
+  std::optional<double> threshold;
+  if (parse_hidden_verifier(name, where, &threshold)) return;
+  std::vector<std::string> known = {"exact", "normalized", "judge", "hidden[:THRESHOLD]"};
   const std::vector<std::string>& checkers = step_checker_names();
   known.insert(known.end(), checkers.begin(), checkers.end());
   std::string list;

@@ -31,7 +31,9 @@ TEST(SpecBench, RunsARowPerDraftAndNamesEddDrafts) {
   std::vector<std::string> rows;
   const SpecBenchResult result = run_spec_bench(o, [&](const SpecBenchRow& row) {
     rows.push_back(row.drafter + ":" + row.draft + ":" + row.tree);
-    if (row.engine == "sd") EXPECT_GT(row.alpha, 0.0) << rows.back();
+    if (row.engine == "sd") {
+      EXPECT_GT(row.alpha, 0.0) << rows.back();
+    }
   });
   EXPECT_EQ(rows, (std::vector<std::string>{"::", "model:tiny-draft:chain 7", "model:tiny-draft:pct",
                                              "edd:zoo-edd:chain 7", "edd:zoo-edd:pct"}));

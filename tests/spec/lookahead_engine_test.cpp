@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "spec/hidden_state_verifier.h"
 #include "spec/judge_verifier.h"
 #include "spec/lookahead_engine.h"
 #include "spec/request_output.h"
@@ -464,6 +465,33 @@ TEST(LookaheadEngine, AJudgeCommitsDraftedStepsItCallsTheSame) {
   EXPECT_EQ(c.text, "ba\ndc\n");
   EXPECT_EQ(engine.step_stats().accepted_steps, 2);
   EXPECT_EQ(calls->calls, 1);  // one round, both pairs in one batch
+}
+
+TEST(HiddenStateVerifierTest, AStepIsItselfAndOtherStepsAreLessSimilar) {
+  const std::string zoo = SEED_ZOO_DIR;
+  std::shared_ptr<models::CausalLM> target = models::CausalLM::load(zoo + "/tiny-target");
+  std::shared_ptr<const models::Tokenizer> tokenizer = models::load_tokenizer(zoo + "/tiny-target");
+  const HiddenStateVerifier verifier(target, tokenizer, 0.999);
+  const std::string step = "4 + 8 = 12 (left: 6 12)";
+  const std::vector<StepPair> pairs = {{step, step},
+                                       {step, "4 + 8 = 12 (left: 6 12) "},
+                                       {step, "unstack the red block from on top of the blue block"},
+                                       {"", ""}};
+  const std::vector<double> similarity = verifier.similarities(pairs);
+  ASSERT_EQ(similarity.size(), 4u);
+  EXPECT_NEAR(similarity[0], 1.0, 1e-5);
+  EXPECT_LT(similarity[2], similarity[1]);
+  EXPECT_LT(similarity[2], 0.999);
+  EXPECT_EQ(similarity[3], 1.0);
+  // The threshold decides: each pair alone gives what the batch gives.
+  const std::vector<bool> verdicts = verifier.same_all(pairs);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    EXPECT_EQ(verdicts[i], similarity[i] >= 0.999) << i;
+    EXPECT_EQ(verifier.same(pairs[i].target_step, pairs[i].draft_step), verdicts[i]) << i;
+  }
+  EXPECT_TRUE(HiddenStateVerifier(target, tokenizer, -1).same(step, "pick up the red block"));
+  EXPECT_TRUE(seed::testing::throws_error([&] { HiddenStateVerifier(target, tokenizer, 1.5); },
+                                          ErrorKind::kInvalidArgument, {"threshold 1.5"}));
 }
 
 TEST(StepVerifier, NormalizesWhitespaceAndNumbersOnly) {

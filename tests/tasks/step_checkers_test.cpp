@@ -33,5 +33,22 @@ TEST(StepCheckers, AnUnknownNameListsTheKnownOnes) {
                                           {"chess", "game24", "blocksworld"}));
 }
 
+TEST(StepCheckers, TheHiddenStateVerifierTakesAnOptionalThreshold) {
+  std::optional<double> threshold = 0.5;
+  EXPECT_TRUE(parse_hidden_verifier("hidden", "x", &threshold));
+  EXPECT_FALSE(threshold.has_value());
+  EXPECT_TRUE(parse_hidden_verifier("hidden:0.9", "x", &threshold));
+  EXPECT_DOUBLE_EQ(*threshold, 0.9);
+  EXPECT_TRUE(parse_hidden_verifier("hidden:-1", "x", &threshold));
+  EXPECT_DOUBLE_EQ(*threshold, -1.0);
+  EXPECT_FALSE(parse_hidden_verifier("game24", "x", &threshold));
+  EXPECT_FALSE(parse_hidden_verifier("hiddenness", "x", &threshold));
+  for (const char* bad : {"hidden:", "hidden:1.5", "hidden:high", "hidden:0.9x"}) {
+    EXPECT_TRUE(seed::testing::throws_error([&] { parse_hidden_verifier(bad, "task.json: field 'v'", &threshold); },
+                                            ErrorKind::kInvalidArgument, {"field 'v'", bad, "[-1, 1]"}))
+        << bad;
+  }
+}
+
 }  // namespace
 }  // namespace seed::tasks
