@@ -38,7 +38,14 @@ class SentencePieceTokenizer : public Tokenizer {
   explicit SentencePieceTokenizer(const std::string& model_path) : path_(model_path) {
     SEED_CHECK(std::filesystem::is_regular_file(model_path), kNotFound)
         << "SentencePiece model " << model_path << " does not exist (or is not a file)";
-    const auto status = processor_.Load(model_path);
+    sentencepiece::util::Status status;
+    try {
+      status = processor_.Load(model_path);
+    } catch (const std::exception& e) {
+      // Some malformed models get past the parser and make the library's
+      // own builders throw (an empty piece: darts "zero-length key").
+      SEED_FAIL(kCorruption) << "cannot parse SentencePiece model " << model_path << ": " << e.what();
+    }
     SEED_CHECK(status.ok(), kCorruption)
         << "cannot parse SentencePiece model " << model_path << ": " << status.ToString();
   }

@@ -31,7 +31,8 @@ std::vector<AddedToken> parse_added_tokens(const nlohmann::json& json, const Fie
     const nlohmann::json& value = json[i];
     AddedToken token;
     const int64_t id = read_int(value.is_object() ? value : nlohmann::json::object(), "id", entry, -1);
-    SEED_CHECK(id >= 0 && id < INT32_MAX, kInvalidArgument) << (entry / "id").str() << " must be a non-negative integer";
+    SEED_CHECK(id >= 0 && id < kMaxTokenId, kInvalidArgument)
+        << (entry / "id").str() << " must be an integer in [0, " << kMaxTokenId << ")";
     token.id = static_cast<int32_t>(id);
     token.content = read_string(value, "content", entry);
     SEED_CHECK(!token.content.empty(), kInvalidArgument) << (entry / "content").str() << " must not be empty";

@@ -40,8 +40,9 @@ BpeModel::BpeModel(const json& value, const Field& field) {
   int32_t max_id = -1;
   vocab_.reserve(vocab.size());
   for (const auto& [token, id] : vocab.items()) {
-    SEED_CHECK(id.is_number_integer() && id.get<int64_t>() >= 0 && id.get<int64_t>() < INT32_MAX, kInvalidArgument)
-        << (field / "vocab").str() << ": the id of \"" << token << "\" must be a non-negative integer";
+    SEED_CHECK(id.is_number_integer() && id.get<int64_t>() >= 0 && id.get<int64_t>() < kMaxTokenId, kInvalidArgument)
+        << (field / "vocab").str() << ": the id of \"" << token << "\" must be an integer in [0, " << kMaxTokenId
+        << ")";
     vocab_.emplace(token, static_cast<int32_t>(id.get<int64_t>()));
     max_id = std::max(max_id, static_cast<int32_t>(id.get<int64_t>()));
   }

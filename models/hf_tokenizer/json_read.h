@@ -4,11 +4,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "models/hf_tokenizer/field.h"
 
 namespace seed::models::hf {
+
+// Token ids a tokenizer.json may use: 16 times the largest vocabularies in
+// use, so that a file cannot make the tokenizer allocate gigabytes.
+constexpr int64_t kMaxTokenId = int64_t{1} << 22;
 
 // The component's "type" string; throws if `value` is not an object or has none.
 std::string read_type(const nlohmann::json& value, const Field& field);

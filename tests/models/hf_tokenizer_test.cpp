@@ -214,6 +214,16 @@ TEST(HfTokenizerMalformedTest, ErrorsNameTheFileAndField) {
   bad_added["added_tokens"][1].erase("id");
   EXPECT_TRUE(throws_error([&] { HfTokenizer(bad_added, "t.json"); }, ErrorKind::kInvalidArgument,
                            {"'added_tokens[1].id'"}));
+
+  // Found by fuzzing: one id near 2^31 made the vocabulary allocate gigabytes.
+  json huge_id = byte_level_tokenizer(false);
+  huge_id["model"]["vocab"]["zz"] = 1 << 30;
+  EXPECT_TRUE(throws_error([&] { HfTokenizer(huge_id, "t.json"); }, ErrorKind::kInvalidArgument,
+                           {"'model.vocab'", "\"zz\"", "[0, 4194304)"}));
+  json huge_added = byte_level_tokenizer(false);
+  huge_added["added_tokens"][0]["id"] = 1 << 30;
+  EXPECT_TRUE(throws_error([&] { HfTokenizer(huge_added, "t.json"); }, ErrorKind::kInvalidArgument,
+                           {"'added_tokens[0].id'", "[0, 4194304)"}));
 }
 
 TEST(HfTokenizerMalformedTest, LoadTokenizerReadsAFolderWithTokenizerJson) {

@@ -205,6 +205,19 @@ TEST_F(TokenizerTest, LoadGarbageModelIsCorruptionNamingFile) {
       << error.what();
 }
 
+// Found by fuzzing: a model whose pieces include an empty one passes the
+// library's parser and made its trie builder throw its own exception.
+TEST_F(TokenizerTest, AModelWithAnEmptyPieceIsCorruptionNamingFile) {
+  const fs::path dir = empty_dir("empty_piece");
+  const char bytes[] = "\x0a\x0e\x0a\x05<unk>\x15\x00\x00\x00\x00\x18\x02"
+                       "\x0a\x0c\x0a\x0a\x00\x00\x18\x02\x0a\x0c\x0a>\x03<";
+  write_file(dir / "tokenizer.model", std::string(bytes, sizeof(bytes) - 1));
+  const Error error = error_of([&] { load_tokenizer(dir.string()); });
+  EXPECT_EQ(error.kind(), ErrorKind::kCorruption);
+  EXPECT_NE(std::string(error.what()).find((dir / "tokenizer.model").string()), std::string::npos)
+      << error.what();
+}
+
 TEST_F(TokenizerTest, LoadTokenizerJsonWithoutModelIsInvalidArgumentNamingField) {
   const fs::path dir = empty_dir("hf_only");
   write_file(dir / "tokenizer.json", "{}");
