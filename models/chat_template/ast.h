@@ -10,6 +10,11 @@
 
 namespace seed::models::chat {
 
+// How deeply blocks and expressions may nest in a template, and calls (a
+// macro's body, caller()) in a rendering: far beyond real chat templates,
+// far below what overflows a thread's stack (8 MiB) even under ASan.
+constexpr int kMaxNesting = 256;
+
 enum class NodeKind {
   // Statements
   kText,         // literal template text: name

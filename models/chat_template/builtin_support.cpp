@@ -1,6 +1,7 @@
 #include "models/chat_template/builtin_support.h"
 
 #include <cctype>
+#include <limits>
 
 #include "models/base/error.h"
 #include "models/chat_template/text.h"
@@ -8,6 +9,19 @@
 namespace seed::models::chat {
 
 void builtin_error(const std::string& message) { SEED_FAIL(kInvalidArgument) << message; }
+
+Value integer_result(__int128 value) {
+  if (value < std::numeric_limits<int64_t>::min() || value > std::numeric_limits<int64_t>::max()) {
+    builtin_error("an integer past 64 bits");
+  }
+  return Value::of(static_cast<int64_t>(value));
+}
+
+Value integer_result(double value) {
+  // 2^63 is exact in a double; every double below it (and from -2^63) fits.
+  if (!(value >= -0x1p63 && value < 0x1p63)) builtin_error("an integer past 64 bits");
+  return Value::of(static_cast<int64_t>(value));
+}
 
 Value argument(const CallArgs& args, size_t index, const char* keyword, const Value& fallback) {
   if (index < args.positional.size()) return args.positional[index];

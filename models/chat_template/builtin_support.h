@@ -16,6 +16,11 @@ namespace seed::models::chat {
 Value argument(const CallArgs& args, size_t index, const char* keyword, const Value& fallback);
 std::string string_argument(const CallArgs& args, size_t index, const char* keyword, const std::string& what);
 
+// An integer result as a Value; kInvalidArgument if it is past int64 (Python's
+// integers have no bound, seed's are 64-bit) or not a number.
+Value integer_result(__int128 value);
+Value integer_result(double value);
+
 // Python's str.replace: at most `count` replacements (-1: all).
 std::string replace_all(const std::string& text, const std::string& from, const std::string& to, int64_t count);
 std::string title_case(const std::string& text);

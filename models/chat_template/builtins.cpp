@@ -12,6 +12,9 @@
 namespace seed::models::chat {
 namespace {
 
+// range() builds its list in memory; Jinja's sandbox caps it the same way.
+constexpr int64_t kMaxRange = 100000;
+
 std::string strftime_now(const std::string& format) {
   const std::time_t now = std::time(nullptr);
   std::tm local{};
@@ -109,8 +112,12 @@ Members global_functions() {
     const int64_t stop = a.positional.size() > 1 ? a.positional[1].integer : a.positional[0].integer;
     const int64_t step = a.positional.size() > 2 ? a.positional[2].integer : 1;
     if (step == 0) builtin_error("range() step must not be zero");
+    // In 128 bits: stop - start and the last value may pass int64.
+    const __int128 span = static_cast<__int128>(stop) - start;
+    const __int128 count = (span > 0) != (step > 0) || span == 0 ? 0 : (span + step + (step > 0 ? -1 : 1)) / step;
+    if (count > kMaxRange) builtin_error("range() of more than " + std::to_string(kMaxRange) + " numbers");
     std::vector<Value> out;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(Value::of(i));
+    for (int64_t k = 0; k < count; ++k) out.push_back(Value::of(static_cast<int64_t>(start + static_cast<__int128>(k) * step)));
     return Value::array(std::move(out));
   }));
   globals.emplace_back("namespace", Value::callable([](const CallArgs& a) {

@@ -10,6 +10,9 @@
 namespace seed::models::chat {
 namespace {
 
+// Wider indentation is no formatting, and would be allocated for every line.
+constexpr int64_t kMaxIndent = 1024;
+
 const std::set<std::string>& filters() {
   static const std::set<std::string> names = {
       "safe", "tojson", "list", "first", "last", "length", "count", "reverse", "sort", "join", "string", "unique",
@@ -97,6 +100,7 @@ Value indent_filter(const Value& operand, const CallArgs& args) {
   const Value& width = argument(args, 0, "width", Value::of(int64_t{4}));
   const bool first = argument(args, 1, "first", Value::of(false)).truthy();
   const bool blank = argument(args, 2, "blank", Value::of(false)).truthy();
+  if (width.is(ValueKind::kInt) && width.integer > kMaxIndent) builtin_error("indent wider than " + std::to_string(kMaxIndent));
   const std::string pad = width.is(ValueKind::kString) ? width.text : std::string(std::max<int64_t>(width.integer, 0), ' ');
   std::string out;
   size_t start = 0;
@@ -118,7 +122,7 @@ Value number_filter(const std::string& name, const Value& operand, const CallArg
   const Value& default_value = argument(args, 0, "default", fallback);
   switch (operand.kind) {
     case ValueKind::kInt: return to_int ? operand : Value::of_real(static_cast<double>(operand.integer));
-    case ValueKind::kFloat: return to_int ? Value::of(static_cast<int64_t>(std::floor(operand.real))) : operand;
+    case ValueKind::kFloat: return to_int ? integer_result(std::floor(operand.real)) : operand;
     case ValueKind::kBool: return to_int ? Value::of(int64_t{operand.boolean}) : Value::of_real(operand.boolean);
     case ValueKind::kString: {
       try {
@@ -140,7 +144,8 @@ Value number_filter(const std::string& name, const Value& operand, const CallArg
 JsonStyle json_style(const CallArgs& args) {
   JsonStyle style;
   if (const Value* indent = args.keyword_arg("indent"); indent != nullptr && indent->is(ValueKind::kInt)) {
-    style.indent = static_cast<int>(indent->integer);
+    if (indent->integer > kMaxIndent) builtin_error("tojson: indent wider than " + std::to_string(kMaxIndent));
+    style.indent = static_cast<int>(std::max<int64_t>(indent->integer, -1));
   }
   if (const Value* ascii = args.keyword_arg("ensure_ascii")) style.ensure_ascii = ascii->truthy();
   if (const Value* sort = args.keyword_arg("sort_keys")) style.sort_keys = sort->truthy();
@@ -245,7 +250,7 @@ Value apply_filter(const std::string& name, const Value& operand, const CallArgs
   }
   if (operand.is_number()) {
     if (name == "abs") {
-      return operand.is(ValueKind::kInt) ? Value::of(operand.integer < 0 ? -operand.integer : operand.integer)
+      return operand.is(ValueKind::kInt) ? integer_result(operand.integer < 0 ? -__int128{operand.integer} : operand.integer)
                                          : Value::of_real(std::fabs(operand.real));
     }
     if (name == "string") return Value::of(operand.str());

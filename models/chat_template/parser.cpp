@@ -29,10 +29,30 @@ class Parser {
     int line, column;
   };
 
+  // Blocks, elifs and expressions nest by recursion here and in the
+  // renderer: a template nested deeper than kMaxNesting is refused, where it
+  // would otherwise overflow the stack.
+  class Nested {
+   public:
+    Nested(Parser& parser, const Token& at) : parser_(parser) {
+      if (++parser_.depth_ > kMaxNesting) {
+        --parser_.depth_;
+        fail(at, "nested more than " + std::to_string(kMaxNesting) + " levels deep");
+      }
+    }
+    ~Nested() { --parser_.depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+
   // Statements
 
   NodePtr parse_any() {
     const Token& token = peek();
+    const Nested nested(*this, token);
     switch (token.kind) {
       case TokenKind::kText: {
         NodePtr text = make(NodeKind::kText, next());
@@ -91,6 +111,7 @@ class Parser {
   }
 
   NodePtr parse_if(const Token& keyword) {
+    const Nested nested(*this, keyword);
     NodePtr node = make(NodeKind::kIf, keyword);
     node->children.push_back(parse_expression());
     expect(TokenKind::kCloseStatement, "%}");
@@ -210,6 +231,7 @@ class Parser {
 
   NodePtr parse_expression() {
     const Token& start = peek();
+    const Nested nested(*this, start);
     NodePtr value = parse_or();
     if (!is_identifier("if")) return value;
     next();
@@ -596,6 +618,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t at_ = 0;
+  int depth_ = 0;
   std::set<std::string> macros_;
   std::vector<Site> calls_;
 };

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "models/base/error.h"
+#include "models/chat_template/builtin_support.h"
 #include "models/chat_template/builtins.h"
 #include "models/chat_template/lexer.h"
 #include "models/chat_template/text.h"
@@ -13,6 +14,13 @@ namespace seed::models::chat {
 namespace {
 
 constexpr const char* kErrorPrefix = "chat template line ";
+// Operator chains and calls (a recursive macro) nest deeper in a rendering
+// than the parser counts, so the renderer allows twice its depth.
+constexpr int kMaxRenderNesting = 2 * kMaxNesting;
+// A rendered prompt, and any text or list on the way to it, is far below
+// these; a template that doubles a string in a loop is not.
+constexpr size_t kMaxTextBytes = size_t{16} << 20;
+constexpr size_t kMaxListItems = size_t{1} << 20;
 
 struct Scope {
   std::unordered_map<std::string, Value> variables;
@@ -33,8 +41,31 @@ enum class Flow { kNormal, kBreak, kContinue };
 
 double as_double(const Value& v) { return v.is(ValueKind::kInt) ? static_cast<double>(v.integer) : v.real; }
 
+// Counts the statements and expressions being rendered, one inside another.
+class Nested {
+ public:
+  explicit Nested(int& depth) : depth_(depth) {
+    if (++depth_ > kMaxRenderNesting) {
+      --depth_;
+      fail("nested more than " + std::to_string(kMaxRenderNesting) + " levels deep (a macro that calls itself?)");
+    }
+  }
+  ~Nested() { --depth_; }
+  Nested(const Nested&) = delete;
+  Nested& operator=(const Nested&) = delete;
+
+ private:
+  int& depth_;
+};
+
 class Renderer {
  public:
+  // Namespaces are the only values a template changes, so the only way to a
+  // cycle ({% set ns.self = ns %}): emptied here, a cycle is freed too.
+  ~Renderer() {
+    for (auto& [address, members] : assigned_namespaces_) members->clear();
+  }
+
   Flow render_block(const std::vector<NodePtr>& block, Scope& scope, std::string* out) {
     for (const NodePtr& node : block) {
       const Flow flow = render_at(*node, scope, out);
@@ -47,7 +78,10 @@ class Renderer {
   // Renders one statement; errors from below get its position.
   Flow render_at(const Node& node, Scope& scope, std::string* out) {
     try {
-      return render(node, scope, out);
+      const Nested nested(depth_);
+      const Flow flow = render(node, scope, out);
+      if (out->size() > kMaxTextBytes) fail("the rendering is longer than " + std::to_string(kMaxTextBytes) + " bytes");
+      return flow;
     } catch (const Error& e) {
       const std::string message = e.what();
       if (message.rfind(kErrorPrefix, 0) == 0) throw;
@@ -160,6 +194,7 @@ class Renderer {
     if (target.kind == NodeKind::kMember) {
       Value object = evaluate(*target.children[0], scope);
       if (!object.is(ValueKind::kNamespace)) fail("only a namespace's attributes can be set");
+      assigned_namespaces_.emplace(object.members.get(), object.members);
       object.set(target.name, std::move(value));
       return;
     }
@@ -215,7 +250,15 @@ class Renderer {
   // Evaluates one expression; errors from below get its position.
   Value evaluate(const Node& node, Scope& scope) {
     try {
-      return evaluate_here(node, scope);
+      const Nested nested(depth_);
+      Value value = evaluate_here(node, scope);
+      if (value.is(ValueKind::kString) && value.text.size() > kMaxTextBytes) {
+        fail("a string longer than " + std::to_string(kMaxTextBytes) + " bytes");
+      }
+      if (value.is(ValueKind::kArray) && value.items->size() > kMaxListItems) {
+        fail("a list of more than " + std::to_string(kMaxListItems) + " items");
+      }
+      return value;
     } catch (const Error& e) {
       const std::string message = e.what();
       if (message.rfind(kErrorPrefix, 0) == 0) throw;
@@ -342,12 +385,13 @@ class Renderer {
     }
     std::vector<Value> items;
     std::string text;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    for (int64_t i = start; step > 0 ? i < stop : i > stop;) {
       if (object.is(ValueKind::kArray)) {
         items.push_back((*object.items)[i]);
       } else {
         text += chars[i];
       }
+      if (__builtin_add_overflow(i, step, &i)) break;  // a step past int64 is past either end
     }
     return object.is(ValueKind::kArray) ? Value::array(std::move(items)) : Value::of(text);
   }
@@ -356,7 +400,7 @@ class Renderer {
     const Value operand = evaluate(*node.children[0], scope);
     if (node.name == "not") return Value::of(!operand.truthy());
     const int64_t sign = node.name == "-" ? -1 : 1;
-    if (operand.is(ValueKind::kInt)) return Value::of(sign * operand.integer);
+    if (operand.is(ValueKind::kInt)) return integer_result(__int128{sign} * operand.integer);
     if (operand.is(ValueKind::kFloat)) return Value::of_real(sign * operand.real);
     if (operand.is(ValueKind::kBool)) return Value::of(sign * int64_t{operand.boolean});
     fail("unary " + node.name + " needs a number, got a " + value_kind_name(operand.kind));
@@ -413,14 +457,14 @@ class Renderer {
   static Value arithmetic(const std::string& op, const Value& left, const Value& right) {
     const bool real = left.is(ValueKind::kFloat) || right.is(ValueKind::kFloat);
     const double a = as_double(left), b = as_double(right);
-    const auto number = [&](double value) { return real ? Value::of_real(value) : Value::of(static_cast<int64_t>(value)); };
+    const auto number = [&](double value) { return real ? Value::of_real(value) : integer_result(value); };
     if (op == "<") return Value::of(a < b);
     if (op == ">") return Value::of(a > b);
     if (op == "<=") return Value::of(a <= b);
     if (op == ">=") return Value::of(a >= b);
     if (!real && (op == "+" || op == "-" || op == "*")) {
-      const int64_t x = left.integer, y = right.integer;
-      return Value::of(op == "+" ? x + y : op == "-" ? x - y : x * y);
+      const __int128 x = left.integer, y = right.integer;
+      return integer_result(op == "+" ? x + y : op == "-" ? x - y : x * y);
     }
     if (op == "+") return number(a + b);
     if (op == "-") return number(a - b);
@@ -432,12 +476,14 @@ class Renderer {
     if (op == "**") {
       if (a == 0 && b < 0) fail("0 cannot be raised to a negative power");
       const double result = std::pow(a, b);
-      return real || b < 0 ? Value::of_real(result) : Value::of(static_cast<int64_t>(result));
+      return real || b < 0 ? Value::of_real(result) : integer_result(result);
     }
     fail("cannot apply '" + op + "' to numbers");
   }
 
   Scope* current_ = nullptr;  // the caller's scope while a function runs (macros render in it)
+  int depth_ = 0;
+  std::unordered_map<const Members*, std::shared_ptr<Members>> assigned_namespaces_;
 };
 
 }  // namespace

@@ -32,7 +32,15 @@ std::string json_string(const std::string& text, bool ensure_ascii) {
   return nlohmann::json(text).dump(-1, ' ', ensure_ascii, nlohmann::json::error_handler_t::replace);
 }
 
+// Deeper than this, a value is written by no real template; a namespace that
+// holds itself would be written forever.
+constexpr int kMaxWriteDepth = 512;
+
 void write_json(const Value& value, const JsonStyle& style, int depth, std::string* out) {
+  if (depth > kMaxWriteDepth) {
+    SEED_FAIL(kInvalidArgument) << "chat template: a value nested more than " << kMaxWriteDepth
+                                << " levels deep (or holding itself) cannot be written";
+  }
   const std::string item_separator =
       !style.item_separator.empty() ? style.item_separator : style.indent > 0 ? "," : ", ";
   const std::string key_separator = !style.key_separator.empty() ? style.key_separator : ": ";
@@ -112,6 +120,28 @@ Value Value::of(std::string value) {
   v.text = std::move(value);
   return v;
 }
+Value::~Value() {
+  std::vector<std::shared_ptr<std::vector<Value>>> arrays;
+  std::vector<std::shared_ptr<Members>> objects;
+  // Takes the containers only `v` holds, so freeing `v` frees nothing nested.
+  const auto take = [&](Value& v) {
+    if (v.items != nullptr && v.items.use_count() == 1) arrays.push_back(std::move(v.items));
+    if (v.members != nullptr && v.members.use_count() == 1) objects.push_back(std::move(v.members));
+  };
+  take(*this);
+  while (!arrays.empty() || !objects.empty()) {
+    if (!arrays.empty()) {
+      const std::shared_ptr<std::vector<Value>> array = std::move(arrays.back());
+      arrays.pop_back();
+      for (Value& item : *array) take(item);
+    } else {
+      const std::shared_ptr<Members> object = std::move(objects.back());
+      objects.pop_back();
+      for (auto& member : *object) take(member.second);
+    }
+  }
+}
+
 Value Value::array(std::vector<Value> values) {
   Value v;
   v.kind = ValueKind::kArray;

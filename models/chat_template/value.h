@@ -32,6 +32,15 @@ struct Value {
   std::shared_ptr<Members> members;           // kObject, kNamespace
   std::shared_ptr<const Function> function;   // kFunction
 
+  Value() = default;
+  Value(const Value&) = default;
+  Value(Value&&) noexcept = default;
+  Value& operator=(const Value&) = default;
+  Value& operator=(Value&&) noexcept = default;
+  // Frees nested lists and dicts in a loop: a value nested thousands deep
+  // (built by a loop) would overflow the stack if freed by recursion.
+  ~Value();
+
   static Value none();
   static Value of(bool value);
   static Value of(int64_t value);

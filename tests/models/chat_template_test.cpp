@@ -201,6 +201,72 @@ TEST(ChatTemplateTest, ANumberPastInt64OrDoubleIsAnErrorWithPosition) {
   EXPECT_EQ(render("{{ xs | map(attribute='a.99999999999999999999') | list | length }}", xs), "2");
 }
 
+// What would overflow the stack, wrap an integer or exhaust memory is an
+// error with the position, not a crash (found by tests/fuzz/chat_template).
+TEST(ChatTemplateTest, DeepNestingIsAnErrorNotAStackOverflow) {
+  const auto load = [](const std::string& source) { return [source] { ChatTemplate(source, tokens(), "cfg.json"); }; };
+  EXPECT_TRUE(throws_error(load("{{ " + std::string(2000, '(') + "1" + std::string(2000, ')') + " }}"),
+                           ErrorKind::kInvalidArgument, {"cfg.json", "line 1:", "nested more than 256 levels deep"}));
+  std::string ifs;
+  for (int i = 0; i < 300; ++i) ifs += "{% if true %}";
+  for (int i = 0; i < 300; ++i) ifs += "{% endif %}";
+  EXPECT_TRUE(throws_error(load(ifs), ErrorKind::kInvalidArgument, {"nested more than 256 levels deep"}));
+  std::string elifs = "{% if false %}";
+  for (int i = 0; i < 300; ++i) elifs += "{% elif false %}";
+  EXPECT_TRUE(throws_error(load(elifs + "{% endif %}"), ErrorKind::kInvalidArgument, {"nested more than"}));
+  // Nesting a real template uses parses and renders.
+  EXPECT_EQ(render("{{ " + std::string(50, '(') + "1" + std::string(50, ')') + " }}"), "1");
+  // A macro that calls itself, and a chain of operators, nest only as they render.
+  EXPECT_TRUE(throws_error([] { render("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"); },
+                           ErrorKind::kInvalidArgument, {"line 1:", "nested more than 512 levels deep"}));
+  std::string sum = "{{ 0";
+  for (int i = 0; i < 3000; ++i) sum += " + 1";
+  EXPECT_TRUE(throws_error([&] { render(sum + " }}"); }, ErrorKind::kInvalidArgument, {"nested more than"}));
+}
+
+TEST(ChatTemplateTest, ValuesNestedDeeplyOrHoldingThemselvesAreFreedAndRefusedWhenWritten) {
+  const std::string deep =
+      "{% set ns = namespace(x=0) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}";
+  EXPECT_EQ(render(deep + "{{ ns.x | length }}"), "1");  // and freed without recursion
+  EXPECT_TRUE(throws_error([&] { render(deep + "{{ ns.x }}"); }, ErrorKind::kInvalidArgument,
+                           {"nested more than 512 levels deep (or holding itself)"}));
+  const std::string self = "{% set ns = namespace(n=1) %}{% set ns.self = ns %}";
+  EXPECT_EQ(render(self + "{{ ns.self.self.self.n }}"), "1");  // LeakSanitizer: the cycle is freed
+  EXPECT_TRUE(throws_error([&] { render(self + "{{ ns | tojson }}"); }, ErrorKind::kInvalidArgument,
+                           {"holding itself"}));
+}
+
+TEST(ChatTemplateTest, IntegersPast64BitsAreErrors) {
+  for (const char* source : {"{{ 9223372036854775807 + 1 }}", "{{ -9223372036854775807 - 2 }}",
+                             "{{ 4294967296 * 4294967296 }}", "{{ -(-9223372036854775807 - 1) }}", "{{ 2 ** 64 }}",
+                             "{{ (10.0 ** 300) | int }}", "{{ (-9223372036854775807 - 1) | abs }}",
+                             "{{ (-9223372036854775807 - 1) // -1 }}"}) {
+    SCOPED_TRACE(source);
+    EXPECT_TRUE(throws_error([&] { render(source); }, ErrorKind::kInvalidArgument, {"an integer past 64 bits"}));
+  }
+  EXPECT_EQ(render("{{ 9223372036854775806 + 1 }}"), "9223372036854775807");
+  EXPECT_EQ(render("{{ -9223372036854775807 - 1 }}"), "-9223372036854775808");
+  EXPECT_EQ(render("{{ 2 ** 62 }}"), "4611686018427387904");
+}
+
+TEST(ChatTemplateTest, RangesSlicesAndTextStayWithinBounds) {
+  EXPECT_EQ(render("{{ range(0, 10, 3) | list }}"), "[0, 3, 6, 9]");
+  EXPECT_EQ(render("{{ range(5, 0, -2) | list }}"), "[5, 3, 1]");
+  EXPECT_EQ(render("{{ range(3, 3) | list }}"), "[]");
+  EXPECT_EQ(render("{{ range(9223372036854775806, 9223372036854775807, 5) | list }}"), "[9223372036854775806]");
+  EXPECT_EQ(render("{{ range(100000) | length }}"), "100000");
+  EXPECT_TRUE(throws_error([] { render("{{ range(100001) }}"); }, ErrorKind::kInvalidArgument,
+                           {"range() of more than 100000 numbers"}));
+  EXPECT_EQ(render("{{ [1, 2, 3][1::9223372036854775807] }}"), "[2]");
+  EXPECT_EQ(render("{{ 'abc'[2::-9223372036854775807 - 1] }}"), "c");
+  EXPECT_TRUE(throws_error(
+      [] { render("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"); },
+      ErrorKind::kInvalidArgument, {"a string longer than 16777216 bytes"}));
+  EXPECT_TRUE(throws_error([] { render("{{ 'a\nb' | indent(1000000000000) }}"); }, ErrorKind::kInvalidArgument,
+                           {"indent wider than 1024"}));
+  EXPECT_EQ(render("{{ [1] | tojson(indent=-2147483649) }}"), "[1]");
+}
+
 TEST(ChatTemplateTest, RuntimeErrorNamesThePosition) {
   EXPECT_TRUE(throws_error([] { render("{% for x in 3 %}{% endfor %}"); }, ErrorKind::kInvalidArgument,
                            {"line 1:4", "cannot loop over a integer"}));
