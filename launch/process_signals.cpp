@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <deque>
 
 namespace seed::launch {
 namespace {
@@ -15,9 +16,11 @@ struct Messages {
 
 // Set before the handlers are installed, and replaced whole (`seed sweep`
 // runs one `seed run` after another): a handler loads the pointer once and
-// only writes what it points to. Replaced messages are never freed, as a
-// handler may still be writing them; there is one per run.
+// only writes what it points to. Replaced messages are kept, as a handler
+// may still be writing them; there is one per run. A deque never moves what
+// it holds, and the process never frees it.
 std::atomic<const Messages*> g_messages{nullptr};
+std::deque<Messages>* const g_kept_messages = new std::deque<Messages>;
 
 void write_and_exit(int signal) {
   const Messages* messages = g_messages.load();
@@ -32,8 +35,9 @@ void write_and_exit(int signal) {
 void fail_writes_beyond_file_size_limit() { ::signal(SIGXFSZ, SIG_IGN); }
 
 void exit_on_interrupt(const std::string& what_is_kept) {
-  g_messages.store(new Messages{"\nseed: interrupted by SIGINT: " + what_is_kept + "\n",
-                                "\nseed: interrupted by SIGTERM: " + what_is_kept + "\n"});
+  g_kept_messages->push_back(Messages{"\nseed: interrupted by SIGINT: " + what_is_kept + "\n",
+                                      "\nseed: interrupted by SIGTERM: " + what_is_kept + "\n"});
+  g_messages.store(&g_kept_messages->back());
   struct sigaction action;
   std::memset(&action, 0, sizeof(action));
   action.sa_handler = write_and_exit;

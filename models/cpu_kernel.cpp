@@ -1,8 +1,19 @@
 #include "models/cpu_kernel.h"
 
+#include <cpuid.h>
+
 #include "models/base/error.h"
 
 namespace seed::models {
+namespace {
+
+// clang's __builtin_cpu_supports does not know "f16c"; cpuid leaf 1 reports it.
+bool cpu_has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+
+}  // namespace
 
 bool cpu_kernel_supported(CpuKernel kernel) {
   __builtin_cpu_init();
@@ -10,7 +21,7 @@ bool cpu_kernel_supported(CpuKernel kernel) {
     case CpuKernel::kAvx512:
       return __builtin_cpu_supports("avx512f");
     case CpuKernel::kAvx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     case CpuKernel::kPortable:
       return true;
   }
