@@ -148,7 +148,8 @@ nlohmann::json step_stats_json(const spec::StepStats& steps) {
           {"accepted_steps", steps.accepted_steps},
           {"step_acceptance", steps.acceptance()},
           {"steps_per_round", steps.steps_per_round()},
-          {"mean_gamma", steps.mean_gamma()}};
+          {"mean_gamma", steps.mean_gamma()},
+          {"mean_draft_length", steps.mean_draft_length()}};
 }
 
 }  // namespace seed::launch

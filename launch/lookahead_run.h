@@ -41,8 +41,9 @@ void add_lookahead_shape_options(CLI::App* command, LookaheadOptions* lookahead)
 // "async"}, for run.json and summary.json.
 nlohmann::json lookahead_json(const LookaheadOptions& lookahead);
 // {"rounds", "drafted_steps", "accepted_steps", "step_acceptance",
-// "steps_per_round" (per request in flight), "mean_gamma"} of a
-// LookaheadEngine.
+// "steps_per_round" (per request in flight), "mean_gamma",
+// "mean_draft_length" (the token draft length auto chose; 0: none chosen)}
+// of a LookaheadEngine.
 nlohmann::json step_stats_json(const spec::StepStats& steps);
 
 }  // namespace seed::launch

@@ -43,7 +43,13 @@ struct GenRequest {
   // what model-free drafters learn from the target (STAND's n-gram tables).
   // Opaque to the engine; never changes what a greedy request generates.
   uint64_t group = 0;
+  // > 0: draft chains of this many tokens instead of the engine's draft
+  // length (engines that draft chains; trees keep their shape). Lookahead
+  // sets it per call from measured acceptance and costs. At most
+  // kMaxDraftLength.
+  int draft_length = 0;
 };
+constexpr int kMaxDraftLength = 256;
 
 enum class FinishReason {
   kLength,   // max_new_tokens generated

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "models/base/error.h"
+#include "spec/lookahead_theory.h"
 #include "spec/request_output.h"
 
 namespace seed::spec {
@@ -196,6 +197,34 @@ LookaheadEngine::RoundPlan LookaheadEngine::next_round() const {
   return {best, best == 0};
 }
 
+int LookaheadEngine::token_draft_length() const {
+  if (!lookahead_.adaptive) return 0;
+  const EngineStats target = target_->stats();
+  if (target.drafted_tokens == 0 || target.target_forwards == 0 || target.draft_s <= 0 || target.target_busy_s <= 0) {
+    return 0;
+  }
+  // Laplace's estimate, as for steps; the cost of a drafted token over a
+  // target forward.
+  const double alpha =
+      (double(target.accepted_tokens) + 1) / (double(target.accepted_tokens + target.rejections) + 2);
+  const double cost = (target.draft_s / double(target.drafted_tokens)) /
+                      (target.target_busy_s / double(target.target_forwards));
+  int best = 2;
+  for (int k = 3; k <= kMaxTokenDraft + 1; ++k) {
+    if (token_speedup(k, alpha, cost) > token_speedup(best, alpha, cost)) best = k;
+  }
+  return best - 1;
+}
+
+void LookaheadEngine::count_round(int gamma, int draft_length) {
+  steps_.rounds += 1;
+  steps_.gamma_sum += gamma;
+  if (draft_length > 0) {
+    steps_.token_rounds += 1;
+    steps_.draft_length_sum += draft_length;
+  }
+}
+
 int LookaheadEngine::async_gamma() const {
   if (!lookahead_.adaptive || draft_calls_ == 0 || target_calls_.empty()) return lookahead_.gamma;
   double seconds = 0;
@@ -232,7 +261,7 @@ void LookaheadEngine::take_drafts(std::vector<Completion> steps,
   }
 }
 
-void LookaheadEngine::ask_target(Run& run, bool to_the_end, std::vector<GenRequest>& batch,
+void LookaheadEngine::ask_target(Run& run, bool to_the_end, int draft_length, std::vector<GenRequest>& batch,
                                  std::vector<std::pair<Run*, StepTree::Id>>& owners) {
   StepTree& tree = *run.tree;
   for (const StepTree::Id node : tree.to_verify()) {
@@ -244,6 +273,7 @@ void LookaheadEngine::ask_target(Run& run, bool to_the_end, std::vector<GenReque
     // call rather than step by step.
     batch.push_back(to_the_end ? run.step(path, budget, StepRole::kTarget, run.request->stop)
                                : run.step(path, lookahead_.max_step_tokens, StepRole::kTarget, {lookahead_.delimiter}));
+    batch.back().draft_length = draft_length;
     owners.push_back({&run, node});
   }
 }
@@ -300,8 +330,6 @@ bool LookaheadEngine::commit_root(Run& run, bool wait_for_drafts) {
 void LookaheadEngine::round(std::vector<Run>& runs) {
   const RoundPlan plan = next_round();
   const int gamma = plan.gamma;
-  steps_.rounds += 1;
-  steps_.gamma_sum += gamma;
   std::vector<Run*> live;
   for (Run& run : runs) {
     if (!run.running()) continue;
@@ -326,7 +354,9 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
   // 2. The target's step after every node, all in one call.
   std::vector<GenRequest> batch;
   std::vector<std::pair<Run*, StepTree::Id>> owners;
-  for (Run* run : live) ask_target(*run, plan.to_the_end, batch, owners);
+  const int draft_length = token_draft_length();
+  count_round(gamma, draft_length);
+  for (Run* run : live) ask_target(*run, plan.to_the_end, draft_length, batch, owners);
   if (!batch.empty()) {
     const Clock::time_point target_start = Clock::now();
     std::vector<Completion> steps = target_->generate(batch);
@@ -422,8 +452,9 @@ void LookaheadEngine::run_async(std::vector<Run>& runs, const std::function<void
     if (judged) changed.notify_all();
     std::vector<GenRequest> batch;
     std::vector<std::pair<Run*, StepTree::Id>> owners;
+    const int draft_length = token_draft_length();
     for (Run& run : runs) {
-      if (run.running()) ask_target(run, false, batch, owners);
+      if (run.running()) ask_target(run, false, draft_length, batch, owners);
     }
     if (batch.empty()) {
       changed.wait(lock);
@@ -431,9 +462,8 @@ void LookaheadEngine::run_async(std::vector<Run>& runs, const std::function<void
     }
     int64_t requests = 0;
     for (size_t b = 0; b < owners.size(); ++b) requests += b == 0 || owners[b].first != owners[b - 1].first;
-    steps_.rounds += 1;
+    count_round(gamma, draft_length);
     steps_.request_rounds += requests;
-    steps_.gamma_sum += gamma;
     lock.unlock();
     const Clock::time_point target_start = Clock::now();
     std::vector<Completion> steps = target_->generate(batch);

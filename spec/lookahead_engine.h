@@ -37,6 +37,10 @@
 // in kExploreEvery tries a neighbour of the choice instead, so that costs
 // and acceptance stay measured. Asynchronous: the depth the notes' theory
 // makes best, ceil(target call / draft call), from the measured times.
+// Adaptive, both: the target engine's token draft length (a chain) is the
+// one the notes' token-level model makes best, from the target engine's
+// measured token acceptance and draft-to-target cost ratio (its own
+// setting until it has drafted).
 #pragma once
 
 #include <cstdint>
@@ -71,7 +75,12 @@ struct StepStats {
   int64_t accepted_steps = 0;   // of those, committed
   int64_t committed_steps = 0;  // drafted and target steps committed
   int64_t gamma_sum = 0;        // the rounds' gammas, summed
+  int64_t token_rounds = 0;     // rounds whose token draft length was chosen (adaptive)
+  int64_t draft_length_sum = 0;  // those rounds' token draft lengths, summed
   double mean_gamma() const { return rounds ? static_cast<double>(gamma_sum) / static_cast<double>(rounds) : 0; }
+  double mean_draft_length() const {
+    return token_rounds ? static_cast<double>(draft_length_sum) / static_cast<double>(token_rounds) : 0;
+  }
   // Steps a request commits per round it takes part in.
   double steps_per_round() const {
     return request_rounds ? static_cast<double>(committed_steps) / static_cast<double>(request_rounds) : 0;
@@ -114,8 +123,9 @@ class LookaheadEngine : public Engine {
   // Adds a draft call's answers to their trees (those still there) and marks
   // the nodes asked for as expanded.
   void take_drafts(std::vector<Completion> steps, const std::vector<std::pair<Run*, StepTree::Id>>& owners);
-  // The target requests for every node of the run's tree not yet asked for.
-  void ask_target(Run& run, bool to_the_end, std::vector<GenRequest>& batch,
+  // The target requests for every node of the run's tree not yet asked for,
+  // drafting chains of `draft_length` tokens (0: the target engine's own).
+  void ask_target(Run& run, bool to_the_end, int draft_length, std::vector<GenRequest>& batch,
                   std::vector<std::pair<Run*, StepTree::Id>>& owners);
   // Asks the verifier, in one batch over the runs, about every drafted step
   // not yet judged whose parent's target step is in (and, with
@@ -138,6 +148,13 @@ class LookaheadEngine : public Engine {
   int async_gamma() const;
   // Measured, or estimated, time of a target call with k steps per request.
   double target_call_seconds(int k) const;
+  // Adaptive: the token draft length for the next target call; 0 (the
+  // target engine's own) otherwise.
+  int token_draft_length() const;
+  // Counts a target call's draft length (and its gamma) in the stats.
+  void count_round(int gamma, int draft_length);
+
+  static constexpr int kMaxTokenDraft = 16;
 
   static constexpr int kExploreEvery = 8;
 

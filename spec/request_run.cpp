@@ -84,6 +84,8 @@ std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests,
     for (const std::string& s : r.stop) {
       SEED_CHECK(!s.empty(), kInvalidArgument) << "request " << i << ": an empty stop string";
     }
+    SEED_CHECK(r.draft_length >= 0 && r.draft_length <= kMaxDraftLength, kInvalidArgument)
+        << "request " << i << ": draft_length is " << r.draft_length << ", expected 0 to " << kMaxDraftLength;
     SEED_CHECK(r.stop.empty() || settings.tokenizer != nullptr, kInvalidArgument)
         << "request " << i << ": stop strings need a tokenizer, and the target model folder has none";
     try {
@@ -111,9 +113,17 @@ TargetSettings target_settings(const GenRequest& request) {
   return {request.sampling, request.seed, request.stream};
 }
 
+std::vector<int> draft_shape(const GenRequest& request, const std::vector<int>& k_config, bool pruned_tree) {
+  const bool chain = !k_config.empty() && !pruned_tree &&
+                     std::all_of(k_config.begin(), k_config.end(), [](int k) { return k == 1; });
+  if (request.draft_length <= 0 || !chain) return k_config;
+  return std::vector<int>(static_cast<size_t>(request.draft_length), 1);
+}
+
 DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config,
                              const std::optional<PrunedTree>& pruned_tree) {
-  return {request.sampling, request.seed, request.stream, k_config, request.group, pruned_tree};
+  return {request.sampling,  request.seed, request.stream, draft_shape(request, k_config, pruned_tree.has_value()),
+          request.group,     pruned_tree};
 }
 
 int draft_depth(const Sequence& seq, const Target& target, int shape_depth) {

@@ -78,6 +78,10 @@ std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests,
                                         const Target& target);
 
 TargetSettings target_settings(const GenRequest& request);
+// The draft shape of `request`: a chain of its draft_length where it sets
+// one and the engine drafts chains (`k_config` all ones, not a pruned tree),
+// else `k_config`.
+std::vector<int> draft_shape(const GenRequest& request, const std::vector<int>& k_config, bool pruned_tree);
 DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config,
                              const std::optional<PrunedTree>& pruned_tree);
 

@@ -47,7 +47,11 @@ std::vector<Completion> ScheduledEngine::generate(const std::vector<GenRequest>&
   std::vector<Sequence> seqs = prepare_sequences(requests, settings_, *target_);
   queue_.restart_schedule();
   drafters_.assign(seqs);
-  const int shape_depth = static_cast<int>(settings_.k_config.size());
+  // How deep the next draft of `seq` may be: its shape, the context, its budget.
+  const auto depth_of = [&](const Sequence& seq) {
+    const size_t shape = draft_shape(*seq.request, settings_.k_config, settings_.pruned_tree.has_value()).size();
+    return draft_depth(seq, *target_, static_cast<int>(shape));
+  };
   const size_t in_flight = in_flight_ == 0 ? seqs.size() : in_flight_;
   std::vector<bool> started(seqs.size(), false);
   std::vector<Sequence*> unseen;  // started since the last prefill
@@ -82,7 +86,7 @@ std::vector<Completion> ScheduledEngine::generate(const std::vector<GenRequest>&
       started[seq.slot] = true;
       unseen.push_back(&seq);
       ++running;
-      const int depth = draft_depth(seq, *target_, shape_depth);
+      const int depth = depth_of(seq);
       if (depth < 0) {
         seq.output->end(FinishReason::kContext);
         retire(seq, false);
@@ -122,7 +126,7 @@ std::vector<Completion> ScheduledEngine::generate(const std::vector<GenRequest>&
           std::vector<int32_t> accepted = seq.prompt;
           const std::vector<int32_t>& generated = seq.output->tokens();
           accepted.insert(accepted.end(), generated.begin(), generated.end());
-          drafters_.post(DraftTask::start(seq, draft_depth(seq, *target_, shape_depth), std::move(accepted)));
+          drafters_.post(DraftTask::start(seq, depth_of(seq), std::move(accepted)));
           continue;
         }
         if (!p.error.empty()) {
@@ -147,7 +151,7 @@ std::vector<Completion> ScheduledEngine::generate(const std::vector<GenRequest>&
           seq.stats.verify_s += verify_s / static_cast<double>(verified.size());
           if (seq.output->finished()) continue;  // cancelled by a request retired before it
           bool done = apply_verdict(seq, verified[i]->draft, verdicts[i]);
-          const int depth = done ? 0 : draft_depth(seq, *target_, shape_depth);
+          const int depth = done ? 0 : depth_of(seq);
           if (!done && depth < 0) {
             seq.output->end(FinishReason::kContext);
             done = true;

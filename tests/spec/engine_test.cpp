@@ -152,6 +152,25 @@ TEST_F(EngineTest, GreedyEveryEngineProducesTheArTokens) {
   }
 }
 
+TEST_F(EngineTest, ARequestsDraftLengthSetsItsChainAndChangesNoGreedyToken) {
+  const auto reference = tokens_of(engine("ar")->generate(requests(0.0f)));
+  for (const std::string name : {"sd", "seed"}) {
+    for (const int length : {1, 6}) {
+      std::vector<GenRequest> batch = requests(0.0f);
+      for (GenRequest& r : batch) r.draft_length = length;
+      auto e = engine(name);  // its own draft length is 3
+      EXPECT_EQ(tokens_of(e->generate(batch)), reference) << name << " " << length;
+      const EngineStats s = e->stats();
+      const int64_t rounds = s.thought.target_forwards + s.evaluation.target_forwards;
+      // A round drafts `length` tokens but where the request's budget is nearly spent.
+      EXPECT_LE(s.drafted_tokens, length * rounds) << name;
+      if (length == 6) {
+        EXPECT_GT(s.drafted_tokens, 3 * rounds) << name;
+      }
+    }
+  }
+}
+
 TEST_F(EngineTest, SampledSeedEnginesProduceSerialSpeculativeTokens) {
   const auto sd = tokens_of(engine("sd")->generate(requests(1.0f)));
   const auto mcsd = tokens_of(engine("mcsd", {2, 2, 1})->generate(requests(1.0f)));
@@ -536,6 +555,11 @@ TEST_F(EngineTest, MalformedRequestsAreErrorsNamingTheRequestAndField) {
   batch[0].prompt_tokens.clear();
   batch[0].prompt = "4 9 10 13";
   EXPECT_TRUE(throws_error([&] { e->generate(batch); }, ErrorKind::kInvalidArgument, {"request 0", "tokenizer"}));
+  batch = requests(1.0f);
+  batch[3].draft_length = -1;
+  EXPECT_TRUE(throws_error([&] { e->generate(batch); }, ErrorKind::kInvalidArgument, {"request 3", "draft_length"}));
+  batch[3].draft_length = kMaxDraftLength + 1;
+  EXPECT_TRUE(throws_error([&] { e->generate(batch); }, ErrorKind::kInvalidArgument, {"request 3", "draft_length"}));
   batch = requests(1.0f);
   batch[5].sampling.top_p = 1.5f;
   EXPECT_TRUE(throws_error([&] { e->generate(batch); }, ErrorKind::kInvalidArgument, {"request 5", "top_p"}));

@@ -14,6 +14,7 @@
 #include "spec/hidden_state_verifier.h"
 #include "spec/judge_verifier.h"
 #include "spec/lookahead_engine.h"
+#include "spec/lookahead_theory.h"
 #include "spec/request_output.h"
 #include "tests/throws_error.h"
 
@@ -69,6 +70,7 @@ class StepScriptEngine : public Engine {
   std::vector<Completion> generate(const std::vector<GenRequest>& requests, const CompletionCallback&) override {
     calls += 1;
     std::this_thread::sleep_for(delay_);
+    for (const GenRequest& r : requests) draft_lengths.push_back(r.draft_length);
     std::vector<Completion> out;
     std::map<std::vector<int32_t>, size_t> seen;
     for (const GenRequest& r : requests) {
@@ -89,10 +91,12 @@ class StepScriptEngine : public Engine {
     return out;
   }
   std::string name() const override { return "script"; }
-  EngineStats stats() const override { return {}; }
+  EngineStats stats() const override { return reported; }
   void reset_stats() override {}
 
   int calls = 0;
+  std::vector<int> draft_lengths;  // each request's GenRequest::draft_length
+  EngineStats reported;            // what stats() says (token acceptance and costs)
 
  private:
   std::shared_ptr<const models::Tokenizer> tokenizer_;
@@ -106,6 +110,7 @@ struct Outcome {
   StepStats steps;
   int draft_calls = 0;
   int target_calls = 0;
+  std::vector<int> target_draft_lengths;  // of every target request
 };
 
 constexpr const char* kPrompt = "Q?\n";
@@ -123,6 +128,7 @@ struct Scenario {
   std::string verifier = "exact";
   Delays delays;
   float temperature = 0;
+  EngineStats target_stats;  // what the target engine reports
 };
 
 Outcome run(const Scenario& scenario) {
@@ -134,6 +140,7 @@ Outcome run(const Scenario& scenario) {
                                                    scenario.delays.target);
   StepScriptEngine* d = draft.get();
   StepScriptEngine* t = target.get();
+  t->reported = scenario.target_stats;
   RunSettings settings;
   settings.tokenizer = tokenizer;
   settings.stop_tokens = {ByteTokenizer::kEos};
@@ -148,6 +155,7 @@ Outcome run(const Scenario& scenario) {
   outcome.steps = engine.step_stats();
   outcome.draft_calls = d->calls;
   outcome.target_calls = t->calls;
+  outcome.target_draft_lengths = t->draft_lengths;
   return outcome;
 }
 
@@ -231,6 +239,59 @@ TEST(LookaheadEngine, AutoStopsDraftingWhenDraftedStepsAreRejected) {
   EXPECT_EQ(o.steps.rounds, 41);
   EXPECT_LE(o.steps.drafted_steps, 1 + 41 / 8);
   EXPECT_EQ(o.steps.accepted_steps, 0);
+}
+
+// A target engine that drafted `drafted` tokens, accepted `accepted` of
+// them in `forwards` rounds with a rejection in each other round, a drafted
+// token costing `cost` of a forward.
+EngineStats token_stats(int64_t forwards, int64_t drafted, int64_t accepted, double cost) {
+  EngineStats s;
+  s.target_forwards = forwards;
+  s.drafted_tokens = drafted;
+  s.accepted_tokens = accepted;
+  s.rejections = forwards / 2;
+  s.target_busy_s = 0.01 * double(forwards);
+  s.draft_s = cost * 0.01 * double(drafted);
+  return s;
+}
+
+// The draft length the token-level model makes best, 1 to 16.
+int best_draft_length(const EngineStats& s) {
+  const double alpha = (double(s.accepted_tokens) + 1) / (double(s.accepted_tokens + s.rejections) + 2);
+  const double cost = (s.draft_s / double(s.drafted_tokens)) / (s.target_busy_s / double(s.target_forwards));
+  int best = 2;
+  for (int k = 3; k <= 17; ++k) best = token_speedup(k, alpha, cost) > token_speedup(best, alpha, cost) ? k : best;
+  return best - 1;
+}
+
+TEST(LookaheadEngine, AutoSetsTheTargetEnginesTokenDraftLengthFromItsAcceptanceAndCosts) {
+  Scenario scenario;
+  scenario.target_steps = {"a\n", "b\n", "c"};
+  scenario.draft_scripts = {{"a\n", "b\n", "c"}};
+  scenario.lookahead.gamma = 2;
+  scenario.lookahead.adaptive = true;
+  // High acceptance and cheap drafts: long chains; low acceptance and
+  // dear drafts: one token.
+  for (const EngineStats& stats : {token_stats(100, 800, 760, 0.02), token_stats(100, 400, 40, 0.4)}) {
+    scenario.target_stats = stats;
+    const int expected = best_draft_length(stats);
+    const Outcome o = run(scenario);
+    EXPECT_EQ(o.completion.text, "a\nb\nc");
+    ASSERT_FALSE(o.target_draft_lengths.empty());
+    for (const int length : o.target_draft_lengths) EXPECT_EQ(length, expected);
+    EXPECT_EQ(o.steps.token_rounds, o.steps.rounds);
+    EXPECT_DOUBLE_EQ(o.steps.mean_draft_length(), expected);
+  }
+  EXPECT_GE(best_draft_length(token_stats(100, 800, 760, 0.02)), 8);
+  EXPECT_EQ(best_draft_length(token_stats(100, 400, 40, 0.4)), 1);
+  // Before the target engine has drafted, and with a fixed gamma, its own length.
+  for (const bool adaptive : {true, false}) {
+    scenario.lookahead.adaptive = adaptive;
+    scenario.target_stats = adaptive ? EngineStats{} : token_stats(100, 800, 760, 0.02);
+    const Outcome o = run(scenario);
+    for (const int length : o.target_draft_lengths) EXPECT_EQ(length, 0);
+    EXPECT_EQ(o.steps.token_rounds, 0);
+  }
 }
 
 TEST(LookaheadEngine, ADraftedStepThatEndsAtEosIsNeverAccepted) {
