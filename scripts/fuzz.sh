@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds seed's libFuzzer targets (clang++-14, ASan + UBSan, in
-# build-address-undefined) and runs TARGET, or every target, for SECONDS
+# build-fuzz) and runs TARGET, or every target, for SECONDS
 # each (default 60), starting from tests/fuzz/corpus/TARGET. Prints each
 # target's executions and coverage; exits non-zero if any target crashed,
 # leaked, timed out or ran out of memory (the input is kept as
-# build-address-undefined/fuzz/TARGET/crash-*, and reproduces with
-# `build-address-undefined/tests/fuzz/TARGET_fuzz FILE`).
+# build-fuzz/fuzz/TARGET/crash-*, and reproduces with
+# `build-fuzz/tests/fuzz/TARGET_fuzz FILE`).
 #
 #   scripts/fuzz.sh                   every target, 60 s each
 #   scripts/fuzz.sh wire 600          one target
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 target=${1:-all}
 seconds=${2:-60}
 root=$PWD
-dir=$(bash scripts/configure_sanitized.sh address,undefined)
+dir=$(bash scripts/configure_sanitized.sh fuzz)
 cmake --build "$dir" --target seed_fuzzers -j "${JOBS:-$(nproc)}"
 source scripts/sanitizers/options.sh
 # Targets whose parser reads files write each input to a scratch file: in

@@ -3,7 +3,7 @@
 #
 #   scripts/test.sh                          the Release build in build/
 #   scripts/test.sh --sanitize LIST [CTEST_ARGS...]
-#       a clang++-14 build with -fsanitize=LIST in build-<LIST> (e.g.
+#       a g++ build with -fsanitize=LIST in build-<LIST> (e.g.
 #       address,undefined or thread; scripts/configure_sanitized.sh), every
 #       finding fatal (scripts/sanitizers/options.sh). CTEST_ARGS (-R, -E,
 #       -L) pick tests; TARGETS="a b" builds only those targets instead of
