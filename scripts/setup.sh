@@ -30,8 +30,8 @@ if $test; then
   packages+=(chromium python3)
   command -v node >/dev/null || packages+=(nodejs)
   command -v npm >/dev/null || packages+=(npm)
-  # scripts/fuzz.sh and scripts/test.sh --sanitize: clang's sanitizers and
-  # libFuzzer (GCC has no libFuzzer), and clang's OpenMP runtime.
+  # scripts/fuzz.sh: clang's sanitizers and libFuzzer (GCC has no
+  # libFuzzer), and clang's OpenMP runtime.
   packages+=(clang-14 libclang-rt-14-dev libomp-14-dev)
 fi
 missing=()
