@@ -1,9 +1,11 @@
-// Blocksworld: state invariants, the four actions, breadth-first planning and
+// Blocksworld: state invariants, the four actions, optimal planning (A*) and
 // random instances. Text (PlanBench wording, parsing, the plan validator) is
 // in blocksworld_text.cpp.
 #include "tasks/blocksworld.h"
 
-#include <deque>
+#include <algorithm>
+#include <climits>
+#include <queue>
 #include <unordered_map>
 
 #include "models/base/error.h"
@@ -12,46 +14,142 @@
 namespace seed::tasks {
 namespace {
 
-// A state as one integer for the BFS tables: 4 bits per block (below + 2).
+// A state as one integer for the search tables: 4 bits per block (below + 2).
 uint64_t state_key(const BlocksState& state) {
   uint64_t key = 0;
   for (const int b : state.below) key = (key << 4) | static_cast<uint64_t>(b + 2);
   return key;
 }
 
-// Breadth-first distances from `start` to the goal; -1 when unreachable.
-// Returns the path too when `plan` is not null.
-int bfs(const BlocksState& start, const std::vector<OnFact>& goal,
-        std::vector<BlocksAction>* plan) {
-  struct Visit {
-    uint64_t parent;
-    BlocksAction action;
-  };
-  std::unordered_map<uint64_t, Visit> visited;
-  std::deque<std::pair<BlocksState, int>> frontier;
-  const uint64_t start_key = state_key(start);
-  visited.emplace(start_key, Visit{start_key, BlocksAction{}});
-  frontier.emplace_back(start, 0);
-  while (!frontier.empty()) {
-    auto [state, depth] = std::move(frontier.front());
-    frontier.pop_front();
-    if (blocks_goal_holds(state, goal)) {
-      if (plan != nullptr) {
-        plan->clear();
-        for (uint64_t key = state_key(state); key != start_key;) {
-          const Visit& v = visited.at(key);
-          plan->insert(plan->begin(), v.action);
-          key = v.parent;
-        }
-      }
-      return depth;
+BlocksState state_of_key(uint64_t key, int num_blocks) {
+  BlocksState state;
+  state.below.resize(static_cast<size_t>(num_blocks));
+  for (int i = num_blocks - 1; i >= 0; --i, key >>= 4) {
+    state.below[static_cast<size_t>(i)] = static_cast<int>(key & 0xF) - 2;
+  }
+  return state;
+}
+
+constexpr int kNoWish = -3;  // GoalIndex: the goal says nothing
+constexpr int kNoLimit = INT_MAX;
+
+// The goal as two lookups: where each block must stand, and which block must
+// stand on each block.
+struct GoalIndex {
+  std::vector<int> below;  // below[b]: where b must stand, or kNoWish
+  std::vector<int> above;  // above[c]: the block that must stand on c, or kNoWish
+};
+
+// The goal's index when some state satisfies it, else nullopt: every fact
+// names blocks of the state, no block is wanted in two places, no two blocks
+// on one block or in the hand, nothing on a held block, no cycle. Any goal
+// that passes can be reached from any state (put every block down, then
+// build the wanted stacks), so the search never has to prove unreachability
+// by exhausting the state space.
+std::optional<GoalIndex> index_goal(int num_blocks, const std::vector<OnFact>& goal) {
+  const auto is_block = [num_blocks](int b) { return b >= 0 && b < num_blocks; };
+  GoalIndex index{std::vector<int>(static_cast<size_t>(num_blocks), kNoWish),
+                  std::vector<int>(static_cast<size_t>(num_blocks), kNoWish)};
+  int in_hand = kNoWish;
+  for (const OnFact& fact : goal) {
+    if (!is_block(fact.block) || fact.block == fact.below) return std::nullopt;
+    if (!is_block(fact.below) && fact.below != kOnTable && fact.below != kInHand) return std::nullopt;
+    int& wish = index.below[static_cast<size_t>(fact.block)];
+    if (wish != kNoWish && wish != fact.below) return std::nullopt;
+    wish = fact.below;
+    if (fact.below == kInHand) {
+      if (in_hand != kNoWish && in_hand != fact.block) return std::nullopt;
+      in_hand = fact.block;
+    } else if (fact.below >= 0) {
+      int& on = index.above[static_cast<size_t>(fact.below)];
+      if (on != kNoWish && on != fact.block) return std::nullopt;
+      on = fact.block;
     }
-    const uint64_t key = state_key(state);
+  }
+  if (in_hand != kNoWish && index.above[static_cast<size_t>(in_hand)] != kNoWish) return std::nullopt;
+  for (int b = 0; b < num_blocks; ++b) {
+    int cur = b;
+    for (int steps = 0; cur >= 0; ++steps) {
+      if (steps > num_blocks) return std::nullopt;  // a cycle of wishes
+      cur = index.below[static_cast<size_t>(cur)];
+    }
+  }
+  return index;
+}
+
+// Whether block b (not held) must be picked up before the goal can hold: it
+// stands somewhere the goal forbids, or on a block that must move, or on a
+// block the goal reserves for another.
+bool must_move(const BlocksState& state, const GoalIndex& goal, int b, std::vector<int8_t>* memo) {
+  int8_t& known = (*memo)[static_cast<size_t>(b)];
+  if (known >= 0) return known == 1;
+  const int under = state.below[static_cast<size_t>(b)];
+  const int wish = goal.below[static_cast<size_t>(b)];
+  bool must = wish != kNoWish && wish != under;
+  if (!must && under >= 0) {
+    const int reserved = goal.above[static_cast<size_t>(under)];
+    must = (reserved != kNoWish && reserved != b) || must_move(state, goal, under, memo);
+  }
+  known = must ? 1 : 0;
+  return must;
+}
+
+// A lower bound on the actions left, consistent (one action lowers it by at
+// most one), so A* expands each state once. Each of the m blocks that must
+// move needs a pick-up and, unless it ends in the hand, a put-down or stack;
+// a held block needs a put-down or stack unless it ends in the hand; at most
+// one block ends in the hand: 2m + held - 1.
+int actions_left_bound(const BlocksState& state, const GoalIndex& goal,
+                       const std::vector<OnFact>& facts) {
+  std::vector<int8_t> memo(state.below.size(), -1);
+  int bound = -1;
+  for (int b = 0; b < state.num_blocks(); ++b) {
+    if (state.below[static_cast<size_t>(b)] == kInHand) {
+      bound += 1;
+    } else if (must_move(state, goal, b, &memo)) {
+      bound += 2;
+    }
+  }
+  return std::max(bound, blocks_goal_holds(state, facts) ? 0 : 1);
+}
+
+// The length of a shortest plan from `start` by A*, or -1 when it is longer
+// than `limit`.
+int distance_within(const BlocksState& start, const GoalIndex& goal,
+                    const std::vector<OnFact>& facts, int limit) {
+  struct Open {
+    int f;
+    int g;
+    uint64_t key;
+    // Lowest f first; among equals the deepest, which is nearest the goal.
+    bool operator<(const Open& other) const {
+      return f != other.f ? f > other.f : g < other.g;
+    }
+  };
+  const int n = start.num_blocks();
+  std::priority_queue<Open> open;
+  std::unordered_map<uint64_t, int> best_g;
+  const int h0 = actions_left_bound(start, goal, facts);
+  if (h0 > limit) return -1;
+  open.push({h0, 0, state_key(start)});
+  best_g.emplace(state_key(start), 0);
+  while (!open.empty()) {
+    const Open node = open.top();
+    open.pop();
+    if (best_g.at(node.key) < node.g) continue;  // a shorter path was queued since
+    const BlocksState state = state_of_key(node.key, n);
+    if (blocks_goal_holds(state, facts)) return node.g;
     for (const BlocksAction& action : blocks_valid_actions(state)) {
-      BlocksState next = blocks_apply(state, action);
-      if (visited.emplace(state_key(next), Visit{key, action}).second) {
-        frontier.emplace_back(std::move(next), depth + 1);
+      const BlocksState next = blocks_apply(state, action);
+      const int g = node.g + 1;
+      const int f = g + actions_left_bound(next, goal, facts);
+      if (f > limit) continue;
+      const auto [it, fresh] = best_g.emplace(state_key(next), g);
+      if (!fresh) {
+        if (it->second <= g) continue;
+        it->second = g;
       }
+      open.push({f, g, it->first});
     }
   }
   return -1;
@@ -219,18 +317,38 @@ bool blocks_goal_holds(const BlocksState& state, const std::vector<OnFact>& goal
 
 std::optional<std::vector<BlocksAction>> blocks_optimal_plan(const BlocksState& start,
                                                              const std::vector<OnFact>& goal) {
+  const std::optional<GoalIndex> index = index_goal(start.num_blocks(), goal);
+  if (!index) return std::nullopt;
+  // Walking down from the start, the first action (in blocks_valid_actions
+  // order) that keeps a shortest plan possible gives the lexicographically
+  // first shortest plan: the one a breadth-first search expanding actions in
+  // that order finds.
   std::vector<BlocksAction> plan;
-  if (bfs(start, goal, &plan) < 0) return std::nullopt;
+  BlocksState state = start;
+  for (int left = distance_within(start, *index, goal, kNoLimit); left > 0; --left) {
+    for (const BlocksAction& action : blocks_valid_actions(state)) {
+      BlocksState next = blocks_apply(state, action);
+      if (distance_within(next, *index, goal, left - 1) >= 0) {
+        plan.push_back(action);
+        state = std::move(next);
+        break;
+      }
+    }
+  }
   return plan;
 }
 
 std::vector<BlocksAction> blocks_optimal_actions(const BlocksState& state,
                                                  const std::vector<OnFact>& goal) {
   std::vector<BlocksAction> optimal;
-  const int distance = bfs(state, goal, nullptr);
+  const std::optional<GoalIndex> index = index_goal(state.num_blocks(), goal);
+  if (!index) return optimal;
+  const int distance = distance_within(state, *index, goal, kNoLimit);
   if (distance <= 0) return optimal;
   for (const BlocksAction& action : blocks_valid_actions(state)) {
-    if (bfs(blocks_apply(state, action), goal, nullptr) == distance - 1) optimal.push_back(action);
+    if (distance_within(blocks_apply(state, action), *index, goal, distance - 1) >= 0) {
+      optimal.push_back(action);
+    }
   }
   return optimal;
 }

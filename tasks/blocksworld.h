@@ -107,9 +107,12 @@ BlocksState blocks_apply(const BlocksState& state, const BlocksAction& action);
 
 bool blocks_goal_holds(const BlocksState& state, const std::vector<OnFact>& goal);
 
-// A shortest plan by breadth-first search, deterministic (actions expanded in
-// blocks_valid_actions order). Empty when the goal already holds; nullopt when
-// the goal is unreachable (contradictory facts).
+// A shortest plan: of all shortest plans, the first when actions are
+// compared in blocks_valid_actions order (the plan a breadth-first search
+// expanding actions in that order finds). Found by A* under a lower bound on
+// the actions left, so 8 blocks take milliseconds, not a sweep of the whole
+// state space. Empty when the goal already holds; nullopt when no state
+// satisfies the goal (contradictory facts).
 std::optional<std::vector<BlocksAction>> blocks_optimal_plan(const BlocksState& start,
                                                              const std::vector<OnFact>& goal);
 

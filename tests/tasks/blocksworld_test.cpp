@@ -1,9 +1,12 @@
-// Blocksworld: actions and their restrictions, BFS plans (valid and optimal),
+// Blocksworld: actions and their restrictions, optimal plans (valid, optimal
+// and the breadth-first search's own),
 // PlanBench text, random instances and the plan validator.
 #include "tasks/blocksworld.h"
 
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <map>
 #include <set>
 
 #include "models/base/error.h"
@@ -42,6 +45,31 @@ bool reachable_within(const BlocksState& state, const std::vector<OnFact>& goal,
     if (reachable_within(blocks_apply(state, a), goal, depth - 1)) return true;
   }
   return false;
+}
+
+// The plan of a plain breadth-first search expanding actions in
+// blocks_valid_actions order: the reference blocks_optimal_plan must equal.
+std::optional<std::vector<BlocksAction>> bfs_plan(const BlocksState& start,
+                                                  const std::vector<OnFact>& goal) {
+  std::map<std::vector<int>, std::pair<std::vector<int>, BlocksAction>> parent;
+  std::deque<BlocksState> frontier{start};
+  parent.emplace(start.below, std::make_pair(start.below, BlocksAction{}));
+  while (!frontier.empty()) {
+    const BlocksState state = frontier.front();
+    frontier.pop_front();
+    if (blocks_goal_holds(state, goal)) {
+      std::vector<BlocksAction> plan;
+      for (std::vector<int> at = state.below; at != start.below; at = parent.at(at).first) {
+        plan.insert(plan.begin(), parent.at(at).second);
+      }
+      return plan;
+    }
+    for (const BlocksAction& a : blocks_valid_actions(state)) {
+      const BlocksState next = blocks_apply(state, a);
+      if (parent.emplace(next.below, std::make_pair(state.below, a)).second) frontier.push_back(next);
+    }
+  }
+  return std::nullopt;
 }
 
 std::string plan_text(const std::vector<BlocksAction>& plan, const std::vector<std::string>& names) {
@@ -127,6 +155,42 @@ TEST(BlocksworldTest, BfsPlanIsValidAndOptimalOnRandomInstances) {
   }
 }
 
+TEST(BlocksworldTest, PlanIsTheBreadthFirstSearchsPlan) {
+  std::mt19937_64 rng(23);
+  for (int i = 0; i < 60; ++i) {
+    const BlocksInstance instance = blocks_random_instance(rng, 2 + i % 5);
+    const auto plan = blocks_optimal_plan(instance.start, instance.goal);
+    const auto expected = bfs_plan(instance.start, instance.goal);
+    ASSERT_TRUE(plan.has_value() && expected.has_value());
+    EXPECT_EQ(plan_text(*plan, instance.names), plan_text(*expected, instance.names))
+        << "instance " << i << ", " << instance.start.num_blocks() << " blocks";
+  }
+}
+
+TEST(BlocksworldTest, EightBlocksArePlannedOptimally) {
+  // A breadth-first search visits ~700,000 states here; the plan must still
+  // be its plan.
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 2; ++i) {
+    const BlocksInstance instance = blocks_random_instance(rng, kBlocksMax);
+    const auto plan = blocks_optimal_plan(instance.start, instance.goal);
+    ASSERT_TRUE(plan.has_value());
+    const PlanCheck check = blocks_validate_plan(instance, plan_text(*plan, instance.names));
+    EXPECT_TRUE(check.reaches_goal()) << check.reason;
+    EXPECT_EQ(plan_text(*plan, instance.names),
+              plan_text(*bfs_plan(instance.start, instance.goal), instance.names));
+  }
+}
+
+TEST(BlocksworldTest, GoalsThatNameTheTableOrTheHandArePlanned) {
+  BlocksInstance instance = small_instance();  // red on blue
+  instance.goal = {{kRed, kOnTable}, {kYellow, kInHand}};
+  const auto plan = blocks_optimal_plan(instance.start, instance.goal);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan_text(*plan, instance.names), plan_text(*bfs_plan(instance.start, instance.goal), instance.names));
+  EXPECT_EQ(plan->size(), 3u);  // unstack red, put it down, pick up yellow
+}
+
 TEST(BlocksworldTest, OptimalActionsAreExactlyThoseOneStepCloser) {
   std::mt19937_64 rng(11);
   for (int i = 0; i < 20; ++i) {
@@ -147,6 +211,27 @@ TEST(BlocksworldTest, UnreachableGoalHasNoPlan) {
   instance.goal = {{kRed, kBlue}, {kBlue, kRed}};
   EXPECT_FALSE(blocks_optimal_plan(instance.start, instance.goal).has_value());
   EXPECT_TRUE(blocks_optimal_actions(instance.start, instance.goal).empty());
+}
+
+TEST(BlocksworldTest, ContradictoryGoalsHaveNoPlanWithoutASearch) {
+  // Eight blocks: proving these unreachable by search would visit every
+  // state; each contradiction is seen in the facts themselves.
+  BlocksState start;
+  start.below.assign(kBlocksMax, kOnTable);
+  const std::vector<std::vector<OnFact>> contradictions = {
+      {{0, 1}, {1, 2}, {2, 0}},      // a cycle
+      {{0, 1}, {0, 2}},              // one block in two places
+      {{0, 2}, {1, 2}},              // two blocks on one
+      {{0, kInHand}, {1, kInHand}},  // two blocks in the hand
+      {{0, kInHand}, {1, 0}},        // a block on the held block
+      {{3, 3}},                      // a block on itself
+      {{kBlocksMax, 0}},             // no such block
+      {{0, 99}},                     // no such place
+  };
+  for (const std::vector<OnFact>& goal : contradictions) {
+    EXPECT_FALSE(blocks_optimal_plan(start, goal).has_value());
+    EXPECT_TRUE(blocks_optimal_actions(start, goal).empty());
+  }
 }
 
 TEST(BlocksworldTest, StatementUsesPlanBenchWording) {
