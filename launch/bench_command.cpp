@@ -1,4 +1,5 @@
 // `seed bench ...`: speed measurements printed as tables (and JSON).
+#include <cstdint>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>

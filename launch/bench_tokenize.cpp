@@ -1,5 +1,6 @@
 // `seed bench tokenize`: encoding and decoding speed of a model folder's
 // tokenizer on a text file, on one thread.
+#include <cstdint>
 #include <spdlog/spdlog.h>
 
 #include <chrono>

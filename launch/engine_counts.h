@@ -7,6 +7,7 @@
 // drafters' time (summed over drafters), whatever the drafter kind.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "spec/engine.h"

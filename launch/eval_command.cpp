@@ -1,5 +1,6 @@
 // `seed eval game24`: how competent a model (and a draft/target pair) is on
 // the Game of 24 test puzzles. The numbers models/zoo/README.md reports.
+#include <cstdint>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,7 @@
 // `seed generate`: stream a completion of one prompt from one model. With
 // --chat the prompt is the user's turn of a conversation (after an optional
 // --system turn) rendered by the model's chat template.
+#include <cstdint>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 

@@ -2,6 +2,7 @@
 // engine. Writes one JSONL line per problem as it finishes (so --resume
 // loses nothing and recomputes nothing), a summary table and summary.json,
 // and with --tree-out the explored trees.
+#include <cstdint>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 

@@ -1,5 +1,6 @@
 #include "launch/run_results.h"
 
+#include <cstdint>
 #include <fcntl.h>
 #include <unistd.h>
 

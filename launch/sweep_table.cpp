@@ -1,5 +1,6 @@
 #include "launch/sweep_table.h"
 
+#include <cstdint>
 #include <unistd.h>
 
 #include <cmath>

@@ -2,9 +2,10 @@
 // against other implementations. Encoding reads one JSON string per line
 // and writes one JSON array of ids; --decode the reverse. --chat reads one
 // JSON list of messages per line and writes the chat template's text.
+#include <cstdint>
 #include <iostream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "launch/tokenize_commands.h"

@@ -1,5 +1,6 @@
 // `seed train`: train a model from a JSON config (models/training/train_config.h),
 // with a progress line on stderr.
+#include <cstdint>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>

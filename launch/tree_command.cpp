@@ -1,5 +1,6 @@
 // `seed tree`: learns STAND's static draft trees for a target and writes
 // them as files for `--drafter stand --tree FILE` (bench/tree_optimizer.h).
+#include <cstdint>
 #include <fmt/format.h>
 
 #include <filesystem>

@@ -1,6 +1,7 @@
 // `seed trigrams`: builds ADED's tri-gram table from a corpus, tokenized as
 // the trainer does with the target's tokenizer, and writes it for
 // `--drafter aded --trigrams FILE` (spec/trigram_table.h).
+#include <cstdint>
 #include <fmt/format.h>
 
 #include <iostream>

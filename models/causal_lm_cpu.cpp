@@ -9,6 +9,7 @@
 // products themselves. Each row's result here depends on that row alone, so
 // a token's logits are the same bits whether it is decoded alone, verified in
 // a chain or in a tree, or batched with other sequences.
+#include <cstdint>
 #include <torch/torch.h>
 
 #include <cstring>

@@ -6,6 +6,7 @@
 // loading a model.
 #include "models/safetensors.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>

@@ -8,6 +8,7 @@
 // products and sums stay float32. Once the weights sit in cache, a
 // verification forward of several rows is bound by multiply-adds, not
 // bytes, and this halves them.
+#include <cstdint>
 #include <immintrin.h>
 
 #include <cstring>

@@ -1,6 +1,7 @@
 // panel_gemm in plain C++ for CPUs without AVX2: one row of x at a time
 // against a panel, 64 accumulators the compiler keeps in vector registers.
 #include <c10/util/Half.h>
+#include <cstdint>
 
 #include <cstring>
 

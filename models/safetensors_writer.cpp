@@ -5,6 +5,7 @@
 // open() would have to diagnose.
 #include "models/safetensors.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 

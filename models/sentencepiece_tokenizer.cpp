@@ -2,6 +2,7 @@
 // plugin libseed_sentencepiece.so (see sentencepiece_tokenizer.h for why).
 #include "models/sentencepiece_tokenizer.h"
 
+#include <cstdint>
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 

@@ -1,5 +1,6 @@
 #include "parallel/blocking_messages.h"
 
+#include <cstdint>
 #include <mpi.h>
 
 #include <thread>

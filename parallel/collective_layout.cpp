@@ -1,6 +1,7 @@
 #include "parallel/collective_layout.h"
 
 #include <ATen/ATen.h>
+#include <cstdint>
 
 #include <vector>
 

@@ -1,5 +1,6 @@
 #include "parallel/distributed_engine.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 

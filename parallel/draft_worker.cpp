@@ -1,6 +1,7 @@
 #include "parallel/draft_worker.h"
 
 #include <csignal>
+#include <cstdint>
 #include <map>
 #include <string>
 

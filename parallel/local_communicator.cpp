@@ -1,5 +1,7 @@
 #include "parallel/communicator.h"
 
+#include <cstdint>
+
 #include "models/base/error.h"
 
 namespace seed::parallel {

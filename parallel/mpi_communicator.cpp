@@ -1,6 +1,7 @@
 #include "parallel/mpi_communicator.h"
 
 #include <ATen/ATen.h>
+#include <cstdint>
 #include <mpi.h>
 
 #include <climits>

@@ -1,5 +1,6 @@
 #include "parallel/mpi_event_loop.h"
 
+#include <cstdint>
 #include <mpi.h>
 
 #include <boost/asio/executor_work_guard.hpp>

@@ -1,6 +1,7 @@
 #include "parallel/nccl_communicator.h"
 
 #include <ATen/ATen.h>
+#include <cstdint>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 

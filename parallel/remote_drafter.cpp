@@ -1,5 +1,7 @@
 #include "parallel/remote_drafter.h"
 
+#include <cstdint>
+
 #include "models/base/error.h"
 #include "parallel/rank_layout.h"
 #include "parallel/wire.h"

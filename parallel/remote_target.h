@@ -21,6 +21,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 
 #include "parallel/mpi_event_loop.h"

@@ -1,5 +1,6 @@
 #include "parallel/target_worker.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 

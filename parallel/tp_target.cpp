@@ -1,6 +1,7 @@
 #include "parallel/tp_target.h"
 
 #include <ATen/ATen.h>
+#include <cstdint>
 
 #include <cstring>
 

@@ -16,6 +16,7 @@
 // spinning a core. Not thread-safe: the engine's one target thread drives it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 

@@ -1,5 +1,6 @@
 #include "parallel/wire.h"
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>

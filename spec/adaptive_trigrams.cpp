@@ -1,6 +1,7 @@
 #include "spec/adaptive_trigrams.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "models/base/error.h"
 

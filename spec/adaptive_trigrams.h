@@ -15,6 +15,7 @@
 // drafters of a group adjust and read it from several threads.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <unordered_map>

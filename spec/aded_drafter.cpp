@@ -1,6 +1,7 @@
 #include "spec/aded_drafter.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"

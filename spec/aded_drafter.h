@@ -21,6 +21,7 @@
 // group tables are.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 

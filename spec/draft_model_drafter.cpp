@@ -1,5 +1,6 @@
 #include "spec/draft_model_drafter.h"
 
+#include <cstdint>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -26,7 +27,9 @@ struct DraftModelDrafter::Slot {
 
 DraftModelDrafter::DraftModelDrafter(std::shared_ptr<const models::CausalLM> model,
                                      models::KvCacheOptions cache_options)
-    : model_(std::move(model)), cache_(model_->make_cache(cache_options)) {
+    : model_(std::move(model)),
+      cache_(model_->make_cache(cache_options)),
+      stream_(model_->tensor_options().device()) {
   SEED_CHECK(model_->shard().is_whole(), kInvalidArgument)
       << "drafter: the draft model is tp rank " << model_->shard().rank << " of " << model_->shard().size
       << "; drafters run whole models";
@@ -41,6 +44,7 @@ DraftModelDrafter::Slot& DraftModelDrafter::slot_state(uint64_t slot) {
 }
 
 void DraftModelDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
+  const models::DeviceStream::Scope on_stream(stream_);
   check_draft_start("drafter", slot, tokens, settings);
   finish(slot);
   Slot s;
@@ -51,6 +55,7 @@ void DraftModelDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens,
 }
 
 DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
+  const models::DeviceStream::Scope on_stream(stream_);
   Slot& s = slot_state(slot);
   release_forks(s);
   s.main_path.clear();
@@ -82,6 +87,7 @@ DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
 }
 
 void DraftModelDrafter::advance(uint64_t slot, const Verdict& verdict) {
+  const models::DeviceStream::Scope on_stream(stream_);
   Slot& s = slot_state(slot);
   release_forks(s);
   // Keep the accepted nodes the main sequence already holds; feed the rest.
@@ -97,6 +103,7 @@ void DraftModelDrafter::advance(uint64_t slot, const Verdict& verdict) {
 }
 
 void DraftModelDrafter::finish(uint64_t slot) {
+  const models::DeviceStream::Scope on_stream(stream_);
   const auto it = slots_.find(slot);
   if (it == slots_.end()) return;
   release_forks(it->second);

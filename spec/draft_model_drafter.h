@@ -19,10 +19,12 @@
 // weights; each drafter owns only its KV cache and slots.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 
 #include "models/causal_lm.h"
+#include "models/device_stream.h"
 #include "spec/drafter.h"
 
 namespace seed::spec {
@@ -47,6 +49,9 @@ class DraftModelDrafter : public Drafter {
 
   std::shared_ptr<const models::CausalLM> model_;
   models::KvCache cache_;
+  // Its own CUDA stream, so drafters on their threads overlap with the
+  // target and with each other on one GPU.
+  models::DeviceStream stream_;
   std::map<uint64_t, Slot> slots_;
 };
 

@@ -1,5 +1,6 @@
 #include "spec/draft_tree_growth.h"
 
+#include <cstdint>
 #include <torch/torch.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 #include "spec/edd_drafter.h"
 
+#include <cstdint>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -24,7 +25,9 @@ struct EddDrafter::Slot {
 };
 
 EddDrafter::EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options)
-    : model_(std::move(model)), cache_(model_->make_cache(cache_options)) {
+    : model_(std::move(model)),
+      cache_(model_->make_cache(cache_options)),
+      stream_(model_->tensor_options().device()) {
   SEED_CHECK(model_->config().is_edd(), kInvalidArgument) << "EDD drafter: the model's config names no target layer";
   SEED_CHECK(model_->shard().is_whole(), kInvalidArgument) << "EDD drafter: drafters run whole models";
 }
@@ -38,6 +41,7 @@ EddDrafter::Slot& EddDrafter::slot_state(uint64_t slot) {
 }
 
 void EddDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
+  const models::DeviceStream::Scope on_stream(stream_);
   check_draft_start("EDD drafter", slot, tokens, settings);
   finish(slot);
   Slot s;
@@ -47,6 +51,7 @@ void EddDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const 
 }
 
 DraftTree EddDrafter::propose(uint64_t slot, int max_depth) {
+  const models::DeviceStream::Scope on_stream(stream_);
   Slot& s = slot_state(slot);
   release_forks(s);
   const int64_t hidden = model_->config().hidden_size;
@@ -86,6 +91,7 @@ DraftTree EddDrafter::propose(uint64_t slot, int max_depth) {
 }
 
 void EddDrafter::advance(uint64_t slot, const Verdict& verdict) {
+  const models::DeviceStream::Scope on_stream(stream_);
   Slot& s = slot_state(slot);
   release_forks(s);
   // The bonus token's and the draft's rows go; their positions come back
@@ -109,6 +115,7 @@ void EddDrafter::advance(uint64_t slot, const Verdict& verdict) {
 }
 
 void EddDrafter::finish(uint64_t slot) {
+  const models::DeviceStream::Scope on_stream(stream_);
   const auto it = slots_.find(slot);
   if (it == slots_.end()) return;
   release_forks(it->second);

@@ -21,10 +21,12 @@
 // greedy or sampled; one shared model, a cache per drafter.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 
 #include "models/causal_lm.h"
+#include "models/device_stream.h"
 #include "spec/drafter.h"
 
 namespace seed::spec {
@@ -49,6 +51,9 @@ class EddDrafter : public Drafter {
 
   std::shared_ptr<const models::CausalLM> model_;
   models::KvCache cache_;
+  // Its own CUDA stream, so drafters on their threads overlap with the
+  // target and with each other on one GPU.
+  models::DeviceStream stream_;
   std::map<uint64_t, Slot> slots_;
 };
 

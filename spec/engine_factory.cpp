@@ -1,5 +1,6 @@
 #include "spec/engine_factory.h"
 
+#include <cstdint>
 #include <unistd.h>
 
 #include <algorithm>

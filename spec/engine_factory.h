@@ -2,6 +2,7 @@
 // `seed bench spec` call. Torch-free header (models are loaded inside).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>

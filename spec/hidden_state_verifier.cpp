@@ -1,6 +1,7 @@
 #include "spec/hidden_state_verifier.h"
 
 #include <ATen/ATen.h>
+#include <cstdint>
 #include <torch/torch.h>
 
 #include <optional>

@@ -1,6 +1,7 @@
 #include "spec/judge_verifier.h"
 
 #include <cctype>
+#include <cstdint>
 
 #include "models/base/error.h"
 

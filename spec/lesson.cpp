@@ -1,6 +1,7 @@
 #include "spec/lesson.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "models/base/error.h"
 

@@ -1,6 +1,7 @@
 #include "spec/lookahead_engine.h"
 
 #include <ATen/Parallel.h>
+#include <cstdint>
 #include <omp.h>
 
 #include <algorithm>
@@ -246,6 +247,11 @@ void LookaheadEngine::ask_draft(Run& run, StepTree::Id node, std::vector<GenRequ
   const int alternatives = run.request->sampling.greedy() ? 1 : lookahead_.width;
   for (int a = 0; a < alternatives; ++a) {
     batch.push_back(run.step(path, lookahead_.max_step_tokens, StepRole::kDraft, {lookahead_.delimiter}, a));
+    // The first alternative is the draft's greedy step. Whatever the draft
+    // proposes, a committed step means what the target's own sampled step
+    // means (the verifier's test), so the proposal only sets how often a
+    // step is accepted: for one proposal, the likeliest step is the best bet.
+    if (a == 0) batch.back().sampling.temperature = 0.0f;
     owners.push_back({&run, node});
   }
 }

@@ -23,8 +23,12 @@
 // The two engines are any seed engines, so token-level speculation runs
 // inside each step when the target engine is sd or seed. Not lossless: a
 // committed drafted step is the verifier's judgement, not the target's
-// distribution; report accuracy beside speed. Alternatives come from
-// sampling: a greedy request drafts one.
+// distribution; report accuracy beside speed. The first alternative is the
+// draft's greedy step, the others are sampled: a committed step means what
+// the target's own sampled step means whatever the draft proposes, so the
+// proposal sets only how often a step is accepted, and one proposal is
+// accepted most often when it is the likeliest step. A greedy request
+// drafts one.
 // A drafted step cut short (no delimiter within max_step_tokens, or the
 // request's budget) is never accepted; a target step is committed as it is.
 // Adaptive gamma, synchronous: each round takes the lookahead that commits

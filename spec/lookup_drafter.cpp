@@ -1,6 +1,7 @@
 #include "spec/lookup_drafter.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "models/base/error.h"
 

@@ -6,6 +6,7 @@
 // Not thread-safe (one caller).
 #pragma once
 
+#include <cstdint>
 #include <map>
 
 #include "spec/drafter.h"

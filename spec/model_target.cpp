@@ -1,5 +1,6 @@
 #include "spec/model_target.h"
 
+#include <cstdint>
 #include <torch/torch.h>
 
 #include <algorithm>

@@ -18,6 +18,7 @@
 // (Verdict::hidden), prompt positions the prefix cache supplied included.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 

@@ -1,6 +1,7 @@
 #include "spec/ngram_table.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 namespace seed::spec {

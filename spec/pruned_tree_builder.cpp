@@ -1,6 +1,7 @@
 #include "spec/pruned_tree_builder.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "models/base/error.h"
 

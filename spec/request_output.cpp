@@ -1,6 +1,7 @@
 #include "spec/request_output.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "models/base/error.h"
 

@@ -1,6 +1,7 @@
 #include "spec/request_run.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include <filesystem>
 

@@ -1,5 +1,7 @@
 #include "spec/scheduled_engine.h"
 
+#include <cstdint>
+
 #include "models/base/error.h"
 
 namespace seed::spec {

@@ -1,6 +1,7 @@
 #include "spec/scheduler.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include "models/base/error.h"

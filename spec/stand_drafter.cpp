@@ -1,6 +1,7 @@
 #include "spec/stand_drafter.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 
 #include "models/base/counter_rng.h"

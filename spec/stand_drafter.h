@@ -23,6 +23,7 @@
 // model's). Not thread-safe (one caller); the table is.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>

@@ -1,5 +1,6 @@
 #include "spec/static_tree.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

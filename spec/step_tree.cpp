@@ -1,6 +1,7 @@
 #include "spec/step_tree.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "models/base/error.h"
 

@@ -1,6 +1,7 @@
 #include "spec/trigram_table.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>

@@ -1,3 +1,5 @@
+#include <cstdint>
+
 #include "spec/verify_queue.h"
 
 namespace seed::spec {

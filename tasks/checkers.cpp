@@ -2,6 +2,7 @@
 // make_checker. See checkers.h for what each one accepts.
 #include "tasks/checkers.h"
 
+#include <cstdint>
 #include <regex>
 
 #include "models/base/error.h"

@@ -6,6 +6,7 @@
 #include "tasks/corpus.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <optional>

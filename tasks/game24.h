@@ -19,6 +19,7 @@
 // never throw: a malformed answer is an expected outcome, returned as a value.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -4,6 +4,7 @@
 // add/sub (each term < 2^126), so no intermediate can overflow.
 #include "tasks/rational.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 

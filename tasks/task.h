@@ -44,6 +44,7 @@
 // A loaded Task is immutable and thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>

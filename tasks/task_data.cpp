@@ -1,5 +1,6 @@
 #include "tasks/task_data.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <random>

@@ -1,6 +1,7 @@
 #include "models/chat_template/builtin_support.h"
 
 #include <cctype>
+#include <cstdint>
 #include <limits>
 
 #include "models/base/error.h"

@@ -2,6 +2,7 @@
 // lookup, their errors, ordering, and a few string operations.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "models/chat_template/value.h"

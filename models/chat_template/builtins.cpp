@@ -2,6 +2,7 @@
 #include "models/chat_template/builtins.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <set>
 

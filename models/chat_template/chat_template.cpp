@@ -1,6 +1,7 @@
 #include "models/chat_template/chat_template.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 
 #include "models/base/error.h"

@@ -13,6 +13,7 @@
 // it with encode(), which adds none.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <memory>

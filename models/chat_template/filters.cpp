@@ -1,6 +1,7 @@
 // The filters (x | name(args)): apply_filter and is_known_filter.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "models/chat_template/builtin_support.h"

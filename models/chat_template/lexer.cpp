@@ -1,5 +1,6 @@
 #include "models/chat_template/lexer.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "models/base/error.h"

@@ -1,6 +1,7 @@
 // The methods and properties of strings, lists and dicts (s.strip(),
 // d.items(), xs.length): builtin_member and is_known_method.
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "models/chat_template/builtin_support.h"

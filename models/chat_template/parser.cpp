@@ -1,5 +1,6 @@
 #include "models/chat_template/parser.h"
 
+#include <cstdint>
 #include <set>
 
 #include "models/base/error.h"

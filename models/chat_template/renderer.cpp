@@ -1,6 +1,7 @@
 #include "models/chat_template/renderer.h"
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <unordered_map>
 

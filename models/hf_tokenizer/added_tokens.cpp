@@ -1,5 +1,6 @@
 #include "models/hf_tokenizer/added_tokens.h"
 
+#include <cstdint>
 #include <unicode/uchar.h>
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,6 @@
 #include "models/hf_tokenizer/bpe_model.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <queue>
 

@@ -1,6 +1,7 @@
 // One class per decoder type, registered in make_decoder.
 #include "models/hf_tokenizer/decoders.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "models/base/error.h"

@@ -11,6 +11,7 @@
 // Thread-safety: const methods may be called concurrently.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 
 #include <memory>

@@ -1,5 +1,7 @@
 #include "models/hf_tokenizer/json_read.h"
 
+#include <cstdint>
+
 #include "models/base/error.h"
 
 namespace seed::models::hf {

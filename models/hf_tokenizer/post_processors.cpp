@@ -1,5 +1,6 @@
 #include "models/hf_tokenizer/post_processors.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "models/base/error.h"

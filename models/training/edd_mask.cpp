@@ -1,5 +1,6 @@
 #include "models/training/edd_mask.h"
 
+#include <cstdint>
 #include <torch/torch.h>
 
 #include "models/base/error.h"

@@ -1,5 +1,6 @@
 #include "models/training/train_checkpoint.h"
 
+#include <cstdint>
 #include <torch/torch.h>
 
 #include <filesystem>

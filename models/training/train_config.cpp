@@ -5,6 +5,7 @@
 // a typo and an error.
 #include "models/training/train_config.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 // checkpoints and the final model folder.
 #include "models/training/trainer.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 

@@ -1,5 +1,6 @@
 #include "models/training/training_data.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -4,6 +4,7 @@
 // the output folder resumable.
 #include "launch/run_results.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>

@@ -8,6 +8,7 @@
 // how it was batched. Token counts are one per character of the completion.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

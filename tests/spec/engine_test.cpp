@@ -188,6 +188,31 @@ TEST_F(EngineTest, SampledSeedEnginesProduceSerialSpeculativeTokens) {
   EXPECT_EQ(out, sd);
 }
 
+// On a GPU each drafter queues its kernels on a CUDA stream of its own, beside
+// the target's: what the engines compute must not change. seed verifies one
+// sequence at a time as sd does, so the two run the same kernels on the same
+// shapes and must agree token for token, greedy and sampled.
+TEST_F(EngineTest, OnCudaDraftersOnTheirOwnStreamsChangeNoToken) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const auto on_cuda = [](const std::string& name, int drafters) {
+    EngineOptions o;
+    o.engine = EngineKind::parse(name);
+    o.target = pair_->target;
+    o.draft = pair_->draft;
+    o.draft_length = 3;
+    o.drafters = drafters;
+    o.device = "cuda:0";
+    return make_engine(o);
+  };
+  for (const float temperature : {0.0f, 1.0f}) {
+    const auto sd = tokens_of(on_cuda("sd", 1)->generate(requests(temperature)));
+    for (const int drafters : {1, 3}) {
+      EXPECT_EQ(tokens_of(on_cuda("seed", drafters)->generate(requests(temperature))), sd)
+          << "T = " << temperature << ", " << drafters << " drafters";
+    }
+  }
+}
+
 // The first two tokens over many streams against p(x1) p(x2 | x1), computed
 // from the target's logits directly.
 TEST_F(EngineTest, SampledEnginesAreLossless) {

@@ -70,7 +70,10 @@ class StepScriptEngine : public Engine {
   std::vector<Completion> generate(const std::vector<GenRequest>& requests, const CompletionCallback&) override {
     calls += 1;
     std::this_thread::sleep_for(delay_);
-    for (const GenRequest& r : requests) draft_lengths.push_back(r.draft_length);
+    for (const GenRequest& r : requests) {
+      draft_lengths.push_back(r.draft_length);
+      temperatures.push_back(r.sampling.temperature);
+    }
     std::vector<Completion> out;
     std::map<std::vector<int32_t>, size_t> seen;
     for (const GenRequest& r : requests) {
@@ -96,6 +99,7 @@ class StepScriptEngine : public Engine {
 
   int calls = 0;
   std::vector<int> draft_lengths;  // each request's GenRequest::draft_length
+  std::vector<float> temperatures;  // each request's sampling temperature
   EngineStats reported;            // what stats() says (token acceptance and costs)
 
  private:
@@ -111,6 +115,7 @@ struct Outcome {
   int draft_calls = 0;
   int target_calls = 0;
   std::vector<int> target_draft_lengths;  // of every target request
+  std::vector<float> draft_temperatures, target_temperatures;  // of every request
 };
 
 constexpr const char* kPrompt = "Q?\n";
@@ -156,6 +161,8 @@ Outcome run(const Scenario& scenario) {
   outcome.draft_calls = d->calls;
   outcome.target_calls = t->calls;
   outcome.target_draft_lengths = t->draft_lengths;
+  outcome.draft_temperatures = d->temperatures;
+  outcome.target_temperatures = t->temperatures;
   return outcome;
 }
 
@@ -360,6 +367,24 @@ TEST(LookaheadEngine, AGreedyRequestDraftsOneAlternative) {
   const Outcome o = run(scenario);  // temperature 0: the alternatives would be one text
   EXPECT_EQ(o.completion.text, target_alone(steps));
   EXPECT_EQ(o.steps.accepted_steps, 0);
+}
+
+TEST(LookaheadEngine, ASampledRequestDraftsItsFirstAlternativeGreedilyAndSamplesTheRest) {
+  const auto steps = numbered_steps(4);
+  Scenario scenario;
+  scenario.target_steps = steps;
+  scenario.draft_scripts = {steps, std::vector<std::string>(4, "XX\n")};
+  scenario.lookahead.gamma = 2;
+  scenario.lookahead.width = 2;
+  scenario.temperature = 0.7f;
+  const Outcome o = run(scenario);
+  ASSERT_FALSE(o.draft_temperatures.empty());
+  ASSERT_EQ(o.draft_temperatures.size() % 2, 0u);
+  for (size_t i = 0; i < o.draft_temperatures.size(); i += 2) {
+    EXPECT_EQ(o.draft_temperatures[i], 0.0f) << "draft request " << i;
+    EXPECT_EQ(o.draft_temperatures[i + 1], 0.7f) << "draft request " << i + 1;
+  }
+  for (const float t : o.target_temperatures) EXPECT_EQ(t, 0.7f);
 }
 
 TEST(LookaheadEngine, AsyncCommitsTheTargetsTextWhetherDraftsMatchOrNot) {

@@ -2,6 +2,7 @@
 // Game-of-24 test split never appears, and the corpus is deterministic.
 #include "tasks/corpus.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <cstdio>

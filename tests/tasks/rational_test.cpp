@@ -1,6 +1,7 @@
 // Rational: normalisation, exact arithmetic, and failures reported as values.
 #include "tasks/rational.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <limits>
