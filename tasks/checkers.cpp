@@ -8,6 +8,7 @@
 #include "models/base/error.h"
 #include "tasks/blocksworld.h"
 #include "tasks/corpus_formats.h"
+#include "tasks/task_regex.h"
 #include "tasks/game24.h"
 
 namespace seed::tasks {
@@ -154,13 +155,8 @@ class ExactChecker : public Checker {
 
 class RegexChecker : public Checker {
  public:
-  RegexChecker(std::string field, const std::string& pattern) : field_(std::move(field)) {
-    try {
-      pattern_ = std::regex(pattern);
-    } catch (const std::regex_error& e) {
-      SEED_FAIL(kInvalidArgument) << "checker 'regex': invalid pattern '" << pattern << "': " << e.what();
-    }
-  }
+  RegexChecker(std::string field, const std::string& pattern)
+      : field_(std::move(field)), pattern_(compile_task_regex(pattern, "checker 'regex'")) {}
   std::string extract(std::string_view text) const override {
     std::smatch match;
     const std::string s(text);

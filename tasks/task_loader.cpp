@@ -12,6 +12,7 @@
 #include "models/base/json_fields.h"
 #include "tasks/prompt_template.h"
 #include "tasks/step_checkers.h"
+#include "tasks/task_regex.h"
 #include "tasks/task.h"
 
 namespace seed::tasks {
@@ -64,13 +65,9 @@ PromptSpec read_prompt(const json& object, const std::string& source, const std:
 }
 
 void check_regex(const std::string& pattern, const std::string& where, bool needs_group) {
-  try {
-    const std::regex re(pattern);
-    SEED_CHECK(!needs_group || re.mark_count() >= 1, kInvalidArgument)
-        << where << ": the pattern needs a capture group '(...)'";
-  } catch (const std::regex_error& e) {
-    SEED_FAIL(kInvalidArgument) << where << ": invalid regex '" << pattern << "': " << e.what();
-  }
+  const std::regex re = compile_task_regex(pattern, where);
+  SEED_CHECK(!needs_group || re.mark_count() >= 1, kInvalidArgument)
+      << where << ": the pattern needs a capture group '(...)'";
 }
 
 // The step verifiers a task may name: the generic ones of spec/ and the

@@ -69,6 +69,15 @@ TEST(TaskLoad, WrongTypesBadRegexesAndUnknownNamesAreErrors) {
   j = seed::testing::toy_task_json();
   j["state"] = {{"current", {{"initial", "{input}"}, {"pattern", "left: .*"}}}};
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'state.current.pattern'", "capture group"});
+  // Numbers libstdc++'s regex compiler would overflow on (found by fuzzing).
+  for (const char* pattern : {"(\\d+)\\66666666666666666666", "(a){1,99999999999999999999}", "(a){99999999999999999999}"}) {
+    j = seed::testing::toy_task_json();
+    j["state"] = {{"current", {{"initial", "{input}"}, {"pattern", pattern}}}};
+    expect_load_error(j, ErrorKind::kInvalidArgument, {"'state.current.pattern'", "more than 9 digits"});
+  }
+  j = seed::testing::toy_task_json();
+  j["state"] = {{"current", {{"initial", "{input}"}, {"pattern", "(a){2,123456789}\\1"}}}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'state.current.pattern'", "invalid regex"});
   j = seed::testing::toy_task_json();
   j["checker"]["name"] = "bleu";
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'checker'", "bleu"});
