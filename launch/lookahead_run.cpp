@@ -97,6 +97,7 @@ std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> targe
   steps.delimiter = lookahead.delimiter;
   steps.width = lookahead.width;
   steps.async = lookahead.async;
+  steps.draft_device = c10::Device(engine.device);
   if (lookahead.async && at::get_num_threads() > 1) {
     // The draft's thread takes one of the target's cores.
     at::set_num_threads(at::get_num_threads() - 1);

@@ -89,7 +89,8 @@ LookaheadEngine::LookaheadEngine(std::unique_ptr<Engine> draft, std::unique_ptr<
       target_(std::move(target)),
       settings_(std::move(settings)),
       lookahead_(std::move(lookahead)),
-      verifier_(std::move(verifier)) {
+      verifier_(std::move(verifier)),
+      draft_stream_(lookahead_.draft_device) {
   SEED_CHECK(draft_ && target_, kInvalidArgument) << "lookahead: needs a draft engine and a target engine";
   SEED_CHECK(verifier_, kInvalidArgument) << "lookahead: needs a step verifier";
   SEED_CHECK(settings_.tokenizer, kInvalidArgument) << "lookahead: steps are text; the target model folder has no tokenizer";
@@ -395,6 +396,7 @@ void LookaheadEngine::run_async(std::vector<Run>& runs, const std::function<void
   std::thread drafter([&] {
     at::internal::lazy_init_num_threads();
     omp_set_num_threads(lookahead_.draft_threads);
+    const models::DeviceStream::Scope on_stream(draft_stream_);
     std::unique_lock lock(mutex);
     try {
       while (!done) {

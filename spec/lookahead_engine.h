@@ -47,6 +47,7 @@
 // setting until it has drafted).
 #pragma once
 
+#include <c10/core/Device.h>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -54,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "models/device_stream.h"
 #include "spec/engine.h"
 #include "spec/request_run.h"
 #include "spec/step_tree.h"
@@ -70,6 +72,9 @@ struct LookaheadSettings {
   int width = 1;                 // drafted alternatives per step (sampled requests)
   bool async = false;            // draft on a thread of its own while the target works
   int draft_threads = 1;         // async: intra-op threads of the draft's thread
+  // async: the draft model's device; on a GPU the draft's thread queues its
+  // kernels on a stream of its own, so they overlap the target's.
+  c10::Device draft_device = c10::kCPU;
 };
 
 struct StepStats {
@@ -167,6 +172,7 @@ class LookaheadEngine : public Engine {
   RunSettings settings_;
   LookaheadSettings lookahead_;
   std::unique_ptr<StepVerifier> verifier_;
+  models::DeviceStream draft_stream_;  // the draft thread's (async)
   StepStats steps_;
   // Wall time of the draft engine's calls (one level of the trees) and of
   // the target engine's calls by steps per request, for the adaptive gamma.

@@ -3,6 +3,7 @@
 // token under every engine, and the text is the decoded tokens with the stop
 // string cut off.
 #include <gtest/gtest.h>
+#include <torch/cuda.h>
 
 #include "models/tokenizer.h"
 #include "spec/engine_factory.h"
@@ -13,12 +14,13 @@ namespace {
 
 const std::string kZoo = SEED_ZOO_DIR;
 
-std::unique_ptr<Engine> zoo_engine(const std::string& name) {
+std::unique_ptr<Engine> zoo_engine(const std::string& name, const std::string& device = "cpu") {
   EngineOptions o;
   o.engine = EngineKind::parse(name);
   o.target = kZoo + "/tiny-target";
   o.draft = kZoo + "/tiny-draft";
   o.drafters = 2;
+  o.device = device;
   return make_engine(o);
 }
 
@@ -129,6 +131,29 @@ TEST(EngineTextTest, AsynchronousLookaheadCommitsWhatTheSynchronousOneDoes) {
     EXPECT_EQ(b[i].finish, a[i].finish) << "request " << i;
   }
   EXPECT_EQ(async.step_stats().accepted_steps, sync.step_stats().accepted_steps);
+}
+
+// On a GPU the asynchronous engine's draft thread queues its kernels on a
+// CUDA stream of its own, beside the target's: greedy with the exact
+// verifier it must still write the target's own text.
+TEST(EngineTextTest, OnCudaTheAsynchronousDraftOnItsOwnStreamChangesNoText) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const std::string cuda = "cuda:0";
+  EngineOptions draft;
+  draft.engine = EngineKind::parse("ar-batch");
+  draft.target = kZoo + "/tiny-draft";
+  draft.device = cuda;
+  LookaheadSettings steps;
+  steps.gamma = 3;
+  steps.async = true;
+  steps.draft_device = c10::Device(cuda);
+  LookaheadEngine lookahead(make_engine(draft), zoo_engine("sd", cuda), model_run_settings(kZoo + "/tiny-target"),
+                            steps, make_step_verifier("exact"));
+  const std::vector<GenRequest> requests = propose_requests(0.0f);
+  const std::vector<Completion> ar = zoo_engine("ar", cuda)->generate(requests);
+  const std::vector<Completion> out = lookahead.generate(requests);
+  for (size_t i = 0; i < ar.size(); ++i) EXPECT_EQ(out[i].text, ar[i].text) << "request " << i;
+  EXPECT_GT(lookahead.step_stats().accepted_steps, 0) << "the zoo pair agrees on some steps";
 }
 
 }  // namespace
