@@ -35,6 +35,18 @@ uint64_t step_stream(uint64_t stream, size_t position, StepRole role, int altern
   return x ^ (x >> 31);
 }
 
+// Whether every owner's run has been read by a call of the kind `seen`
+// marks, marking them all as read by this one.
+template <typename Owners, typename Seen>
+bool steady_call(const Owners& owners, Seen seen) {
+  bool steady = true;
+  for (const auto& owner : owners) {
+    steady = steady && seen(*owner.first);
+  }
+  for (const auto& owner : owners) seen(*owner.first) = true;
+  return steady;
+}
+
 }  // namespace
 
 struct LookaheadEngine::Run {
@@ -45,6 +57,11 @@ struct LookaheadEngine::Run {
   std::optional<RequestOutput> output;
   std::optional<Completion> completion;  // once settled
   std::optional<StepTree> tree;          // while running
+  // Whether a draft call and a target call have read the prompt. A call
+  // that reads a prompt first also prefills it, so its time says little of
+  // a step's and is left out of the adaptive lookahead's measurements.
+  bool drafted = false;
+  bool targeted = false;
 
   // The step after the generated tokens `path` (committed ones first).
   GenRequest step(const std::vector<int32_t>& path, int64_t max_step_tokens, StepRole role,
@@ -155,13 +172,14 @@ std::vector<Completion> LookaheadEngine::generate(const std::vector<GenRequest>&
 }
 
 double LookaheadEngine::target_call_seconds(int k) const {
-  const auto known = target_calls_.find(k);
-  if (known != target_calls_.end()) return known->second.mean();
-  if (target_calls_.size() == 1) return target_calls_.begin()->second.mean();
+  const std::map<int, Calls>& measured = target_measured();
+  const auto known = measured.find(k);
+  if (known != measured.end()) return known->second.mean();
+  if (measured.size() == 1) return measured.begin()->second.mean();
   // Least squares T(k) = a + b k over the means seen, never below the
   // cheapest seen.
   double n = 0, sk = 0, st = 0, skk = 0, skt = 0, cheapest = std::numeric_limits<double>::max();
-  for (const auto& [size, calls] : target_calls_) {
+  for (const auto& [size, calls] : measured) {
     const double t = calls.mean();
     n += 1, sk += size, st += t, skk += double(size) * size, skt += size * t;
     cheapest = std::min(cheapest, t);
@@ -177,10 +195,12 @@ int LookaheadEngine::tree_size(int gamma) const {
 }
 
 LookaheadEngine::RoundPlan LookaheadEngine::next_round() const {
-  if (!lookahead_.adaptive || draft_calls_ == 0 || target_calls_.empty()) return {lookahead_.gamma, false};
+  if (!lookahead_.adaptive || draft_measured().count == 0 || target_measured().empty()) {
+    return {lookahead_.gamma, false};
+  }
   // Laplace's estimate keeps one early rejection from ruling drafting out.
   const double alpha = (double(steps_.accepted_steps) + 1) / (double(steps_.drafted_steps) + 2);
-  const double draft_call_s = draft_call_s_ / double(draft_calls_);
+  const double draft_call_s = draft_measured().mean();
   int best = 0;
   double best_rate = 0;
   for (int gamma = 0; gamma <= lookahead_.max_gamma; ++gamma) {
@@ -211,6 +231,9 @@ int LookaheadEngine::token_draft_length() const {
       (double(target.accepted_tokens) + 1) / (double(target.accepted_tokens + target.rejections) + 2);
   const double cost = (target.draft_s / double(target.drafted_tokens)) /
                       (target.target_busy_s / double(target.target_forwards));
+  // A drafted token measured as dear as a target forward (a slow draft, or
+  // a busy machine): no draft length pays, so the shortest.
+  if (cost >= 1) return 1;
   int best = 2;
   for (int k = 3; k <= kMaxTokenDraft + 1; ++k) {
     if (token_speedup(k, alpha, cost) > token_speedup(best, alpha, cost)) best = k;
@@ -228,11 +251,10 @@ void LookaheadEngine::count_round(int gamma, int draft_length) {
 }
 
 int LookaheadEngine::async_gamma() const {
-  if (!lookahead_.adaptive || draft_calls_ == 0 || target_calls_.empty()) return lookahead_.gamma;
-  double seconds = 0;
-  int64_t count = 0;
-  for (const auto& [size, calls] : target_calls_) seconds += calls.seconds, count += calls.count;
-  const double ratio = (seconds / double(count)) / (draft_call_s_ / double(draft_calls_));
+  if (!lookahead_.adaptive || draft_measured().count == 0 || target_measured().empty()) return lookahead_.gamma;
+  Calls target;
+  for (const auto& [size, calls] : target_measured()) target.seconds += calls.seconds, target.count += calls.count;
+  const double ratio = target.mean() / draft_measured().mean();
   return std::clamp(static_cast<int>(std::ceil(ratio)), 1, lookahead_.max_gamma);
 }
 
@@ -354,8 +376,8 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
     if (batch.empty()) break;
     const Clock::time_point draft_start = Clock::now();
     std::vector<Completion> steps = draft_->generate(batch);
-    draft_call_s_ += seconds_since(draft_start);
-    draft_calls_ += 1;
+    const bool steady = steady_call(owners, [](Run& run) -> bool& { return run.drafted; });
+    (steady ? draft_calls_ : cold_draft_calls_).add(seconds_since(draft_start));
     take_drafts(std::move(steps), owners);
   }
   // 2. The target's step after every node, all in one call.
@@ -367,10 +389,10 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
   if (!batch.empty()) {
     const Clock::time_point target_start = Clock::now();
     std::vector<Completion> steps = target_->generate(batch);
+    const double seconds = seconds_since(target_start);
+    const bool steady = steady_call(owners, [](Run& run) -> bool& { return run.targeted; });
     if (!plan.to_the_end) {
-      Calls& calls = target_calls_[static_cast<int>(batch.size() / live.size())];
-      calls.seconds += seconds_since(target_start);
-      calls.count += 1;
+      (steady ? target_calls_ : cold_target_calls_)[static_cast<int>(batch.size() / live.size())].add(seconds);
     }
     for (size_t b = 0; b < steps.size(); ++b) owners[b].first->tree->set_target(owners[b].second, std::move(steps[b]));
   }
@@ -416,8 +438,8 @@ void LookaheadEngine::run_async(std::vector<Run>& runs, const std::function<void
         std::vector<Completion> steps = draft_->generate(batch);
         const double seconds = seconds_since(draft_start);
         lock.lock();
-        draft_call_s_ += seconds;
-        draft_calls_ += 1;
+        const bool steady = steady_call(owners, [](Run& run) -> bool& { return run.drafted; });
+        (steady ? draft_calls_ : cold_draft_calls_).add(seconds);
         take_drafts(std::move(steps), owners);
         changed.notify_all();
       }
@@ -477,9 +499,9 @@ void LookaheadEngine::run_async(std::vector<Run>& runs, const std::function<void
     std::vector<Completion> steps = target_->generate(batch);
     const double seconds = seconds_since(target_start);
     lock.lock();
-    Calls& calls = target_calls_[static_cast<int>(batch.size() / static_cast<size_t>(requests))];
-    calls.seconds += seconds;
-    calls.count += 1;
+    const bool steady = steady_call(owners, [](Run& run) -> bool& { return run.targeted; });
+    (steady ? target_calls_ : cold_target_calls_)[static_cast<int>(batch.size() / static_cast<size_t>(requests))].add(
+        seconds);
     for (size_t b = 0; b < steps.size(); ++b) {
       StepTree& tree = *owners[b].first->tree;
       if (tree.contains(owners[b].second)) tree.set_target(owners[b].second, std::move(steps[b]));
@@ -503,9 +525,9 @@ void LookaheadEngine::reset_stats() {
   draft_->reset_stats();
   target_->reset_stats();
   steps_ = {};
-  draft_call_s_ = 0;
-  draft_calls_ = 0;
+  draft_calls_ = cold_draft_calls_ = {};
   target_calls_.clear();
+  cold_target_calls_.clear();
   generated_tokens_ = 0;
   requests_ = 0;
   wall_s_ = 0;

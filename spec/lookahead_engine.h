@@ -176,14 +176,21 @@ class LookaheadEngine : public Engine {
   StepStats steps_;
   // Wall time of the draft engine's calls (one level of the trees) and of
   // the target engine's calls by steps per request, for the adaptive gamma.
+  // A call that reads some request's prompt for the first time also
+  // prefills it, so such "cold" calls are measured apart and count only
+  // until a steady call of the same engine is measured.
   struct Calls {
     double seconds = 0;
     int64_t count = 0;
+    void add(double call_seconds) { seconds += call_seconds, count += 1; }
     double mean() const { return seconds / double(count); }
   };
-  double draft_call_s_ = 0;
-  int64_t draft_calls_ = 0;
-  std::map<int, Calls> target_calls_;
+  Calls draft_calls_, cold_draft_calls_;
+  std::map<int, Calls> target_calls_, cold_target_calls_;
+  const Calls& draft_measured() const { return draft_calls_.count ? draft_calls_ : cold_draft_calls_; }
+  const std::map<int, Calls>& target_measured() const {
+    return target_calls_.empty() ? cold_target_calls_ : target_calls_;
+  }
   int64_t generated_tokens_ = 0;
   int64_t requests_ = 0;
   double wall_s_ = 0;

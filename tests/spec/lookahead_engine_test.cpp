@@ -61,15 +61,26 @@ class ByteTokenizer : public models::Tokenizer {
 // differ.
 class StepScriptEngine : public Engine {
  public:
-  // `delay`: how long each call takes (what the adaptive lookahead weighs).
+  // `delay`: how long each call takes (what the adaptive lookahead weighs);
+  // `prefill_delay`: how much longer a call takes when it holds a request
+  // with nothing generated yet (as a model reads its prompt).
   StepScriptEngine(std::shared_ptr<const models::Tokenizer> tokenizer, size_t prompt_length,
-                   std::vector<std::vector<std::string>> scripts, std::chrono::microseconds delay = {})
-      : tokenizer_(std::move(tokenizer)), prompt_length_(prompt_length), scripts_(std::move(scripts)), delay_(delay) {}
+                   std::vector<std::vector<std::string>> scripts, std::chrono::microseconds delay = {},
+                   std::chrono::microseconds prefill_delay = {})
+      : tokenizer_(std::move(tokenizer)),
+        prompt_length_(prompt_length),
+        scripts_(std::move(scripts)),
+        delay_(delay),
+        prefill_delay_(prefill_delay) {}
 
   using Engine::generate;
   std::vector<Completion> generate(const std::vector<GenRequest>& requests, const CompletionCallback&) override {
     calls += 1;
     std::this_thread::sleep_for(delay_);
+    if (std::any_of(requests.begin(), requests.end(),
+                    [&](const GenRequest& r) { return r.prompt_tokens.size() == prompt_length_; })) {
+      std::this_thread::sleep_for(prefill_delay_);
+    }
     for (const GenRequest& r : requests) {
       draft_lengths.push_back(r.draft_length);
       temperatures.push_back(r.sampling.temperature);
@@ -107,6 +118,7 @@ class StepScriptEngine : public Engine {
   size_t prompt_length_;
   std::vector<std::vector<std::string>> scripts_;
   std::chrono::microseconds delay_;
+  std::chrono::microseconds prefill_delay_;
 };
 
 struct Outcome {
@@ -251,6 +263,38 @@ TEST(LookaheadEngine, AutoStopsDraftingWhenDraftedStepsAreRejected) {
   EXPECT_EQ(o.steps.accepted_steps, 0);
 }
 
+// Each request's first target call also reads its prompt and costs ten
+// times a step; a drafted step is cheap but never accepted. Those first
+// calls are measured apart, so request after request auto keeps to the
+// target alone (had they counted as one-step calls, one step would look
+// dearer than two and auto would draft on every round).
+TEST(LookaheadEngine, AutoIsNotMisledByTheFirstCallOfEachRequest) {
+  using std::chrono::microseconds;
+  auto tokenizer = std::make_shared<const ByteTokenizer>();
+  const size_t prompt_length = tokenizer->encode(kPrompt, false).size();
+  const auto steps = numbered_steps(6);
+  auto draft = std::make_unique<StepScriptEngine>(
+      tokenizer, prompt_length, std::vector<std::vector<std::string>>{std::vector<std::string>(6, "XX\n")},
+      microseconds(500));
+  auto target = std::make_unique<StepScriptEngine>(tokenizer, prompt_length,
+                                                   std::vector<std::vector<std::string>>{steps}, microseconds(4000),
+                                                   microseconds(40000));
+  RunSettings settings;
+  settings.tokenizer = tokenizer;
+  settings.stop_tokens = {ByteTokenizer::kEos};
+  LookaheadSettings lookahead;
+  lookahead.gamma = 1;
+  lookahead.adaptive = true;
+  LookaheadEngine engine(std::move(draft), std::move(target), settings, lookahead, make_step_verifier("exact"));
+  GenRequest request;
+  request.prompt = kPrompt;
+  request.max_new_tokens = 100;
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(engine.generate({request}).front().text, "s0\ns1\ns2\ns3\ns4\ns5\n");
+  // Two measuring rounds, then the target alone but for one exploring
+  // round in eight.
+  EXPECT_LT(engine.step_stats().mean_gamma(), 0.5);
+}
+
 // A target engine that drafted `drafted` tokens, accepted `accepted` of
 // them in `forwards` rounds with a rejection in each other round, a drafted
 // token costing `cost` of a forward.
@@ -294,6 +338,12 @@ TEST(LookaheadEngine, AutoSetsTheTargetEnginesTokenDraftLengthFromItsAcceptanceA
   }
   EXPECT_GE(best_draft_length(token_stats(100, 800, 760, 0.02)), 8);
   EXPECT_EQ(best_draft_length(token_stats(100, 400, 40, 0.4)), 1);
+  // A drafted token measured dearer than a target forward (a busy machine):
+  // the shortest draft, not an error.
+  scenario.target_stats = token_stats(100, 400, 300, 1.5);
+  const Outcome dear = run(scenario);
+  EXPECT_EQ(dear.completion.text, "a\nb\nc");
+  for (const int length : dear.target_draft_lengths) EXPECT_EQ(length, 1);
   // Before the target engine has drafted, and with a fixed gamma, its own length.
   for (const bool adaptive : {true, false}) {
     scenario.lookahead.adaptive = adaptive;
