@@ -225,12 +225,14 @@ int LookaheadEngine::token_draft_length() const {
   if (target.drafted_tokens == 0 || target.target_forwards == 0 || target.draft_s <= 0 || target.target_busy_s <= 0) {
     return 0;
   }
-  // Laplace's estimate, as for steps; the cost of a drafted token over a
-  // target forward.
+  // Laplace's estimate, as for steps; the cost of a drafted token (its
+  // draft step and its share of the forward that verifies it) over a
+  // forward that verifies nothing.
   const double alpha =
       (double(target.accepted_tokens) + 1) / (double(target.accepted_tokens + target.rejections) + 2);
-  const double cost = (target.draft_s / double(target.drafted_tokens)) /
-                      (target.target_busy_s / double(target.target_forwards));
+  const double forward_s = forward_cost_.empty() ? target.target_busy_s / double(target.target_forwards)
+                                                 : forward_cost_.base_s();
+  const double cost = (target.draft_s / double(target.drafted_tokens) + forward_cost_.per_token_s()) / forward_s;
   // A drafted token measured as dear as a target forward (a slow draft, or
   // a busy machine): no draft length pays, so the shortest.
   if (cost >= 1) return 1;
@@ -239,6 +241,13 @@ int LookaheadEngine::token_draft_length() const {
     if (token_speedup(k, alpha, cost) > token_speedup(best, alpha, cost)) best = k;
   }
   return best - 1;
+}
+
+void LookaheadEngine::count_forwards(const EngineStats& before) {
+  if (!lookahead_.adaptive) return;
+  const EngineStats after = target_->stats();
+  forward_cost_.add(after.target_forwards - before.target_forwards, after.drafted_tokens - before.drafted_tokens,
+                    after.target_busy_s - before.target_busy_s);
 }
 
 void LookaheadEngine::count_round(int gamma, int draft_length) {
@@ -388,9 +397,11 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
   for (Run* run : live) ask_target(*run, plan.to_the_end, draft_length, batch, owners);
   if (!batch.empty()) {
     const Clock::time_point target_start = Clock::now();
+    const EngineStats before = target_->stats();
     std::vector<Completion> steps = target_->generate(batch);
     const double seconds = seconds_since(target_start);
     const bool steady = steady_call(owners, [](Run& run) -> bool& { return run.targeted; });
+    if (steady) count_forwards(before);
     if (!plan.to_the_end) {
       (steady ? target_calls_ : cold_target_calls_)[static_cast<int>(batch.size() / live.size())].add(seconds);
     }
@@ -496,10 +507,12 @@ void LookaheadEngine::run_async(std::vector<Run>& runs, const std::function<void
     steps_.request_rounds += requests;
     lock.unlock();
     const Clock::time_point target_start = Clock::now();
+    const EngineStats before = target_->stats();
     std::vector<Completion> steps = target_->generate(batch);
     const double seconds = seconds_since(target_start);
     lock.lock();
     const bool steady = steady_call(owners, [](Run& run) -> bool& { return run.targeted; });
+    if (steady) count_forwards(before);
     (steady ? target_calls_ : cold_target_calls_)[static_cast<int>(batch.size() / static_cast<size_t>(requests))].add(
         seconds);
     for (size_t b = 0; b < steps.size(); ++b) {
@@ -528,6 +541,7 @@ void LookaheadEngine::reset_stats() {
   draft_calls_ = cold_draft_calls_ = {};
   target_calls_.clear();
   cold_target_calls_.clear();
+  forward_cost_ = {};
   generated_tokens_ = 0;
   requests_ = 0;
   wall_s_ = 0;

@@ -43,8 +43,13 @@
 // makes best, ceil(target call / draft call), from the measured times.
 // Adaptive, both: the target engine's token draft length (a chain) is the
 // one the notes' token-level model makes best, from the target engine's
-// measured token acceptance and draft-to-target cost ratio (its own
-// setting until it has drafted).
+// measured token acceptance and the cost of a drafted token over a target
+// forward (its own setting until it has drafted). A drafted token's cost
+// is its draft step plus what it adds to the forward that verifies it,
+// fitted from the target engine's forwards (ForwardCost): about nothing on
+// a GPU with headroom, a tenth of a forward or more on a CPU.
+// Calls that read a request's prompt for the first time also prefill it;
+// they are measured apart and count only until steady calls are measured.
 #pragma once
 
 #include <c10/core/Device.h>
@@ -57,6 +62,7 @@
 
 #include "models/device_stream.h"
 #include "spec/engine.h"
+#include "spec/forward_cost.h"
 #include "spec/request_run.h"
 #include "spec/step_tree.h"
 #include "spec/step_verifier.h"
@@ -162,6 +168,9 @@ class LookaheadEngine : public Engine {
   int token_draft_length() const;
   // Counts a target call's draft length (and its gamma) in the stats.
   void count_round(int gamma, int draft_length);
+  // Adaptive: adds the target engine's forwards since `before` to
+  // forward_cost_ (steady calls only: a first call also prefills).
+  void count_forwards(const EngineStats& before);
 
   static constexpr int kMaxTokenDraft = 16;
 
@@ -186,6 +195,7 @@ class LookaheadEngine : public Engine {
     double mean() const { return seconds / double(count); }
   };
   Calls draft_calls_, cold_draft_calls_;
+  ForwardCost forward_cost_;  // the target engine's forwards, by drafted tokens verified
   std::map<int, Calls> target_calls_, cold_target_calls_;
   const Calls& draft_measured() const { return draft_calls_.count ? draft_calls_ : cold_draft_calls_; }
   const std::map<int, Calls>& target_measured() const {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -85,6 +86,7 @@ class StepScriptEngine : public Engine {
       draft_lengths.push_back(r.draft_length);
       temperatures.push_back(r.sampling.temperature);
     }
+    if (on_call) on_call(reported, requests.front().draft_length);
     std::vector<Completion> out;
     std::map<std::vector<int32_t>, size_t> seen;
     for (const GenRequest& r : requests) {
@@ -112,6 +114,8 @@ class StepScriptEngine : public Engine {
   std::vector<int> draft_lengths;  // each request's GenRequest::draft_length
   std::vector<float> temperatures;  // each request's sampling temperature
   EngineStats reported;            // what stats() says (token acceptance and costs)
+  // Called with `reported` and the first request's draft length at each call.
+  std::function<void(EngineStats&, int)> on_call;
 
  private:
   std::shared_ptr<const models::Tokenizer> tokenizer_;
@@ -293,6 +297,53 @@ TEST(LookaheadEngine, AutoIsNotMisledByTheFirstCallOfEachRequest) {
   // Two measuring rounds, then the target alone but for one exploring
   // round in eight.
   EXPECT_LT(engine.step_stats().mean_gamma(), 0.5);
+}
+
+// A target engine whose forwards cost 1 ms plus `per_token_s` for each
+// drafted token they verify (its own chains: 7 tokens), a drafted token
+// 0.02 ms and accepted with probability 0.8: the token draft lengths auto
+// asks it for, call after call.
+std::vector<int> auto_token_draft_lengths(double per_token_s) {
+  auto tokenizer = std::make_shared<const ByteTokenizer>();
+  const size_t prompt_length = tokenizer->encode(kPrompt, false).size();
+  const auto steps = numbered_steps(6);
+  auto draft = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, std::vector<std::vector<std::string>>{steps});
+  auto target = std::make_unique<StepScriptEngine>(tokenizer, prompt_length, std::vector<std::vector<std::string>>{steps});
+  StepScriptEngine* t = target.get();
+  t->on_call = [per_token_s](EngineStats& s, int draft_length) {
+    const int length = draft_length > 0 ? draft_length : 7;
+    s.target_forwards += 10;
+    s.drafted_tokens += 10 * length;
+    s.accepted_tokens += 8 * length;
+    s.rejections += 2 * length;
+    s.target_busy_s += 10 * (1e-3 + per_token_s * length);
+    s.draft_s += 10 * length * 2e-5;
+  };
+  RunSettings settings;
+  settings.tokenizer = tokenizer;
+  settings.stop_tokens = {ByteTokenizer::kEos};
+  LookaheadSettings lookahead;
+  lookahead.adaptive = true;
+  LookaheadEngine engine(std::move(draft), std::move(target), settings, lookahead, make_step_verifier("exact"));
+  GenRequest request;
+  request.prompt = kPrompt;
+  request.max_new_tokens = 100;
+  for (int i = 0; i < 12; ++i) engine.generate({request});
+  return t->draft_lengths;
+}
+
+// Where a forward costs the same whatever it verifies (a GPU with
+// headroom), cheap drafts make long chains best; where each drafted token
+// adds a fifth of a forward to the forward that verifies it (a CPU), auto
+// sees that in the target engine's forwards and drafts short chains.
+TEST(LookaheadEngine, AutoDraftsShorterTokenChainsWhereVerifyingEachTokenCosts) {
+  const std::vector<int> flat = auto_token_draft_lengths(0);
+  const std::vector<int> rising = auto_token_draft_lengths(2e-4);
+  ASSERT_GE(flat.size(), 12u);
+  ASSERT_GE(rising.size(), 12u);
+  EXPECT_GE(flat.back(), 8);
+  EXPECT_GE(rising.back(), 2);
+  EXPECT_LE(rising.back(), 5);
 }
 
 // A target engine that drafted `drafted` tokens, accepted `accepted` of
