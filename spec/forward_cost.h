@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "spec/line_fit.h"
+
 namespace seed::spec {
 
 class ForwardCost {
@@ -16,7 +18,7 @@ class ForwardCost {
   // `forwards` forwards that verified `drafted` drafted tokens in `seconds`
   // (one call's worth: a point at drafted / forwards, weighted by forwards).
   void add(int64_t forwards, int64_t drafted, double seconds);
-  bool empty() const { return forwards_ == 0; }
+  bool empty() const { return fit_.weight() == 0; }
   // A forward that verifies no drafted token (the mean forward until a
   // slope can be fitted).
   double base_s() const;
@@ -25,7 +27,7 @@ class ForwardCost {
   double per_token_s() const;
 
  private:
-  double forwards_ = 0, x_ = 0, y_ = 0, xx_ = 0, xy_ = 0;  // weighted sums
+  LineFit fit_;  // seconds a forward by drafted tokens a forward, weighted by forwards
 };
 
 }  // namespace seed::spec

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "models/base/error.h"
+#include "spec/line_fit.h"
 #include "spec/lookahead_theory.h"
 #include "spec/request_output.h"
 
@@ -178,14 +179,13 @@ double LookaheadEngine::target_call_seconds(int k) const {
   if (measured.size() == 1) return measured.begin()->second.mean();
   // Least squares T(k) = a + b k over the means seen, never below the
   // cheapest seen.
-  double n = 0, sk = 0, st = 0, skk = 0, skt = 0, cheapest = std::numeric_limits<double>::max();
+  LineFit fit;
+  double cheapest = std::numeric_limits<double>::max();
   for (const auto& [size, calls] : measured) {
-    const double t = calls.mean();
-    n += 1, sk += size, st += t, skk += double(size) * size, skt += size * t;
-    cheapest = std::min(cheapest, t);
+    fit.add(size, calls.mean());
+    cheapest = std::min(cheapest, calls.mean());
   }
-  const double slope = (n * skt - sk * st) / (n * skk - sk * sk);
-  return std::max(cheapest, (st - slope * sk) / n + slope * k);
+  return std::max(cheapest, fit.mean_y() + fit.slope() * (k - fit.mean_x()));
 }
 
 int LookaheadEngine::tree_size(int gamma) const {
@@ -397,7 +397,7 @@ void LookaheadEngine::round(std::vector<Run>& runs) {
   for (Run* run : live) ask_target(*run, plan.to_the_end, draft_length, batch, owners);
   if (!batch.empty()) {
     const Clock::time_point target_start = Clock::now();
-    const EngineStats before = target_->stats();
+    const EngineStats before = lookahead_.adaptive ? target_->stats() : EngineStats{};
     std::vector<Completion> steps = target_->generate(batch);
     const double seconds = seconds_since(target_start);
     const bool steady = steady_call(owners, [](Run& run) -> bool& { return run.targeted; });
@@ -507,7 +507,7 @@ void LookaheadEngine::run_async(std::vector<Run>& runs, const std::function<void
     steps_.request_rounds += requests;
     lock.unlock();
     const Clock::time_point target_start = Clock::now();
-    const EngineStats before = target_->stats();
+    const EngineStats before = lookahead_.adaptive ? target_->stats() : EngineStats{};
     std::vector<Completion> steps = target_->generate(batch);
     const double seconds = seconds_since(target_start);
     lock.lock();

@@ -10,9 +10,7 @@
 //
 //   decode_bench BACKEND MODEL.gguf THREADS [REPEATS=5] [DECODE_TOKENS=32]
 //
-// BACKEND: the folder of prebuilt CPU variants (the best one for this CPU
-// is loaded), or one variant's library (libggml-cpu-haswell.so: the AVX2
-// build, to compare with seed's AVX2 kernels on any CPU).
+// BACKEND: as load_backend (llama_setup.h) takes it.
 //
 // Prints one JSON line: {"model", "threads", "decode_tokens_per_s", "runs_ms_per_token"}.
 #include <algorithm>
@@ -22,8 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "ggml-backend.h"
-#include "llama.h"
+#include "llama_setup.h"
 
 namespace {
 
@@ -63,36 +60,11 @@ int main(int argc, char** argv) {
   const int repeats = argc > 4 ? std::atoi(argv[4]) : 5;
   const int decode_tokens = argc > 5 ? std::atoi(argv[5]) : 32;
 
-  llama_log_set([](ggml_log_level level, const char* text, void*) {
-    if (level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);
-  }, nullptr);
-  const std::string backend = argv[1];
-  if (backend.size() > 3 && backend.compare(backend.size() - 3, 3, ".so") == 0) {
-    if (!ggml_backend_load(backend.c_str())) {
-      std::fprintf(stderr, "cannot load %s\n", backend.c_str());
-      return 1;
-    }
-  } else {
-    // The prebuilt ggml picks its best CPU variant (zen4, skylakex, haswell...) at load time.
-    ggml_backend_load_all_from_path(backend.c_str());
-  }
-  llama_backend_init();
-  std::fprintf(stderr, "%s\n", llama_print_system_info());  // the CPU features of the variant it loaded
+  load_backend(argv[1]);
+  const LoadedModel loaded = load_model(model_path, threads, 256);
+  llama_context* ctx = loaded.ctx;
 
-  llama_model_params model_params = llama_model_default_params();
-  llama_model* model = llama_model_load_from_file(model_path, model_params);
-  if (!model) return 1;
-  llama_context_params ctx_params = llama_context_default_params();
-  ctx_params.n_ctx = 1024;
-  ctx_params.n_batch = 256;
-  ctx_params.n_seq_max = 1;
-  ctx_params.n_threads = threads;
-  ctx_params.n_threads_batch = threads;
-  ctx_params.no_perf = true;
-  llama_context* ctx = llama_init_from_model(model, ctx_params);
-  if (!ctx) return 1;
-
-  const int vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
+  const int vocab = llama_vocab_n_tokens(llama_model_get_vocab(loaded.model));
   const llama_token context_token = filler_tokens(1, vocab)[0];
   const std::vector<llama_token> inputs = filler_tokens(decode_tokens, vocab);
   std::vector<double> ms_per_token;
@@ -115,7 +87,7 @@ int main(int argc, char** argv) {
   std::printf("]}\n");
 
   llama_free(ctx);
-  llama_model_free(model);
+  llama_model_free(loaded.model);
   llama_backend_free();
   return 0;
 }

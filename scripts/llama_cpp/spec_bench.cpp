@@ -5,7 +5,7 @@
 // on the prebuilt libllama. Greedy verification keeps the output exactly the
 // target's own greedy output.
 //
-//   spec_bench BACKEND_DIR THREADS REQUESTS TARGET.gguf [DRAFT.gguf K]
+//   spec_bench BACKEND THREADS REQUESTS TARGET.gguf [DRAFT.gguf K]   (BACKEND: as load_backend takes it)
 //
 // REQUESTS has one request a line: "REPEAT MAX_NEW_TOKENS id id ...". The
 // requests of one repeat run one after another; a repeat's tokens/s is its
@@ -25,8 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "ggml-backend.h"
-#include "llama.h"
+#include "llama_setup.h"
 
 namespace {
 
@@ -41,17 +40,9 @@ struct Model {
   int n = 0;  // tokens in the KV cache
 
   void load(const char* path, int threads) {
-    model = llama_model_load_from_file(path, llama_model_default_params());
-    if (!model) std::exit(1);
-    llama_context_params params = llama_context_default_params();
-    params.n_ctx = 1024;
-    params.n_batch = 512;
-    params.n_seq_max = 1;
-    params.n_threads = threads;
-    params.n_threads_batch = threads;
-    params.no_perf = true;
-    ctx = llama_init_from_model(model, params);
-    if (!ctx) std::exit(1);
+    const LoadedModel loaded = load_model(path, threads, 512);
+    model = loaded.model;
+    ctx = loaded.ctx;
   }
 
   void reset() {
@@ -158,7 +149,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   if (argc != 5 && argc != 7) {
-    std::fprintf(stderr, "usage: %s BACKEND_DIR THREADS REQUESTS TARGET.gguf [DRAFT.gguf K]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s BACKEND THREADS REQUESTS TARGET.gguf [DRAFT.gguf K]\n", argv[0]);
     return 2;
   }
   const int threads = std::atoi(argv[2]);
@@ -174,11 +165,7 @@ int main(int argc, char** argv) {
   }
   if (repeats.empty()) return 2;
 
-  llama_log_set([](ggml_log_level level, const char* text, void*) {
-    if (level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);
-  }, nullptr);
-  ggml_backend_load_all_from_path(argv[1]);
-  llama_backend_init();
+  load_backend(argv[1]);
   Model target, draft;
   target.load(argv[4], threads);
   const bool speculative = argc == 7;

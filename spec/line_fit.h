@@ -1,0 +1,26 @@
+// LineFit: the weighted least-squares line y = a + b x through points added
+// one at a time (running sums, no storage).
+#pragma once
+
+namespace seed::spec {
+
+class LineFit {
+ public:
+  void add(double x, double y, double weight = 1) {
+    w_ += weight, x_ += weight * x, y_ += weight * y, xx_ += weight * x * x, xy_ += weight * x * y;
+  }
+  double weight() const { return w_; }
+  double mean_x() const { return x_ / w_; }
+  double mean_y() const { return y_ / w_; }
+  double x_variance() const { return xx_ / w_ - mean_x() * mean_x(); }
+  // 0 where the points share one x.
+  double slope() const {
+    const double variance = x_variance();
+    return variance > 0 ? (xy_ / w_ - mean_x() * mean_y()) / variance : 0;
+  }
+
+ private:
+  double w_ = 0, x_ = 0, y_ = 0, xx_ = 0, xy_ = 0;
+};
+
+}  // namespace seed::spec
