@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "spec/engine.h"
-#include "spec/engine_factory.h"
+#include "spec/api/engine.h"
+#include "spec/engine/engine_factory.h"
 
 namespace seed::bench {
 

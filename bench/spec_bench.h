@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/engine_factory.h"
+#include "spec/engine/engine_factory.h"
 
 namespace seed::bench {
 

@@ -14,8 +14,8 @@
 
 #include "launch/commands.h"
 #include "parallel/distributed_engine.h"
-#include "spec/engine.h"
-#include "spec/engine_factory.h"
+#include "spec/api/engine.h"
+#include "spec/engine/engine_factory.h"
 
 namespace seed::launch {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "spec/engine.h"
+#include "spec/api/engine.h"
 
 namespace seed::launch {
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "bench/acceptance.h"
-#include "bench/game24_eval.h"
+#include "eval/acceptance.h"
+#include "eval/game24_eval.h"
 #include "launch/commands.h"
 #include "launch/runtime.h"
 #include "launch/json_text.h"
@@ -25,7 +25,7 @@ struct EvalOptions {
   std::string draft_dir;
   std::string game24_csv = "../shared/datasets/game24/24.csv";
   int limit = 100;  // test puzzles
-  bench::Game24EvalOptions eval;
+  eval::Game24EvalOptions eval;
   int draft_length = 4;
   std::string json_path;
   std::string value_out;  // JSONL, one value judgment per line
@@ -44,7 +44,7 @@ void close_output(std::ofstream& file, const std::string& path) {
   SEED_CHECK(!file.fail(), kIo) << "writing " << path << " failed (disk full?)";
 }
 
-void write_value_judgments(std::ofstream& file, const std::vector<bench::Game24ValueJudgment>& judgments) {
+void write_value_judgments(std::ofstream& file, const std::vector<eval::Game24ValueJudgment>& judgments) {
   for (const auto& j : judgments) {
     file << dump_model_output(nlohmann::ordered_json{
                 {"state", j.state}, {"solver", tasks::game24_label_name(j.solver)}, {"model", j.model}})
@@ -67,7 +67,7 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
   options.eval.on_progress = [](const char* phase, int64_t done, int64_t total) {
     print_progress_line(done, total, phase);
   };
-  const bench::Game24EvalResult r = bench::evaluate_game24(*model, *tokenizer, puzzles, options.eval);
+  const eval::Game24EvalResult r = eval::evaluate_game24(*model, *tokenizer, puzzles, options.eval);
   nlohmann::json out = {{"model", options.model_dir},
                         {"test_puzzles", count},
                         {"propose_step_lines", r.step_lines},
@@ -101,12 +101,12 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
       prompts.push_back(tokenizer->encode(tasks::render_prompt(tasks::kGame24ProposePrompt, {{"input", input}}), true));
       prompts.push_back(tokenizer->encode(tasks::render_prompt(tasks::kGame24CotPrompt, {{"input", input}}), true));
     }
-    bench::AcceptanceOptions acceptance;
+    eval::AcceptanceOptions acceptance;
     acceptance.draft_length = options.draft_length;
     acceptance.sampling = SamplingParams{0.7f, 0, 1.0f};
     acceptance.seed = options.eval.seed;
     acceptance.eos = tokenizer->eos_id();
-    const bench::AcceptanceResult a = bench::measure_acceptance(model, draft, prompts, acceptance);
+    const eval::AcceptanceResult a = eval::measure_acceptance(model, draft, prompts, acceptance);
     const double alpha = a.alpha();
     const int k = options.draft_length;
     const double tau_max = alpha < 1.0 ? (1.0 - std::pow(alpha, k + 1)) / (1.0 - alpha) : k + 1;
@@ -120,15 +120,15 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
     out["tokens_per_target_forward"] = a.tokens_per_round();
     // Calibration as pruned trees rely on it: greedy chains of 10, the
     // draft's probability of each token against the target's acceptance.
-    bench::AcceptanceOptions greedy = acceptance;
+    eval::AcceptanceOptions greedy = acceptance;
     greedy.sampling = SamplingParams{0.0f, 0, 1.0f};
     greedy.draft_length = 10;
-    const bench::Calibration c = bench::measure_acceptance(model, draft, prompts, greedy).calibration;
+    const eval::Calibration c = eval::measure_acceptance(model, draft, prompts, greedy).calibration;
     std::cout << fmt::format("         calibration: ECE {:.3f} over {} greedy draft tokens (chains of 10)\n"
                              "         confidence   tokens  accepted  mean confidence\n",
                              c.ece(), c.total());
     nlohmann::json bins = nlohmann::json::array();
-    for (int b = 0; b < bench::Calibration::kBins; ++b) {
+    for (int b = 0; b < eval::Calibration::kBins; ++b) {
       const double n = static_cast<double>(c.tokens[b]);
       const double accepted = n > 0 ? static_cast<double>(c.accepted[b]) / n : 0.0;
       const double confidence = n > 0 ? c.confidence[b] / n : 0.0;

@@ -6,8 +6,8 @@
 
 #include "models/base/error.h"
 #include "models/tokenizer.h"
-#include "spec/hidden_state_verifier.h"
-#include "spec/judge_verifier.h"
+#include "spec/lookahead/hidden_state_verifier.h"
+#include "spec/lookahead/judge_verifier.h"
 #include "tasks/prompt_template.h"
 #include "tasks/step_checkers.h"
 

@@ -1,6 +1,6 @@
 // `seed run --lookahead GAMMA`: the run's engine as the target engine of
 // step-level speculation, with the draft model (--draft) drafting steps
-// autoregressively (spec/lookahead_engine.h).
+// autoregressively (spec/lookahead/lookahead_engine.h).
 #pragma once
 
 #include <memory>
@@ -9,9 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "spec/engine.h"
-#include "spec/engine_factory.h"
-#include "spec/lookahead_engine.h"
+#include "spec/api/engine.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/lookahead/lookahead_engine.h"
 
 namespace seed::launch {
 

@@ -23,7 +23,7 @@
 #include "models/chat_template/chat_template.h"
 #include "search/search.h"
 #include "launch/lookahead_run.h"
-#include "spec/engine_factory.h"
+#include "spec/engine/engine_factory.h"
 #include "tasks/task.h"
 
 namespace seed::launch {

@@ -8,7 +8,7 @@
 #include "launch/commands.h"
 #include "launch/thread_plan.h"
 #include "models/causal_lm.h"
-#include "spec/engine_factory.h"
+#include "spec/engine/engine_factory.h"
 
 namespace seed::launch {
 

@@ -1,5 +1,5 @@
 // `seed tree`: learns STAND's static draft trees for a target and writes
-// them as files for `--drafter stand --tree FILE` (bench/tree_optimizer.h).
+// them as files for `--drafter stand --tree FILE` (spec/drafters/stand/tree_optimizer.h).
 #include <cstdint>
 #include <fmt/format.h>
 
@@ -7,26 +7,37 @@
 #include <iostream>
 #include <numeric>
 
-#include "bench/tree_optimizer.h"
+#include "spec/drafters/stand/tree_optimizer.h"
 #include "launch/commands.h"
 #include "models/base/error.h"
+#include "tasks/corpus.h"
+#include "tasks/corpus_formats.h"
+#include "tasks/game24.h"
 
 namespace seed::launch {
 namespace {
 
 struct TreeOptions {
-  bench::TreeOptimizeOptions optimize;
+  spec::TreeOptimizeOptions optimize;
+  std::vector<std::string> puzzles = {"1 1 4 6", "2 3 5 12", "3 3 8 8", "1 2 7 9"};
   std::vector<int> nodes = {16, 32, 64, 80};
   std::string out_dir = ".";
 };
 
 void run_tree(const TreeOptions& o) {
   for (int n : o.nodes) SEED_CHECK(n >= 1, kInvalidArgument) << "--nodes: " << n << " < 1";
-  const bench::TreeCounts counts = bench::count_accepted_nodes(o.optimize);
+  SEED_CHECK(!o.puzzles.empty(), kInvalidArgument) << "--puzzles: need at least one puzzle";
+  spec::TreeOptimizeOptions optimize = o.optimize;
+  for (const std::string& text : o.puzzles) {
+    const tasks::Numbers puzzle = tasks::parse_puzzle(text);
+    optimize.prompts.push_back(
+        tasks::render_prompt(tasks::kGame24CotPrompt, {{"input", tasks::numbers_text(puzzle)}}));
+  }
+  const spec::TreeCounts counts = spec::count_accepted_nodes(optimize);
   const int64_t accepted = std::accumulate(counts.counts.begin(), counts.counts.end(), int64_t{0});
   std::cout << fmt::format("{} puzzles x {} chains of {} tokens at T = {} on Algorithm 1's tree ({} nodes): "
                            "tau {:.2f}, {} accepted draft tokens\n",
-                           o.optimize.puzzles.size(), o.optimize.trajectories, o.optimize.tokens,
+                           o.puzzles.size(), o.optimize.trajectories, o.optimize.tokens,
                            o.optimize.temperature, counts.initial.size(), counts.tau, accepted);
   std::filesystem::create_directories(o.out_dir);
   for (int n : o.nodes) {
@@ -49,7 +60,7 @@ void add_tree_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--nodes", o->nodes, "Tree sizes to write (draft nodes)")->capture_default_str();
   cmd->add_option("--out", o->out_dir, "Folder for stand-tree-N.json")->capture_default_str();
-  cmd->add_option("--puzzles", o->optimize.puzzles, "Game-of-24 puzzles (one request group each)")
+  cmd->add_option("--puzzles", o->puzzles, "Game-of-24 puzzles (one request group each)")
       ->capture_default_str();
   cmd->add_option("--trajectories", o->optimize.trajectories, "Chains per puzzle")->capture_default_str();
   cmd->add_option("--tokens", o->optimize.tokens, "max_new_tokens of a chain")->capture_default_str();

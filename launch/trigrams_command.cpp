@@ -1,6 +1,6 @@
 // `seed trigrams`: builds ADED's tri-gram table from a corpus, tokenized as
 // the trainer does with the target's tokenizer, and writes it for
-// `--drafter aded --trigrams FILE` (spec/trigram_table.h).
+// `--drafter aded --trigrams FILE` (spec/drafters/aded/trigram_table.h).
 #include <cstdint>
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "models/base/error.h"
 #include "models/tokenizer.h"
 #include "models/training/training_data.h"
-#include "spec/trigram_table.h"
+#include "spec/drafters/aded/trigram_table.h"
 
 namespace seed::launch {
 namespace {

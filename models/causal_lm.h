@@ -17,7 +17,7 @@
 // Thread safety: forward() is const and may run concurrently from threads
 // that each own their KvCache, on a whole model (a tensor-parallel group's
 // collectives take one caller at a time); so one model, with one packed copy
-// of its weights, serves several drafters (spec/draft_model_drafter.h).
+// of its weights, serves several drafters (spec/drafters/model/draft_model_drafter.h).
 // Everything else (forward_full, training through weights()): one caller.
 #pragma once
 

@@ -12,9 +12,9 @@
 #include "parallel/target_worker.h"
 #include "parallel/tp_target.h"
 #include "parallel/wire.h"
-#include "spec/drafter_registry.h"
-#include "spec/lesson.h"
-#include "spec/model_target.h"
+#include "spec/drafters/drafter_registry.h"
+#include "spec/drafters/lesson.h"
+#include "spec/engine/model_target.h"
 
 namespace seed::parallel {
 

@@ -27,8 +27,8 @@
 #include "parallel/mpi_session.h"
 #include "parallel/rank_layout.h"
 #include "parallel/rank_usage.h"
-#include "spec/engine.h"
-#include "spec/engine_factory.h"
+#include "spec/api/engine.h"
+#include "spec/engine/engine_factory.h"
 
 namespace seed::parallel {
 

@@ -8,7 +8,7 @@
 // verdict and finish messages update a slot, a draft message is answered
 // with a proposal, a usage request with this rank's usage (rank_usage.h),
 // and a lesson (what another draft rank's table of a group learned from a
-// verdict; spec/lesson.h) is learned by this rank's table of the group.
+// verdict; spec/drafters/lesson.h) is learned by this rank's table of the group.
 // Messages are handled one at a time, so lessons land between drafts.
 // A drafter call that throws for a slot is answered with
 // an error message at that slot's next draft request (the coordinator's
@@ -22,9 +22,9 @@
 #include <functional>
 
 #include "parallel/rank_usage.h"
-#include "spec/drafter.h"
-#include "spec/drafter_kind.h"
-#include "spec/lesson.h"
+#include "spec/api/drafter.h"
+#include "spec/api/drafter_kind.h"
+#include "spec/drafters/lesson.h"
 
 namespace seed::parallel {
 

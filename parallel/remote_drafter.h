@@ -11,7 +11,7 @@
 // Shared tables: with `peers` (the other draft ranks), what the rank's
 // STAND or ADED table of a slot's group learns from each verdict (and
 // ADED's from each start) also goes to every available peer as a lesson
-// (spec/lesson.h), so that every draft rank's table of the group learns
+// (spec/drafters/lesson.h), so that every draft rank's table of the group learns
 // from all of the group's requests. Lessons need no answer; a lost peer
 // is skipped.
 //
@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "parallel/mpi_event_loop.h"
-#include "spec/drafter.h"
-#include "spec/drafter_kind.h"
-#include "spec/lesson.h"
+#include "spec/api/drafter.h"
+#include "spec/api/drafter_kind.h"
+#include "spec/drafters/lesson.h"
 
 namespace seed::parallel {
 

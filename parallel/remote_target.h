@@ -25,7 +25,7 @@
 #include <map>
 
 #include "parallel/mpi_event_loop.h"
-#include "spec/target.h"
+#include "spec/api/target.h"
 
 namespace seed::parallel {
 

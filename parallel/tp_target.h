@@ -22,8 +22,8 @@
 
 #include "parallel/communicator.h"
 #include "parallel/rank_usage.h"
-#include "spec/model_target.h"
-#include "spec/target.h"
+#include "spec/engine/model_target.h"
+#include "spec/api/target.h"
 
 namespace seed::parallel {
 

@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "models/base/error.h"
-#include "spec/lesson.h"
+#include "spec/drafters/lesson.h"
 
 // The format is little-endian and arrays are copied as they lie in memory.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the wire format assumes a little-endian host");

@@ -32,7 +32,7 @@
 //              cpu_s f64): a draft rank's own, or every target group rank's
 //   lesson     drafter u8, group u64, context [i32], tokens [i32],
 //              target_top as in verdict: what another draft rank's table of
-//              the group learned from a verdict (spec/lesson.h)
+//              the group learned from a verdict (spec/drafters/lesson.h)
 // Proposals carry q exactly (lossless verification needs the very
 // probabilities the draft was drawn from), but only the rows of contexts
 // that have children, in context order: a chain of k sends k rows, not k+1
@@ -56,11 +56,11 @@
 #include <vector>
 
 #include "parallel/rank_usage.h"
-#include "spec/drafter.h"
-#include "spec/drafter_kind.h"
-#include "spec/lesson.h"
-#include "spec/target.h"
-#include "spec/verifier.h"
+#include "spec/api/drafter.h"
+#include "spec/api/drafter_kind.h"
+#include "spec/drafters/lesson.h"
+#include "spec/api/target.h"
+#include "spec/api/verifier.h"
 
 namespace seed::parallel::wire {
 

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "search/search_tree.h"
-#include "spec/engine.h"
+#include "spec/api/engine.h"
 #include "tasks/task.h"
 
 namespace seed::search {

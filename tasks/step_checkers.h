@@ -1,5 +1,5 @@
 // Step checkers: when two reasoning steps of a task mean the same, for
-// lookahead reasoning's step verifier (spec/step_verifier.h). Registered by
+// lookahead reasoning's step verifier (spec/lookahead/step_verifier.h). Registered by
 // name like the answer checkers; task.json names one
 // ("lookahead": {"verifier": "game24"}).
 //   game24       the steps leave the same numbers: their "(left: ...)"
@@ -23,7 +23,7 @@ const std::vector<std::string>& step_checker_names();
 // Throws kInvalidArgument naming `name` and the registered names.
 StepChecker make_step_checker(const std::string& name);
 
-// Whether `name` names the hidden-state verifier (spec/hidden_state_verifier.h):
+// Whether `name` names the hidden-state verifier (spec/lookahead/hidden_state_verifier.h):
 // "hidden", or "hidden:T" with its threshold T in [-1, 1], which goes to
 // *threshold (nullopt for "hidden": the verifier's default). Throws
 // kInvalidArgument naming `where` for a bad T.

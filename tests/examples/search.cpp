@@ -12,7 +12,7 @@
 #include <string>
 
 #include "search/search.h"
-#include "spec/engine_factory.h"
+#include "spec/engine/engine_factory.h"
 #include "tasks/task.h"
 
 using namespace seed;

@@ -13,9 +13,9 @@
 
 #include "models/causal_lm.h"
 #include "models/tokenizer.h"
-#include "spec/draft_model_drafter.h"
-#include "spec/model_target.h"
-#include "spec/scheduled_engine.h"
+#include "spec/drafters/model/draft_model_drafter.h"
+#include "spec/engine/model_target.h"
+#include "spec/engine/scheduled_engine.h"
 
 using namespace seed;
 

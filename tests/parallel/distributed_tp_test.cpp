@@ -22,7 +22,7 @@
 
 #include "models/causal_lm.h"
 #include "parallel/distributed_engine.h"
-#include "spec/engine_factory.h"
+#include "spec/engine/engine_factory.h"
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
 #include "tests/parallel/rank_usage_expectations.h"

@@ -10,7 +10,7 @@
 
 #include "models/causal_lm.h"
 #include "parallel/mpi_communicator.h"
-#include "spec/model_target.h"
+#include "spec/engine/model_target.h"
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
 

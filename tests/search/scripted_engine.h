@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "models/base/error.h"
-#include "spec/engine.h"
+#include "spec/api/engine.h"
 
 namespace seed::testing {
 

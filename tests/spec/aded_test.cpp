@@ -14,10 +14,10 @@
 #include <fstream>
 #include <map>
 
-#include "spec/aded_drafter.h"
-#include "spec/aded_search.h"
-#include "spec/trigram_store.h"
-#include "spec/trigram_table.h"
+#include "spec/drafters/aded/aded_drafter.h"
+#include "spec/drafters/aded/aded_search.h"
+#include "spec/drafters/aded/trigram_store.h"
+#include "spec/drafters/aded/trigram_table.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {

@@ -10,9 +10,9 @@
 #include <filesystem>
 
 #include "models/causal_lm.h"
-#include "spec/edd_drafter.h"
-#include "spec/engine_factory.h"
-#include "spec/model_target.h"
+#include "spec/drafters/model/edd_drafter.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/engine/model_target.h"
 #include "tests/spec/chi_square.h"
 #include "tests/spec/engine_fixtures.h"
 #include "tests/throws_error.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "models/causal_lm.h"
-#include "spec/engine.h"
+#include "spec/api/engine.h"
 #include "tests/models/tiny_models.h"
 
 namespace seed::testing {

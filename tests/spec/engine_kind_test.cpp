@@ -1,6 +1,6 @@
 // EngineKind: names round-trip, unknown names fail naming the option, and
 // each kind answers the capability questions as the engines need.
-#include "spec/engine_kind.h"
+#include "spec/api/engine_kind.h"
 
 #include <gtest/gtest.h>
 

@@ -19,10 +19,10 @@
 #include <tuple>
 
 #include "models/causal_lm.h"
-#include "spec/draft_model_drafter.h"
-#include "spec/engine_factory.h"
-#include "spec/model_target.h"
-#include "spec/scheduled_engine.h"
+#include "spec/drafters/model/draft_model_drafter.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/engine/model_target.h"
+#include "spec/engine/scheduled_engine.h"
 #include "tests/models/tiny_models.h"
 #include "tests/spec/chi_square.h"
 #include "tests/spec/engine_fixtures.h"

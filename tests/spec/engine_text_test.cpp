@@ -6,8 +6,8 @@
 #include <torch/cuda.h>
 
 #include "models/tokenizer.h"
-#include "spec/engine_factory.h"
-#include "spec/lookahead_engine.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/lookahead/lookahead_engine.h"
 
 namespace seed::spec {
 namespace {

@@ -1,6 +1,6 @@
 // ForwardCost: the line through what target forwards cost by the drafted
 // tokens they verify.
-#include "spec/forward_cost.h"
+#include "spec/lookahead/forward_cost.h"
 
 #include <gtest/gtest.h>
 

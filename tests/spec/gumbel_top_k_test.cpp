@@ -1,6 +1,6 @@
 // Gumbel-top-k draws distinct tokens in the order sequential sampling
 // without replacement does: chi-square over ordered pairs and triples.
-#include "spec/gumbel_top_k.h"
+#include "spec/api/gumbel_top_k.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Lessons (spec/lesson.h): a STAND or ADED table that learns a sequence's
+// Lessons (spec/drafters/lesson.h): a STAND or ADED table that learns a sequence's
 // lessons -- each carrying only the last few tokens before a verdict --
 // ends up equal to the table of the drafter that saw the sequence itself,
 // entry for entry, and drafts the same trees from it; starts and verdicts
@@ -8,11 +8,11 @@
 #include <memory>
 #include <vector>
 
-#include "spec/aded_drafter.h"
-#include "spec/lesson.h"
-#include "spec/ngram_store.h"
-#include "spec/stand_drafter.h"
-#include "spec/trigram_store.h"
+#include "spec/drafters/aded/aded_drafter.h"
+#include "spec/drafters/lesson.h"
+#include "spec/drafters/stand/ngram_store.h"
+#include "spec/drafters/stand/stand_drafter.h"
+#include "spec/drafters/aded/trigram_store.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {

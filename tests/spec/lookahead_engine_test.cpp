@@ -12,11 +12,11 @@
 #include <thread>
 #include <vector>
 
-#include "spec/hidden_state_verifier.h"
-#include "spec/judge_verifier.h"
-#include "spec/lookahead_engine.h"
-#include "spec/lookahead_theory.h"
-#include "spec/request_output.h"
+#include "spec/lookahead/hidden_state_verifier.h"
+#include "spec/lookahead/judge_verifier.h"
+#include "spec/lookahead/lookahead_engine.h"
+#include "spec/lookahead/lookahead_theory.h"
+#include "spec/engine/request_output.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {

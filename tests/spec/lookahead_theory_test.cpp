@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "spec/lookahead_theory.h"
+#include "spec/lookahead/lookahead_theory.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {

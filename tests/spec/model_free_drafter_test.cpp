@@ -17,10 +17,10 @@
 #include <fstream>
 
 #include "models/causal_lm.h"
-#include "spec/drafter_kind.h"
-#include "spec/engine_factory.h"
-#include "spec/lookup_drafter.h"
-#include "spec/trigram_table.h"
+#include "spec/api/drafter_kind.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/drafters/lookup_drafter.h"
+#include "spec/drafters/aded/trigram_table.h"
 #include "tests/models/tiny_models.h"
 #include "tests/spec/chi_square.h"
 #include "tests/throws_error.h"

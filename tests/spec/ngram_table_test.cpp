@@ -1,10 +1,10 @@
 // STAND's n-gram table: the merge rule on the notes' hand example, top-10
 // truncation, occurrence counts, and longest-context-first lookup.
-#include "spec/ngram_table.h"
+#include "spec/drafters/stand/ngram_table.h"
 
 #include <gtest/gtest.h>
 
-#include "spec/ngram_store.h"
+#include "spec/drafters/stand/ngram_store.h"
 
 namespace seed::spec {
 namespace {

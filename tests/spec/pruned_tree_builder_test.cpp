@@ -1,6 +1,6 @@
 // PrunedTreeBuilder on hand-made draft distributions: which nodes expand,
 // which are pruned, and the bound on expandable nodes per level.
-#include "spec/pruned_tree_builder.h"
+#include "spec/drafters/model/pruned_tree_builder.h"
 
 #include <gtest/gtest.h>
 

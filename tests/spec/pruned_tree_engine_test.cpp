@@ -11,11 +11,11 @@
 #include <thread>
 
 #include "models/causal_lm.h"
-#include "spec/draft_model_drafter.h"
-#include "spec/engine_factory.h"
-#include "spec/model_target.h"
-#include "spec/scheduled_engine.h"
-#include "spec/step_cost.h"
+#include "spec/drafters/model/draft_model_drafter.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/engine/model_target.h"
+#include "spec/engine/scheduled_engine.h"
+#include "spec/engine/step_cost.h"
 #include "tests/spec/chi_square.h"
 #include "tests/spec/engine_fixtures.h"
 #include "tests/throws_error.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "spec/engine_factory.h"
+#include "spec/engine/engine_factory.h"
 #include "tests/tools/portable_weights.h"
 
 namespace seed::spec {

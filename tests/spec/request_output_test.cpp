@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "models/base/error.h"
-#include "spec/request_output.h"
-#include "spec/request_run.h"
+#include "spec/engine/request_output.h"
+#include "spec/engine/request_run.h"
 
 namespace seed::spec {
 namespace {

@@ -1,5 +1,5 @@
 // The Scheduler's policies on scripted queues: what each forward verifies.
-#include "spec/scheduler.h"
+#include "spec/engine/scheduler.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "spec/engine.h"
+#include "spec/api/engine.h"
 
 namespace seed::testing {
 

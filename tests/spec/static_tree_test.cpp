@@ -1,7 +1,7 @@
 // Static draft trees: Algorithm 1's initial tree (counts from the STAND
 // notes), product trees, pruning to an ancestor-closed tree, the file format
 // and its errors.
-#include "spec/static_tree.h"
+#include "spec/drafters/stand/static_tree.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // a commit keeps.
 #include <gtest/gtest.h>
 
-#include "spec/step_tree.h"
+#include "spec/lookahead/step_tree.h"
 
 namespace seed::spec {
 namespace {

@@ -1,7 +1,7 @@
 // Verifier: the greedy rule on hand-made trees, losslessness of the sampling
 // and tree rules by chi-square against a toy target, determinism, and every
 // malformed-draft error.
-#include "spec/verifier.h"
+#include "spec/api/verifier.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"
-#include "spec/gumbel_top_k.h"
-#include "spec/verifier.h"
+#include "spec/api/gumbel_top_k.h"
+#include "spec/api/verifier.h"
 #include "tests/spec/chi_square.h"
 #include "tests/throws_error.h"
 

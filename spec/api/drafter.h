@@ -1,0 +1,72 @@
+// Drafter: proposes draft trees for the sequences it hosts (DESIGN.md).
+//
+// The engines talk to drafters only through this handle, so a drafter can
+// be a draft model in this process (DraftModelDrafter), a model-free one, or
+// a proxy for a draft rank under mpirun. A drafter keeps per-sequence state
+// (its KV cache of the accepted tokens); sequences are "slots" chosen by the
+// engine. Not thread-safe: one caller at a time (the SEED engine gives each
+// drafter its own worker thread).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "models/base/sampling.h"
+#include "spec/api/verifier.h"
+
+namespace seed::spec {
+
+// A pruned candidate tree (PCT: Zheng & Wang 2025; shared/notes/edd-pct.md,
+// section 5) in place of a fixed shape: a node's children are the draft's
+// k_config[depth] most probable tokens; a node expands only while its path
+// confidence (the product of the draft's probabilities along its path, an
+// estimate of the chance the target accepts it) is at least `expand`, the
+// cost of a draft step over a target step; at the end nodes whose path
+// confidence is below `prune` are dropped. Depth and width follow the
+// draft's confidence; a level holds at most floor(1 / expand) expandable
+// nodes, since its path confidences sum to at most 1. The children are
+// proposed deterministically (DraftTree::deterministic), for which the
+// verifier's rule is lossless at any temperature.
+struct PrunedTree {
+  float expand = 0.036f;
+  float prune = 0.01f;
+};
+
+struct DraftSettings {
+  SamplingParams sampling;  // the request's; q is this transformation of the draft logits
+  uint64_t seed = 0;        // the request's random stream (GenRequest::seed, stream)
+  uint64_t stream = 0;
+  // Children per node at each depth: {1, 1, 1, 1} is a chain of 4, {2, 2, 1}
+  // a tree of 2 + 4 + 4 nodes. A draft model draws siblings i.i.d. from q,
+  // STAND without replacement (DraftTree::without_replacement); the
+  // verifier has a lossless rule for each. Greedy drafts take the top
+  // tokens instead (siblings of a greedy draft are distinct).
+  std::vector<int> k_config;
+  uint64_t group = 0;  // GenRequest::group: whose shared drafting state this slot uses and grows
+  // Set: k_config bounds a pruned candidate tree (drafters with
+  // probabilities; the others refuse it).
+  std::optional<PrunedTree> pruned;
+};
+
+class Drafter {
+ public:
+  virtual ~Drafter() = default;
+  // Starts hosting `slot`, whose accepted tokens so far are `tokens`.
+  virtual void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) = 0;
+  // A draft continuing the slot's accepted tokens, at most `max_depth` deep
+  // (the engine's limit from max_new_tokens and the target's context; 0
+  // gives an empty draft). Draws are keyed by (seed, stream, absolute
+  // position, kDraft, sibling rank), so a draft depends only on the
+  // accepted tokens, never on when or where it was made.
+  virtual DraftTree propose(uint64_t slot, int max_depth) = 0;
+  // Tells the drafter what the verifier decided on the slot's last proposal:
+  // the accepted node path and the tokens the sequence grew by (path tokens,
+  // then the bonus token), with the target's top entries of p at each of
+  // those tokens when the target was asked for them (Verdict::target_top).
+  virtual void advance(uint64_t slot, const Verdict& verdict) = 0;
+  // Stops hosting `slot` and frees its state. Unknown slots are ignored.
+  virtual void finish(uint64_t slot) = 0;
+};
+
+}  // namespace seed::spec

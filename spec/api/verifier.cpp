@@ -1,0 +1,263 @@
+// The acceptance rules of speculative decoding (see verifier.h).
+//
+// Why the sampling rule is lossless, in three steps.
+//
+// 1. One candidate (Leviathan et al. 2023, Thm 1; Chen et al. 2023). Target
+//    r, proposal q, x ~ q; accept x with probability min(1, r(x) / q(x)),
+//    else draw from norm(max(0, r - q)). Then
+//      P(out = v) = min(q(v), r(v)) + P(reject) * max(0, r(v) - q(v)) / Z
+//    with P(reject) = 1 - sum min(q, r) = sum max(0, r - q) = Z (r and q
+//    both sum to 1), so P(out = v) = min(q, r)(v) + max(0, r - q)(v) = r(v).
+//
+// 2. k i.i.d. candidates at one context (SpecInfer, Miao et al. ASPLOS 2024,
+//    multi-step speculative sampling; Yang et al. 2024, multi-candidate SD,
+//    the case "sampled with replacement"). Stage j tests x_j against the
+//    residual r_{j-1} (r_0 = p); a rejection hands over to stage j + 1 with
+//    r_j = norm(max(0, r_{j-1} - q)); after stage k the token is drawn from
+//    r_k. By induction from the back, "stages j.. onwards" emit ~ r_{j-1}:
+//    stage k + 1 is a plain draw from r_k, and stage j is step 1 with target
+//    r_{j-1} whose fallback draw is "stages j + 1.. onwards" ~ r_j, which is
+//    independent of (x_j, u_j) because the candidates are i.i.d. and every
+//    uniform has its own key. So the proposal stays q for every sibling: the
+//    draft of x_{j+1} did not depend on x_j having been rejected. (Drafts
+//    sampled *without* replacement would need q renormalised without x_j;
+//    that is the next step.)
+//
+// 2'. k candidates drawn without replacement (Jeon et al. 2024, recursive
+//    rejection sampling). Now x_j ~ q_{j-1} = q with x_1..x_{j-1} removed
+//    and renormalised, so stage j is step 1 with proposal q_{j-1} and target
+//    r_{j-1}, and its residual is r_j = norm(max(0, r_{j-1} - q_{j-1})).
+//    The induction of step 2 goes through unchanged: r_j is a function of
+//    x_1..x_{j-1} only (not of x_j), so whatever stages j + 1.. do, they
+//    emit ~ r_j given the history. A rejected x_j had r_{j-1}(x_j) <
+//    q_{j-1}(x_j), so r_j(x_j) = 0: the residual never offers a token the
+//    shrinking proposal can no longer draw.
+//
+// 3. Down the tree. Once x is accepted at context c, the children of x were
+//    drawn from q at c + x with draft uniforms that no decision at c used, so
+//    step 2 applies again, conditionally on the path: the emitted tokens are
+//    p(x_1) p(x_2 | x_1) ... exactly, whichever drafter's tree it is.
+//
+// A deterministic candidate is step 1 with q = one-hot at x: accept with
+// probability r(x); the residual max(0, r - one_hot(x)) is r with x zeroed.
+//
+// The greedy rule is the limit of the same walk with one-hot p: the child
+// equal to argmax p is the one accepted, and the bonus is argmax p.
+#include "spec/api/verifier.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "models/base/error.h"
+
+namespace seed::spec {
+namespace {
+
+// A residual with less mass than this is float rounding, not a distribution.
+// In exact arithmetic the residual never has zero mass when it is reached:
+// max(0, r - q) = 0 means r <= q everywhere, i.e. r == q (both sum to 1), and
+// then min(1, r(x) / q(x)) = 1 for every x the drafter could have drawn
+// (q(x) > 0), so no candidate is ever rejected; for a deterministic x it
+// means r is one-hot at x, accepted with probability r(x) = 1. Float rows
+// sum to 1 only within ~1e-7, so r ~= q can reject with about that
+// probability and leave noise behind; we draw from p instead. The error is
+// at most the probability of getting here, below this bound.
+constexpr double kMinResidualMass = 1e-6;
+
+// Throws kInvalidArgument naming the first malformed field of the request.
+void check_request(const VerifyRequest& request) {
+  SEED_CHECK(request.draft != nullptr, kInvalidArgument) << "VerifyRequest.draft is null";
+  SEED_CHECK(request.p != nullptr, kInvalidArgument) << "VerifyRequest.p is null";
+  const int64_t vocab = request.vocab;
+  SEED_CHECK(vocab > 0 && vocab <= std::numeric_limits<int32_t>::max(), kInvalidArgument)
+      << "VerifyRequest.vocab must be in [1, 2^31), got " << vocab;
+
+  const DraftTree& draft = *request.draft;
+  SEED_CHECK(draft.tokens.size() == draft.parents.size(), kInvalidArgument)
+      << "draft has " << draft.tokens.size() << " tokens but " << draft.parents.size()
+      << " parents; a node needs one of each";
+  SEED_CHECK(draft.tokens.size() < static_cast<size_t>(std::numeric_limits<int32_t>::max()), kInvalidArgument)
+      << "draft has " << draft.tokens.size() << " nodes; node ids are int32_t";
+  const int32_t n = static_cast<int32_t>(draft.tokens.size());
+  const size_t rows_size = static_cast<size_t>(n + 1) * static_cast<size_t>(vocab);
+  if (draft.deterministic) {
+    SEED_CHECK(draft.q.empty(), kInvalidArgument)
+        << "draft is deterministic but q has " << draft.q.size()
+        << " floats; pass q empty, or set deterministic = false to verify against q";
+  } else if (n > 0) {  // an empty draft needs no q: the target just samples
+    SEED_CHECK(draft.q.size() == rows_size, kInvalidArgument)
+        << "draft q has " << draft.q.size() << " floats, expected (n + 1) x vocab = " << n + 1 << " x "
+        << vocab << " = " << rows_size
+        << "; a sampling drafter must return q at every context (or set deterministic)";
+  }
+
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t parent = draft.parents[static_cast<size_t>(i)];
+    SEED_CHECK(parent >= -1 && parent < i, kInvalidArgument)
+        << "draft node " << i << " has parent " << parent
+        << "; parents must be -1 (the prefix) or an earlier node (topological order)";
+    const int32_t token = draft.tokens[static_cast<size_t>(i)];
+    SEED_CHECK(token >= 0 && token < vocab, kInvalidArgument)
+        << "draft node " << i << " proposes token " << token << ", outside the vocab [0, " << vocab << ")";
+    if (!draft.deterministic) {
+      // The ratio p / q needs q(x) > 0; a drafter cannot have sampled x otherwise.
+      const float q_x =
+          draft.q[static_cast<size_t>(parent + 1) * static_cast<size_t>(vocab) + static_cast<size_t>(token)];
+      SEED_CHECK(q_x > 0.0f, kInvalidArgument)
+          << "draft node " << i << " proposes token " << token << " but q of its context " << parent + 1
+          << " gives it " << q_x
+          << "; q must be the distribution the token was drawn from (lookup drafters: set "
+             "deterministic)";
+    }
+  }
+}
+
+// The id of the next child of `context` (node context - 1) at or after node
+// `from`, or n if none is left. A child's id is larger than its parent's
+// (topological order), so scanning from the context's own id finds them all,
+// in the order the drafter sampled them.
+int32_t next_child(const DraftTree& draft, int32_t context, int32_t from) {
+  const int32_t n = static_cast<int32_t>(draft.parents.size());
+  for (int32_t i = std::max(from, context); i < n; ++i) {
+    if (draft.parents[static_cast<size_t>(i)] == context - 1) return i;
+  }
+  return n;
+}
+
+// Greedy: accept the first child equal to argmax p[c]; the bonus is argmax p
+// at the context where no child matches.
+void walk_greedy(const VerifyRequest& request, Verdict& verdict) {
+  const DraftTree& draft = *request.draft;
+  const int32_t n = static_cast<int32_t>(draft.tokens.size());
+  int32_t context = 0;
+  for (;;) {
+    const int32_t best = argmax(request.p + static_cast<int64_t>(context) * request.vocab, request.vocab);
+    int32_t child = next_child(draft, context, 0);
+    while (child < n && draft.tokens[static_cast<size_t>(child)] != best) {
+      child = next_child(draft, context, child + 1);
+    }
+    if (child == n) {
+      verdict.bonus = best;
+      return;
+    }
+    verdict.accepted.push_back(child);
+    context = child + 1;
+  }
+}
+
+// Replaces `residual` by norm(max(0, r - q)) for a rejected candidate x
+// (q = one-hot at x when `q_row` is null) and returns the row to test the
+// next sibling against: the residual, or p_row if the residual is rounding
+// noise (kMinResidualMass). `r` may alias residual's data.
+const float* subtract_rejected(const float* r, const float* q_row, int32_t x, const float* p_row,
+                               int64_t vocab, std::vector<float>& residual) {
+  residual.resize(static_cast<size_t>(vocab));
+  double mass = 0.0;
+  for (int64_t v = 0; v < vocab; ++v) {
+    const float q_v = q_row != nullptr ? q_row[v] : (v == x ? 1.0f : 0.0f);
+    const float kept = std::max(0.0f, r[v] - q_v);
+    residual[static_cast<size_t>(v)] = kept;
+    mass += kept;
+  }
+  if (!(mass > kMinResidualMass)) return p_row;
+  for (float& value : residual) value = static_cast<float>(value / mass);
+  return residual.data();
+}
+
+// q with x removed and renormalised into `out` (which `q` may alias).
+const float* remove_token(const float* q, int32_t x, int64_t vocab, std::vector<float>& out) {
+  if (out.data() != q) out.assign(q, q + vocab);
+  out[static_cast<size_t>(x)] = 0.0f;
+  double mass = 0.0;
+  for (const float value : out) mass += value;
+  if (mass > 0.0) {
+    for (float& value : out) value = static_cast<float>(value / mass);
+  }
+  return out.data();
+}
+
+// Sampling / tree: SpecInfer's multi-candidate recursive rejection, one
+// context at a time from the prefix (see the comment at the top).
+void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
+  const DraftTree& draft = *request.draft;
+  const int32_t n = static_cast<int32_t>(draft.tokens.size());
+  const int64_t vocab = request.vocab;
+  std::vector<float> residual;  // filled on the first rejection only
+  std::vector<float> q_left;    // without replacement: q less the rejected siblings
+  int32_t context = 0;
+  uint32_t depth = 0;  // tokens between the prefix and `context`
+  for (;;) {
+    const size_t row = static_cast<size_t>(context) * static_cast<size_t>(vocab);
+    const float* p_row = request.p + row;
+    const float* q_row = draft.deterministic ? nullptr : draft.q.data() + row;
+    const uint32_t position = request.base_position + depth;
+    const float* r = p_row;  // the current residual; p until a rejection
+    // Without replacement: q without the rejected siblings, renormalised
+    // (copied on the first rejection).
+    const bool shrink = q_row != nullptr && draft.without_replacement;
+    int32_t accepted = n;
+    uint32_t rank = 0;
+    for (int32_t child = next_child(draft, context, 0); child < n;
+         child = next_child(draft, context, child + 1), ++rank) {
+      const int32_t x = draft.tokens[static_cast<size_t>(child)];
+      const double q_x = q_row != nullptr ? q_row[x] : 1.0;
+      SEED_CHECK(q_x > 0.0, kInvalidArgument)
+          << "draft node " << child << " repeats token " << x
+          << " of an earlier sibling; children drawn without replacement are distinct";
+      const double u = uniform({request.seed, request.request, position, RngPurpose::kAccept, rank});
+      // u < min(1, r(x) / q(x))  <=>  u * q(x) < r(x), for u in [0, 1), q(x) > 0.
+      if (u * q_x < static_cast<double>(r[x])) {
+        accepted = child;
+        break;
+      }
+      r = subtract_rejected(r, q_row, x, p_row, vocab, residual);
+      if (shrink) q_row = remove_token(q_row, x, vocab, q_left);
+    }
+    if (accepted == n) {
+      const double u = uniform({request.seed, request.request, position, RngPurpose::kResample, 0});
+      verdict.bonus = sample_from(r, vocab, u);
+      return;
+    }
+    verdict.accepted.push_back(accepted);
+    context = accepted + 1;
+    ++depth;
+  }
+}
+
+}  // namespace
+
+TopTokens top_entries(const float* probs, int64_t vocab, int k) {
+  std::vector<int32_t> ids;
+  for (int64_t v = 0; v < vocab; ++v) {
+    if (probs[v] > 0.0f) ids.push_back(static_cast<int32_t>(v));
+  }
+  const auto better = [&](int32_t a, int32_t b) { return probs[a] > probs[b] || (probs[a] == probs[b] && a < b); };
+  const size_t keep = std::min(ids.size(), static_cast<size_t>(std::max(k, 0)));
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(keep), ids.end(), better);
+  ids.resize(keep);
+  TopTokens top;
+  top.ids = ids;
+  for (const int32_t id : ids) top.probs.push_back(probs[id]);
+  return top;
+}
+
+Verdict verify(const VerifyRequest& request) {
+  check_request(request);
+  Verdict verdict;
+  if (request.sampling.greedy()) {
+    walk_greedy(request, verdict);
+  } else {
+    walk_sampling(request, verdict);
+  }
+  verdict.tokens.reserve(verdict.accepted.size() + 1);
+  for (const int32_t node : verdict.accepted) {
+    verdict.tokens.push_back(request.draft->tokens[static_cast<size_t>(node)]);
+  }
+  verdict.tokens.push_back(verdict.bonus);
+  return verdict;
+}
+
+}  // namespace seed::spec

@@ -1,0 +1,36 @@
+// LookupDrafter: prompt lookup decoding (Saxena 2023), the simplest
+// model-free drafter. The draft is a chain: the tokens that followed the
+// latest earlier occurrence of the context's last n tokens (n = 3, then 2,
+// then 1) in the request's own prompt and accepted tokens. No match, no
+// draft. Deterministic (q one-hot), so every verifier rule accepts it.
+// Not thread-safe (one caller).
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+#include "spec/api/drafter.h"
+
+namespace seed::spec {
+
+class LookupDrafter : public Drafter {
+ public:
+  static constexpr int kMaxMatch = 3;  // longest suffix matched
+
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;
+  // A chain of at most min(max_depth, k_config size) tokens.
+  DraftTree propose(uint64_t slot, int max_depth) override;
+  void advance(uint64_t slot, const Verdict& verdict) override;
+  void finish(uint64_t slot) override;
+
+ private:
+  struct Slot {
+    std::vector<int32_t> tokens;  // prompt and accepted tokens
+    int shape_depth = 0;
+  };
+  Slot& slot_state(uint64_t slot);
+
+  std::map<uint64_t, Slot> slots_;
+};
+
+}  // namespace seed::spec

@@ -1,0 +1,131 @@
+#include "spec/drafters/model/edd_drafter.h"
+
+#include <cstdint>
+#include <torch/torch.h>
+
+#include <algorithm>
+
+#include "models/base/error.h"
+#include "spec/drafters/model/draft_tree_growth.h"
+
+namespace seed::spec {
+
+struct EddDrafter::Slot {
+  DraftSettings settings;
+  std::vector<int32_t> tokens;  // accepted tokens; the last is the bonus
+  // Hidden states received and not yet in the cache: positions
+  // [unfed_from, unfed_from + rows).
+  std::vector<float> unfed;
+  int64_t unfed_from = 0;
+  bool blind = false;            // some positions' hidden states never came
+  bool started = false;          // `main` exists
+  models::SequenceId main = 0;
+  int64_t hidden_rows = 0;       // positions [0, hidden_rows) of `main` hold hidden-state K/V
+  std::vector<models::SequenceId> forks;
+};
+
+EddDrafter::EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options)
+    : model_(std::move(model)),
+      cache_(model_->make_cache(cache_options)),
+      stream_(model_->tensor_options().device()) {
+  SEED_CHECK(model_->config().is_edd(), kInvalidArgument) << "EDD drafter: the model's config names no target layer";
+  SEED_CHECK(model_->shard().is_whole(), kInvalidArgument) << "EDD drafter: drafters run whole models";
+}
+
+EddDrafter::~EddDrafter() = default;
+
+EddDrafter::Slot& EddDrafter::slot_state(uint64_t slot) {
+  const auto it = slots_.find(slot);
+  SEED_CHECK(it != slots_.end(), kInvalidArgument) << "EDD drafter: slot " << slot << " was not started";
+  return it->second;
+}
+
+void EddDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
+  const models::DeviceStream::Scope on_stream(stream_);
+  check_draft_start("EDD drafter", slot, tokens, settings);
+  finish(slot);
+  Slot s;
+  s.settings = settings;
+  s.tokens = tokens;
+  slots_.emplace(slot, std::move(s));
+}
+
+DraftTree EddDrafter::propose(uint64_t slot, int max_depth) {
+  const models::DeviceStream::Scope on_stream(stream_);
+  Slot& s = slot_state(slot);
+  release_forks(s);
+  const int64_t hidden = model_->config().hidden_size;
+  const int64_t bonus = static_cast<int64_t>(s.tokens.size()) - 1;  // the bonus token's position
+  const int64_t known = s.unfed_from + static_cast<int64_t>(s.unfed.size()) / hidden;
+  // Until the target has seen the prompt there is nothing to read.
+  if (known == 0 || s.blind) return {};
+  SEED_CHECK(known == bonus, kInternal) << "EDD drafter: slot " << slot << " has hidden states of " << known
+                                        << " positions for " << bonus << " accepted tokens before its bonus";
+  // As a draft model's: depth D puts the last fed node at bonus + D - 1.
+  const int64_t fits = model_->config().max_position_embeddings - bonus;
+  const int depth = static_cast<int>(std::min<int64_t>({max_depth, int64_t(s.settings.k_config.size()), fits}));
+  if (depth <= 0) return {};
+
+  if (!s.started) {
+    // Slots whose prompts share blocks share their hidden-state K/V.
+    const models::CachedStart start = cache_.create_with_prefix(s.tokens);
+    s.main = start.sequence;
+    s.started = true;
+    s.hidden_rows = start.cached;
+  }
+  // Feed the hidden states the cache lacks, then the bonus token.
+  const int64_t skip = s.hidden_rows - s.unfed_from;
+  const int64_t rows = bonus - s.hidden_rows;
+  models::SequenceInput input{s.main, {s.tokens.begin() + s.hidden_rows, s.tokens.end()}, {}};
+  input.soft_prompt = torch::from_blob(s.unfed.data() + skip * hidden, {rows, hidden}, torch::kFloat)
+                          .to(model_->tensor_options());
+  input.shareable = static_cast<int32_t>(rows);
+  const at::Tensor logits = model_->forward({input}, cache_, models::LogitsFor::kLast);
+  s.hidden_rows = bonus;
+  s.unfed.clear();
+  s.unfed_from = bonus;
+
+  GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, bonus + 1, depth, false);
+  s.forks = std::move(grown.forks);
+  return std::move(grown.tree);
+}
+
+void EddDrafter::advance(uint64_t slot, const Verdict& verdict) {
+  const models::DeviceStream::Scope on_stream(stream_);
+  Slot& s = slot_state(slot);
+  release_forks(s);
+  // The bonus token's and the draft's rows go; their positions come back
+  // as the hidden states of this verdict.
+  if (s.started) cache_.truncate(s.main, s.hidden_rows);
+  const int64_t hidden = model_->config().hidden_size;
+  const int64_t expected_from = s.unfed_from + static_cast<int64_t>(s.unfed.size()) / hidden;
+  const int64_t rows = static_cast<int64_t>(verdict.hidden.size()) / hidden;
+  SEED_CHECK(!verdict.hidden.empty() && verdict.hidden.size() % hidden == 0, kInvalidArgument)
+      << "EDD drafter: slot " << slot << ": the verdict carries " << verdict.hidden.size()
+      << " hidden-state values, not rows of " << hidden << "; the target must keep the hidden states of its layer "
+      << model_->config().edd_target_layer;
+  s.tokens.insert(s.tokens.end(), verdict.tokens.begin(), verdict.tokens.end());
+  SEED_CHECK(verdict.hidden_from + rows == static_cast<int64_t>(s.tokens.size()) - 1, kInvalidArgument)
+      << "EDD drafter: slot " << slot << ": the verdict's hidden states end at position "
+      << verdict.hidden_from + rows << ", the slot's bonus token is at " << s.tokens.size() - 1;
+  // A slot that came here mid-stream (its drafter died) never gets the
+  // earlier positions: it drafts nothing and the target decodes it alone.
+  s.blind = s.blind || verdict.hidden_from != expected_from;
+  if (!s.blind) s.unfed.insert(s.unfed.end(), verdict.hidden.begin(), verdict.hidden.end());
+}
+
+void EddDrafter::finish(uint64_t slot) {
+  const models::DeviceStream::Scope on_stream(stream_);
+  const auto it = slots_.find(slot);
+  if (it == slots_.end()) return;
+  release_forks(it->second);
+  if (it->second.started) cache_.release(it->second.main);
+  slots_.erase(it);
+}
+
+void EddDrafter::release_forks(Slot& s) {
+  for (models::SequenceId f : s.forks) cache_.release(f);
+  s.forks.clear();
+}
+
+}  // namespace seed::spec

@@ -1,0 +1,72 @@
+// StandDrafter: STAND's model-free drafter (Song et al. 2025; notes
+// shared/notes/stand.md). Drafts come from the n-gram table of the slot's
+// group (NgramStore), filled with the target's own next-token
+// distributions as verdicts arrive (Verdict::target_top), so the requests
+// of one problem -- trajectories, branches, other drafters' slots -- teach
+// each other. (Under mpirun each draft rank has its own store, and the
+// coordinator sends every verdict's lesson to the others: spec/drafters/lesson.h.)
+//
+// A proposal fills a static tree (StaticTree) breadth-first: at each node
+// the longest stored context (4..1 tokens) of the path so far gives up to
+// 10 candidates, normalised to q; the node's m children take m distinct
+// candidates, drawn without replacement by Gumbel-top-k (keys log q +
+// Gumbel noise from the request's counter-based stream), so the verifier's
+// without-replacement rule applies (DraftTree::without_replacement). Greedy
+// requests take the m most likely candidates (a deterministic draft). A
+// node with fewer candidates than children keeps fewer; one with none, or
+// beyond max_depth, none (the subtree is dropped).
+//
+// Drafts depend on the shared table, i.e. on what other requests of the
+// group have been accepted so far: greedy output is still the target's
+// argmax chain, sampled output still exactly the target's distribution, but
+// sampled tokens are not reproducible across engines (unlike a draft
+// model's). Not thread-safe (one caller); the table is.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "spec/api/drafter.h"
+#include "spec/drafters/stand/ngram_store.h"
+#include "spec/drafters/stand/static_tree.h"
+
+namespace seed::spec {
+
+class StandDrafter : public Drafter {
+ public:
+  // Shares `store` with the engine's other drafters. `tree`: the static
+  // tree to fill; none: each slot's k_config (a product tree).
+  StandDrafter(std::shared_ptr<NgramStore> store, int64_t vocab, std::optional<StaticTree> tree);
+
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;
+  DraftTree propose(uint64_t slot, int max_depth) override;
+  // Adds the target's distributions at the verdict's tokens to the group's
+  // table, then the tokens to the slot's context.
+  void advance(uint64_t slot, const Verdict& verdict) override;
+  void finish(uint64_t slot) override;
+
+  // Constructed with a tree: per node of it, how many verdicts accepted
+  // the draft token placed there (what STAND's tree optimisation keeps the
+  // most frequent of; StaticTree::pruned). Empty otherwise.
+  const std::vector<int64_t>& accepted_per_node() const { return accepted_per_node_; }
+
+ private:
+  struct Slot {
+    std::vector<int32_t> tokens;  // accepted so far
+    DraftSettings settings;
+    std::shared_ptr<NgramTable> table;
+    StaticTree tree;
+    std::vector<int32_t> placed;  // the last proposal: node of `tree` of each draft node
+  };
+  Slot& slot_state(uint64_t slot);
+
+  std::shared_ptr<NgramStore> store_;
+  int64_t vocab_;
+  std::optional<StaticTree> tree_;
+  std::map<uint64_t, Slot> slots_;
+  std::vector<int64_t> accepted_per_node_;
+};
+
+}  // namespace seed::spec

@@ -1,0 +1,112 @@
+// Builds an Engine by name from model folders: what `seed run` and
+// `seed bench spec` call. Torch-free header (models are loaded inside).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/cpu_kernel.h"
+#include "spec/api/drafter.h"
+#include "spec/api/drafter_kind.h"
+#include "spec/api/engine.h"
+#include "spec/api/engine_kind.h"
+#include "spec/engine/scheduler.h"
+#include "spec/api/target.h"
+
+namespace seed::models {
+struct LoadOptions;
+struct KvCacheOptions;
+}
+
+namespace seed::spec {
+
+inline constexpr const char* kPrunedTree = "pct";
+
+struct EngineOptions {
+  EngineKind engine = EngineKind::kSeed;
+  std::string target;  // HF model folder (config.json, safetensors, tokenizer)
+  std::string draft;   // HF model folder; needed by engines that draft with DrafterKind::kModel
+  // What drafts for the engines that draft (drafter_kind.h).
+  DrafterKind drafter = DrafterKind::kModel;
+  // kStand: a static tree file (StaticTree::load); empty: the draft shape.
+  // kPrunedTree ("pct"), for a draft model: pruned candidate trees
+  // (PrunedTree, drafter.h) bounded by k_config (empty: the draft's top 5
+  // at each of 10 depths), expanding at path confidence >= pct_threshold
+  // and pruned below pct_epsilon. pct_threshold 0: both measured at start
+  // (spec/engine/step_cost.h): the time of a draft step over a target step, and
+  // epsilon raised to what a verified node adds to a target step.
+  std::string tree;
+  float pct_threshold = 0;
+  float pct_epsilon = 0.01f;
+  // kAded: a tri-gram table file (`seed trigrams`, TrigramTable::load);
+  // empty: each group's table learns from the target's outputs alone.
+  std::string trigrams;
+  std::string device = "cpu";
+  // CPU: the dtype the models' matrices keep in memory (unset: as stored)
+  // and the matrix kernel (models/cpu_kernel.h).
+  std::optional<models::WeightDtype> weights_dtype;
+  models::CpuKernel cpu_kernel = models::best_cpu_kernel();
+  // Draft shape: children per node at each depth. sd and seed use a chain of
+  // `draft_length` (k_config all ones); mcsd (and seed with tree drafts) use
+  // k_config, e.g. {2, 2, 1} (SEED appendix B).
+  int draft_length = 4;
+  std::vector<int> k_config;  // empty: a chain of draft_length
+  // drafter_pool kinds: drafter threads (sequences are assigned
+  // round-robin); 0: one. `seed` sizes it to the machine
+  // (launch/thread_plan.h).
+  int drafters = 0;
+  int max_batch = 16;         // batched_verify kinds: proposals per target forward
+  // seed and batched kinds: what each target forward verifies
+  // (spec/engine/scheduler.h); unset: fcfs for seed, batch for seed-batch and ar-batch.
+  std::optional<SchedulePolicy> schedule;
+  int draft_threads = 1;      // intra-op threads of each drafter
+  // KV caches of the target and of each draft model: share prompt prefixes
+  // by content (models/kv_cache.h), and the most each may hold in MiB; 0
+  // sizes them from the host memory free at start (kv_cache_options).
+  bool prefix_cache = true;
+  int64_t kv_cache_mb = 0;
+  // Set: text prompts are chats, rendered by the target's chat template as a
+  // system turn (this text; "" for none) and the prompt as the user's turn.
+  std::optional<std::string> chat_system;
+};
+
+// How the engines load their models: device, weight dtype, kernel.
+models::LoadOptions load_options(const EngineOptions& options);
+
+// The KV cache of one of `caches` models in this process: kv_cache_mb each,
+// or, with 0, half the host memory free now shared among them (on CUDA, 0
+// leaves the cache to grow on demand). Throws kInvalidArgument naming
+// --kv-cache-mb for a negative budget.
+models::KvCacheOptions kv_cache_options(const EngineOptions& options, int caches);
+
+// The target's KV cache for these options: kv_cache_options, keeping the
+// hidden states of the layer an EDD draft reads (ModelConfig::is_edd). Throws
+// kInvalidArgument naming --draft when the EDD does not fit the target
+// (another width, or a layer the target lacks).
+models::KvCacheOptions target_cache_options(const EngineOptions& options, int caches);
+
+// Throws seed::Error: kInvalidArgument naming the option (no draft for an
+// engine that drafts with a draft model, k_config entry < 1, a malformed
+// --tree file, a pruned tree for an engine that does not draft or a
+// drafter without probabilities, or with thresholds outside [0, 1]), what loading a --trigrams file throws, and what loading
+// the models throws (naming the file at fault), kInvalidArgument if the two
+// models' vocabularies differ.
+std::unique_ptr<Engine> make_engine(const EngineOptions& options);
+
+// As above, but an engine with a drafter pool drafts with the given drafters
+// (say, proxies for draft ranks under mpirun) instead of draft-model
+// threads; only the draft's config.json is read (its vocabulary must match).
+// REQUIRES options.engine.drafter_pool(), drafters non-empty.
+std::unique_ptr<Engine> make_engine(const EngineOptions& options, std::vector<std::unique_ptr<Drafter>> drafters);
+
+// As above, but every engine verifies on `target` (say, a proxy for a
+// tensor-parallel target group under mpirun): the target model is not
+// loaded here, only its tokenizer. Empty `drafters`: drafters over the
+// draft model, as the first overload builds them; otherwise as the second.
+std::unique_ptr<Engine> make_engine(const EngineOptions& options, std::unique_ptr<Target> target,
+                                    std::vector<std::unique_ptr<Drafter>> drafters);
+
+}  // namespace seed::spec

@@ -1,0 +1,212 @@
+#include "spec/engine/model_target.h"
+
+#include <cstdint>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "models/base/error.h"
+
+namespace seed::spec {
+
+ModelTarget::ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options,
+                         int distribution_top_k)
+    : model_(std::move(model)), cache_(model_->make_cache(cache_options)), distribution_top_k_(distribution_top_k) {}
+
+ModelTarget::~ModelTarget() = default;
+
+int64_t ModelTarget::vocab_size() const { return model_->config().vocab_size; }
+
+int64_t ModelTarget::max_positions() const { return model_->config().max_position_embeddings; }
+
+const ModelTarget::Slot& ModelTarget::slot_state(uint64_t slot) const {
+  const auto it = slots_.find(slot);
+  SEED_CHECK(it != slots_.end(), kInvalidArgument) << "target: slot " << slot << " was not started";
+  return it->second;
+}
+
+void ModelTarget::start(uint64_t slot, const std::vector<int32_t>& prompt, const TargetSettings& settings) {
+  SEED_CHECK(!prompt.empty(), kInvalidArgument) << "target: slot " << slot << " started with an empty prompt";
+  finish(slot);
+  Slot s;
+  s.settings = settings;
+  s.prompt = prompt;
+  s.pending = prompt;
+  slots_.emplace(slot, std::move(s));
+  stats_.prompt_tokens += static_cast<int64_t>(prompt.size());
+}
+
+int64_t ModelTarget::room(uint64_t slot) const {
+  const Slot& s = slot_state(slot);
+  // The forward puts the pending tokens at positions length .. length + P - 1
+  // and draft depth d at length + P - 1 + d.
+  const int64_t free = max_positions() - s.length - static_cast<int64_t>(s.pending.size());
+  return free < 0 ? -1 : free;
+}
+
+void ModelTarget::start_sequence(Slot& s) {
+  if (s.started) cache_.release(s.sequence);
+  const models::CachedStart start = cache_.create_with_prefix(s.prompt);
+  s.sequence = start.sequence;
+  s.started = true;
+  s.length = start.cached;
+  s.pending.assign(s.prompt.begin() + start.cached, s.prompt.end());
+}
+
+void ModelTarget::take_prompt_head(Slot& s, std::vector<models::SequenceInput>& batch) {
+  if (s.pending.size() < 2) return;
+  models::SequenceInput input{s.sequence, {s.pending.begin(), s.pending.end() - 1}, {}};
+  stats_.computed_tokens += static_cast<int64_t>(input.tokens.size());
+  s.length += static_cast<int64_t>(input.tokens.size());
+  s.pending.erase(s.pending.begin(), s.pending.end() - 1);
+  batch.push_back(std::move(input));
+}
+
+void ModelTarget::start_sequences(const std::vector<VerifyItem>& items) {
+  const int64_t block = cache_.block_size();
+  std::vector<Slot*> fresh;
+  for (const VerifyItem& item : items) {
+    Slot& s = slots_.at(item.slot);
+    if (s.started) continue;
+    start_sequence(s);
+    fresh.push_back(&s);
+  }
+  // A fresh slot follows an earlier one when their prompts share more whole
+  // blocks than the cache gave it; the leader computes its prompt (but the
+  // last token, which its verification feeds) in a first forward.
+  std::vector<Slot*> leaders, followers;
+  std::vector<models::SequenceInput> shared;
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    Slot& s = *fresh[i];
+    for (size_t j = 0; j < i; ++j) {
+      if (std::find(followers.begin(), followers.end(), fresh[j]) != followers.end()) continue;
+      const Slot& earlier = *fresh[j];
+      const auto mismatch = std::mismatch(s.prompt.begin(), s.prompt.end(), earlier.prompt.begin(), earlier.prompt.end());
+      const int64_t common = std::min<int64_t>({mismatch.first - s.prompt.begin(),
+                                                static_cast<int64_t>(s.prompt.size()) - 1,
+                                                static_cast<int64_t>(earlier.prompt.size()) - 1});
+      if (common / block * block <= s.length) continue;
+      followers.push_back(&s);
+      if (std::find(leaders.begin(), leaders.end(), fresh[j]) == leaders.end()) leaders.push_back(fresh[j]);
+      break;
+    }
+  }
+  for (Slot* leader : leaders) take_prompt_head(*leader, shared);
+  if (shared.empty()) return;
+  model_->forward(shared, cache_, models::LogitsFor::kLast);
+  for (Slot* follower : followers) start_sequence(*follower);
+}
+
+void ModelTarget::prefill(const std::vector<uint64_t>& slots) {
+  const DraftTree none;
+  std::vector<VerifyItem> items;
+  for (const uint64_t slot : slots) {
+    if (!slot_state(slot).started) items.push_back({slot, &none});
+  }
+  start_sequences(items);
+  std::vector<models::SequenceInput> batch;
+  for (const VerifyItem& item : items) take_prompt_head(slots_.at(item.slot), batch);
+  if (!batch.empty()) model_->forward(batch, cache_, models::LogitsFor::kLast);
+}
+
+std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
+  const int64_t vocab = vocab_size();
+  for (const VerifyItem& item : items) {
+    SEED_CHECK(item.draft != nullptr, kInvalidArgument) << "target: slot " << item.slot << " has no draft";
+    slot_state(item.slot);
+  }
+  start_sequences(items);
+  std::vector<models::SequenceInput> batch;
+  std::vector<int64_t> bases, rows;  // per item: cache length before, first logits row
+  int64_t next_row = 0;
+  for (const VerifyItem& item : items) {
+    Slot& s = slots_.at(item.slot);
+    const DraftTree& draft = *item.draft;
+    const int32_t pending = static_cast<int32_t>(s.pending.size());
+    models::SequenceInput input{s.sequence, s.pending, {}, pending - 1};
+    input.tokens.insert(input.tokens.end(), draft.tokens.begin(), draft.tokens.end());
+    if (!draft.tokens.empty()) {
+      input.parents.resize(pending);
+      std::iota(input.parents.begin(), input.parents.end(), -1);
+      for (int32_t parent : draft.parents) input.parents.push_back(parent < 0 ? pending - 1 : pending + parent);
+    }
+    if (!s.prefilled) stats_.computed_tokens += pending;
+    bases.push_back(s.length);
+    rows.push_back(next_row);
+    next_row += static_cast<int64_t>(draft.tokens.size()) + 1;
+    batch.push_back(std::move(input));
+  }
+  const at::Tensor logits = model_->forward(batch, cache_, models::LogitsFor::kTail).to(torch::kCPU).contiguous();
+
+  std::vector<Verdict> verdicts;
+  std::vector<float> p;
+  for (size_t b = 0; b < items.size(); ++b) {
+    Slot& s = slots_.at(items[b].slot);
+    const DraftTree& draft = *items[b].draft;
+    const int64_t pending = static_cast<int64_t>(s.pending.size());
+    const int64_t contexts = static_cast<int64_t>(draft.tokens.size()) + 1;
+    // Context 0 is after the last pending token; context i + 1 after node i.
+    const float* context_rows = logits.data_ptr<float>() + rows[b] * vocab;
+    p.resize(static_cast<size_t>(contexts * vocab));
+    for (int64_t c = 0; c < contexts; ++c) {
+      sampling_distribution(context_rows + c * vocab, vocab, s.settings.sampling, p.data() + c * vocab);
+    }
+    const uint32_t base_position = static_cast<uint32_t>(bases[b] + pending);
+    Verdict verdict = spec::verify(VerifyRequest{&draft, p.data(), vocab, s.settings.sampling, s.settings.seed,
+                                                 s.settings.stream, base_position});
+    if (!draft.tokens.empty()) {
+      // Keep the pending chain and the accepted path; drop the other nodes.
+      std::vector<int32_t> path(static_cast<size_t>(pending));
+      std::iota(path.begin(), path.end(), 0);
+      for (int32_t node : verdict.accepted) path.push_back(static_cast<int32_t>(pending) + node);
+      cache_.commit_path(s.sequence, bases[b], path);
+    }
+    s.length = cache_.length(s.sequence);
+    if (cache_.hidden_layer() >= 0) {
+      verdict.hidden_from = s.hidden_sent;
+      verdict.hidden = hidden_states(s.sequence, s.hidden_sent, s.length);
+      s.hidden_sent = s.length;
+    }
+    s.pending.assign(1, verdict.bonus);
+    if (distribution_top_k_ > 0) {
+      verdict.target_top.push_back(top_entries(p.data(), vocab, distribution_top_k_));
+      for (int32_t node : verdict.accepted) {
+        verdict.target_top.push_back(top_entries(p.data() + (node + 1) * vocab, vocab, distribution_top_k_));
+      }
+    }
+    if (!s.prefilled) {
+      s.prefilled = true;
+      s.prompt = {};
+    }
+    verdicts.push_back(std::move(verdict));
+  }
+  return verdicts;
+}
+
+std::vector<float> ModelTarget::hidden_states(models::SequenceId sequence, int64_t from, int64_t to) const {
+  std::vector<int64_t> slots;
+  cache_.append_slots(sequence, slots);
+  const at::Tensor index = torch::tensor(std::vector<int64_t>(slots.begin() + from, slots.begin() + to));
+  const at::Tensor rows =
+      cache_.hidden_states().index_select(0, index.to(cache_.hidden_states().device())).to(torch::kCPU, torch::kFloat).contiguous();
+  return {rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel()};
+}
+
+void ModelTarget::finish(uint64_t slot) {
+  const auto it = slots_.find(slot);
+  if (it == slots_.end()) return;
+  if (it->second.started) cache_.release(it->second.sequence);
+  slots_.erase(it);
+}
+
+PrefillStats ModelTarget::prefill_stats() const {
+  PrefillStats stats = stats_;
+  const models::KvCacheStats cache = cache_.stats();
+  stats.kv_peak_bytes = cache.peak_bytes;
+  stats.kv_live_bytes = cache_.bytes_in_use();
+  stats.evicted_blocks = cache.evicted_blocks;
+  return stats;
+}
+
+}  // namespace seed::spec

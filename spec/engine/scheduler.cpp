@@ -1,0 +1,52 @@
+#include "spec/engine/scheduler.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+
+#include "models/base/error.h"
+
+namespace seed::spec {
+
+const char* schedule_policy_name(SchedulePolicy policy) {
+  switch (policy) {
+    case SchedulePolicy::kFcfs: return "fcfs";
+    case SchedulePolicy::kBatch: return "batch";
+    case SchedulePolicy::kPriority: return "priority";
+  }
+  return "";
+}
+
+SchedulePolicy parse_schedule_policy(const std::string& name) {
+  for (const SchedulePolicy p : {SchedulePolicy::kFcfs, SchedulePolicy::kBatch, SchedulePolicy::kPriority}) {
+    if (name == schedule_policy_name(p)) return p;
+  }
+  SEED_FAIL(kInvalidArgument) << "--schedule: unknown policy '" << name << "'; use fcfs | batch | priority";
+}
+
+Scheduler::Scheduler(SchedulePolicy policy, size_t max_batch, int64_t max_wait)
+    : policy_(policy), max_batch_(policy == SchedulePolicy::kFcfs ? 1 : max_batch), max_wait_(max_wait) {
+  SEED_CHECK(max_batch >= 1, kInvalidArgument) << "scheduler: max_batch " << max_batch << " < 1";
+  SEED_CHECK(max_wait >= 1, kInvalidArgument) << "scheduler: max_wait " << max_wait << " < 1";
+}
+
+std::vector<size_t> Scheduler::pick(const std::vector<ReadyProposal>& ready) {
+  SEED_CHECK(!ready.empty(), kInternal) << "scheduler: nothing to pick from";
+  std::vector<size_t> order(ready.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (policy_ == SchedulePolicy::kPriority) {
+    const auto overdue = [&](size_t i) { return forwards_ - ready[i].ready_at >= max_wait_; };
+    // Overdue ones first (oldest first), then by priority; stable, so equal
+    // priorities keep their queue order.
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if (overdue(a) != overdue(b)) return overdue(a);
+      if (overdue(a)) return false;
+      return ready[a].priority > ready[b].priority;
+    });
+  }
+  order.resize(std::min(order.size(), max_batch_));
+  ++forwards_;
+  return order;
+}
+
+}  // namespace seed::spec

@@ -1,0 +1,66 @@
+// VerifyQueue: the proposals waiting for the target, and the Scheduler that
+// picks which of them the next target forward verifies.
+//
+// Drafters push proposals as they finish them (from their own threads under
+// SEED, or from the engine's thread); the engine takes what the Scheduler
+// picks, blocking until something is ready. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "spec/engine/request_run.h"
+#include "spec/engine/scheduler.h"
+
+namespace seed::spec {
+
+// A draft for one sequence, ready to verify (or the drafter's failure).
+struct Proposal {
+  Sequence* seq = nullptr;
+  int64_t ready_at = 0;  // the scheduler's forward count when it was queued
+  DraftTree draft;       // empty: the target decodes one token
+  double draft_s = 0;
+  std::string error;         // the drafter failed; this request ends with kError...
+  bool unavailable = false;  // ...unless the drafter is gone: then it moves
+};
+
+// What the scheduler did, for tests and traces.
+struct ScheduleEvent {
+  enum Kind { kProposed, kVerified } kind;
+  uint64_t slot;
+  int worker;  // kProposed: the drafter's worker; kVerified: the forward's number
+};
+
+class VerifyQueue {
+ public:
+  explicit VerifyQueue(Scheduler scheduler) : scheduler_(scheduler) {}
+
+  // Queues `proposal`, made by drafter `worker` (-1: none).
+  void push(Proposal proposal, int worker);
+  // The proposals the next forward verifies, in the order picked; blocks
+  // until at least one is ready.
+  std::vector<Proposal> take();
+  // Whether take() would block now.
+  bool empty() const;
+  // Records that `slots` were verified in one forward.
+  void verified(const std::vector<uint64_t>& slots);
+  // Forgets the proposals still queued (they point into a finished call).
+  void clear();
+  // Starts a new schedule record (a new generate() call).
+  void restart_schedule();
+  std::vector<ScheduleEvent> schedule() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Proposal> queue_;  // oldest first
+  Scheduler scheduler_;
+  std::vector<ScheduleEvent> schedule_;
+  int forward_number_ = 0;
+};
+
+}  // namespace seed::spec

@@ -1,0 +1,24 @@
+#include "spec/lookahead/forward_cost.h"
+
+#include <algorithm>
+
+namespace seed::spec {
+
+void ForwardCost::add(int64_t forwards, int64_t drafted, double seconds) {
+  if (forwards <= 0) return;
+  const double w = double(forwards);
+  fit_.add(double(drafted) / w, seconds / w, w);
+}
+
+double ForwardCost::per_token_s() const {
+  if (empty() || fit_.x_variance() < 1) return 0;
+  // A slope that would make an empty forward cost nothing is noise.
+  return std::clamp(fit_.slope(), 0.0, fit_.mean_y() / std::max(fit_.mean_x(), 1.0) * 0.9);
+}
+
+double ForwardCost::base_s() const {
+  if (empty()) return 0;
+  return fit_.mean_y() - per_token_s() * fit_.mean_x();
+}
+
+}  // namespace seed::spec
