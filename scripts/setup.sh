@@ -3,29 +3,45 @@
 # and builds everything into build/. Used by run.sh and test.sh (which
 # passes --test for the test suite's extra packages, and --no-build for
 # sanitizer builds, which configure their own folder).
+#
+# --cuda builds against the CUDA build of PyTorch that `python3` imports
+# (pip's torch, with libtorch inside) instead of Debian's CPU libtorch;
+# CMake settles the clashes between pip's torch and the system's libraries
+# (cmake/pip_torch.cmake). SEED_PREFIX_PATH adds folders where the other
+# dependencies live when they are not installed system-wide.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Why each package is here: README.md, "Dependencies".
 packages=(
   cmake ninja-build g++ pkg-config ccache
-  libtorch-dev libopenblas0-openmp
   libopenmpi-dev openmpi-bin
   libboost-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libsentencepiece-dev libpcre2-dev libicu-dev
   libgtest-dev libgmock-dev
 )
-# Only for the test suite (scripts/test.sh): a headless browser that renders
-# `seed report`'s HTML; python3 for the fault trials' result checks; node and npm for the tokenizer parity test (skipped if
-# a node from elsewhere, e.g. NodeSource, already provides them).
-test=false build=true
+test=false build=true cuda=false
 for arg in "$@"; do
   case $arg in
     --test) test=true ;;
     --no-build) build=false ;;
-    *) echo "setup.sh: unknown option $arg (known: --test, --no-build)" >&2; exit 2 ;;
+    --cuda) cuda=true ;;
+    *) echo "setup.sh: unknown option $arg (known: --test, --no-build, --cuda)" >&2; exit 2 ;;
   esac
 done
+prefix_path=${SEED_PREFIX_PATH:-}
+if $cuda; then
+  torch_prefix=$(python3 -c 'import torch; assert torch.version.cuda, "a CPU-only torch"; print(torch.utils.cmake_prefix_path)') || {
+    echo "setup.sh --cuda: python3 cannot import a CUDA build of torch (pip install torch)" >&2
+    exit 1
+  }
+  prefix_path="$torch_prefix${prefix_path:+;$prefix_path}"
+else
+  packages+=(libtorch-dev libopenblas0-openmp)
+fi
+# Only for the test suite (scripts/test.sh): a headless browser that renders
+# `seed report`'s HTML; python3 for the fault trials' result checks; node and npm for the tokenizer parity test (skipped if
+# a node from elsewhere, e.g. NodeSource, already provides them).
 if $test; then
   packages+=(chromium python3)
   command -v node >/dev/null || packages+=(nodejs)
@@ -38,7 +54,9 @@ missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-if ((${#missing[@]})); then
+if ((${#missing[@]})) && ! command -v apt-get >/dev/null; then
+  echo "setup: no apt-get here; expecting ${missing[*]} (or their headers and libraries) under SEED_PREFIX_PATH" >&2
+elif ((${#missing[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "setup: installing ${missing[*]}"
@@ -47,5 +65,5 @@ if ((${#missing[@]})); then
 fi
 
 $build || exit 0
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${prefix_path:+"-DCMAKE_PREFIX_PATH=$prefix_path"}
 cmake --build build -j "$(nproc)"
