@@ -73,7 +73,7 @@ nlohmann::json SearchBenchResult::to_json() const {
 
 SearchBenchResult run_search_bench(const SearchBenchOptions& o,
                                    const std::function<void(const SearchBenchRow&)>& on_row) {
-  const tasks::Task task = tasks::Task::load(o.task_dir, {o.data_path});
+  const tasks::Task task = tasks::Task::load(o.task_dir, o.data);
   search::SearchConfig config;
   config.algorithm = o.search;
   config.params = task.spec().search;

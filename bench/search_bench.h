@@ -14,12 +14,13 @@
 
 #include "spec/api/engine.h"
 #include "spec/engine/engine_factory.h"
+#include "tasks/task.h"
 
 namespace seed::bench {
 
 struct SearchBenchOptions {
   std::string task_dir;
-  std::string data_path;  // replaces task.json's data.path when set
+  tasks::TaskLoadOptions data;  // --data and SEED_DATA_DIR (tasks/task_data_path.h)
   std::string search = "bfs";
   int limit = 10;      // the task's first problems
   uint64_t seed = 0;   // the run seed (search::SearchConfig)

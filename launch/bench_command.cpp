@@ -339,7 +339,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       "search", "A search over a task's problems with the KV prefix cache off and on: prompt tokens computed, "
                 "KV memory, wall time, and whether results agree");
   search_bench->add_option("--task", sb.task_dir, "Task folder (task.json)")->required()->check(CLI::ExistingDirectory);
-  search_bench->add_option("--data", sb.data_path, "Data file replacing task.json's data.path");
+  search_bench->add_option("--data", sb.data.data_path, "Data file replacing task.json's data.path");
   search_bench->add_option("--search", sb.search, "Search algorithm")->capture_default_str();
   search_bench->add_option("--limit", sb.limit, "The task's first N problems")
       ->check(CLI::PositiveNumber)
@@ -357,6 +357,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   search_bench->callback([search_options, &global] {
     run_with_engines(global, search_options->bench.engine, [&](const EngineMaker& make_engine) {
       BenchSearchOptions options = *search_options;
+      options.bench.data.data_dir = global.data_dir;
       plan_engine_threads(global, options.bench.engine, 0);
       options.bench.make_engine = make_engine;
       run_bench_search(options);

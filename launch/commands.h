@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <string>
 
 #include "models/cpu_kernel.h"
 
@@ -32,6 +33,9 @@ struct GlobalOptions {
   // of the group's verdicts (parallel::DraftTables::kShared) or only from
   // its own slots' (--draft-tables per-rank).
   bool share_draft_tables = true;
+  // $SEED_DATA_DIR: the folder of data sets a task's relative data.path is
+  // looked up in when the task folder lacks the file (tasks/task_data_path.h).
+  std::string data_dir;
 };
 
 void add_generate_command(CLI::App& app, const GlobalOptions& global);

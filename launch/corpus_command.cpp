@@ -30,7 +30,7 @@ void run_corpus(CorpusOptions options) {
 
 void add_corpus_command(CLI::App& app, const GlobalOptions&) {
   auto options = std::make_shared<CorpusOptions>();
-  options->config.game24_csv = "../shared/datasets/game24/24.csv";
+  options->config.game24_csv = tasks::kGame24CsvPath;
   tasks::CorpusConfig& c = options->config;
   CLI::App* cmd = app.add_subcommand(
       "corpus", "Write Game-of-24 and Blocksworld training corpora as JSONL (prompt, completion)");

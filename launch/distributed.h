@@ -1,4 +1,4 @@
-// How a command gets its engines on one rank or many (DESIGN.md, "Ranks
+// How a command gets its engines on one rank or many (README.md, "Running
 // under mpirun"). Under mpirun with P > 1 ranks, rank 0 prints the rank
 // layout and runs the command with engines whose SEED drafters live on the
 // draft ranks and, with --tp, whose target lives on ranks 1..T; every other

@@ -23,7 +23,7 @@ namespace {
 struct EvalOptions {
   std::string model_dir;
   std::string draft_dir;
-  std::string game24_csv = "../shared/datasets/game24/24.csv";
+  std::string game24_csv = tasks::kGame24CsvPath;
   int limit = 100;  // test puzzles
   eval::Game24EvalOptions eval;
   int draft_length = 4;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <memory>
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<seed::parallel::MpiSession> mpi;
   if (seed::launch::launched_by_mpirun()) mpi = std::make_unique<seed::parallel::MpiSession>(&argc, &argv);
   global.mpi = mpi.get();
+  if (const char* data_dir = std::getenv("SEED_DATA_DIR")) global.data_dir = data_dir;
   std::string log_level = "info";
   const std::map<std::string, spdlog::level::level_enum> levels = {
       {"trace", spdlog::level::trace}, {"debug", spdlog::level::debug}, {"info", spdlog::level::info},

@@ -203,7 +203,7 @@ json runtime_json(const ThreadPlan& plan, const spec::EngineOptions& engine) {
 }
 
 void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& global) {
-  const tasks::Task task = tasks::Task::load(o.task_dir, {o.data_path});
+  const tasks::Task task = tasks::Task::load(o.task_dir, {o.data_path, global.data_dir});
   if (task.spec().chat_system) {
     SEED_CHECK(models::ChatTemplate::load(o.engine.target).has_value(), kInvalidArgument)
         << o.task_dir << "/task.json: field 'chat' renders prompts with the target's chat template, but "

@@ -39,7 +39,7 @@ struct ModelConfig {
   int64_t bos_token_id = 1;
   std::vector<int64_t> eos_token_ids = {2};  // config.json: int or list
   std::string torch_dtype = "float32";       // dtype the weights are stored in
-  // An EDD draft (shared/notes/edd-pct.md): one decoder layer whose inputs
+  // An EDD draft (Zheng & Wang 2025, sec. 3.1): one decoder layer whose inputs
   // are, for the accepted positions, a target's hidden states after its
   // layer `edd_target_layer` (0-based) instead of token embeddings.
   // config.json: "draft": {"kind": "edd", "target_layer": L}. -1: a plain

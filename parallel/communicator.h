@@ -1,7 +1,7 @@
 // Communicator: the collectives a tensor-parallel group runs on tensors.
 //
 // A group of `size()` ranks numbered 0..size()-1 (the target group of
-// DESIGN.md, "Ranks under mpirun": world ranks 1..T are group ranks 0..T-1).
+// README.md, "Running under mpirun": world ranks 1..T are group ranks 0..T-1).
 // Every collective must be called by every rank of the group, in the same
 // order, with tensors of the same shape and dtype; a rank that skips one
 // blocks the others. Backends:

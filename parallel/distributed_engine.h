@@ -1,4 +1,4 @@
-// The engines of a run under mpirun (DESIGN.md, "Ranks under mpirun"):
+// The engines of a run under mpirun (README.md, "Running under mpirun"):
 // rank 0 builds them with a Coordinator, every other rank serves in
 // serve_worker_rank() until the Coordinator goes.
 //

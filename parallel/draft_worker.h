@@ -1,4 +1,4 @@
-// The serve loop of a draft rank (DESIGN.md, "Ranks under mpirun";
+// The serve loop of a draft rank (README.md, "Running under mpirun";
 // remote_drafter.h is the coordinator's end).
 //
 // A draft rank hosts a Drafter of each kind the coordinator asks for (the

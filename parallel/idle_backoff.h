@@ -1,8 +1,8 @@
 // IdleBackoff: how long a thread waiting on MPI sleeps between tests.
 //
 // MPI has no completion callback, and Open MPI's blocking calls spin on the
-// core (sched_yield at best), which an idle draft rank must not do
-// (DESIGN.md, "no busy spinning"). So waiters test (MPI_Test, MPI_Improbe)
+// core (sched_yield at best), which an idle draft rank must not do: it
+// would take the core from the ranks that compute. So waiters test (MPI_Test, MPI_Improbe)
 // and sleep in between, for 1/8 of the time waited so far, clamped to
 // [20 us, 10 ms]: an answer that arrives while sleeping is seen at most
 // ~12% late (plus 20 us), and a rank idle for long wakes about 100 times a

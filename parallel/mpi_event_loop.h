@@ -1,5 +1,5 @@
 // MpiEventLoop: the coordinator's one thread for point-to-point messages
-// with worker ranks (DESIGN.md, "Ranks under mpirun": a Boost.Asio event
+// with worker ranks (README.md, "Running under mpirun"; a Boost.Asio event
 // loop over non-blocking MPI).
 //
 // Callers on any thread (the SEED engine's drafter workers, through their

@@ -1,5 +1,5 @@
-// RankLayout: which world rank plays which role under mpirun (DESIGN.md,
-// "Ranks under mpirun").
+// RankLayout: which world rank plays which role under mpirun (README.md,
+// "Running under mpirun").
 //
 //   rank 0              coordinator: search, scheduler, the engine's event loop
 //   ranks 1..T          target group (T = --tp), tensor parallel

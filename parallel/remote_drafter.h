@@ -1,5 +1,5 @@
 // RemoteDrafter: a Drafter on the coordinator whose sequences live on one
-// draft rank (DESIGN.md, "Ranks under mpirun"; draft_worker.h is the other
+// draft rank (README.md, "Running under mpirun"; draft_worker.h is the other
 // end).
 //
 // start, advance and finish become start, verdict and finish messages sent

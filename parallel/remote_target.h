@@ -1,5 +1,5 @@
 // RemoteTarget: the coordinator's Target when the target model lives on a
-// tensor-parallel group, ranks 1..T (DESIGN.md, "Ranks under mpirun";
+// tensor-parallel group, ranks 1..T (README.md, "Running under mpirun";
 // target_worker.h is the leader's end).
 //
 // start and finish become start and finish messages sent without waiting;

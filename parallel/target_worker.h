@@ -1,4 +1,4 @@
-// The serve loop of the target group's leader, rank 1 (DESIGN.md, "Ranks
+// The serve loop of the target group's leader, rank 1 (README.md, "Running
 // under mpirun"; remote_target.h is the coordinator's end).
 //
 // The leader answers the coordinator's start, verify and finish messages

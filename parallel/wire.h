@@ -1,4 +1,4 @@
-// Wire: the binary messages ranks exchange under mpirun (DESIGN.md, "Ranks
+// Wire: the binary messages ranks exchange under mpirun (README.md, "Running
 // under mpirun").
 //
 // The coordinator (rank 0) drives drafters and the target group with these;

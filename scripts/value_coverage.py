@@ -35,8 +35,8 @@ def children(numbers):
 
 def covered_states(csv_path):
     with open(csv_path, newline="") as f:
-        rows = list(csv.reader(f))[1:]
-    test = {text([Fraction(int(x)) for x in r[1].split()]) for r in rows[900:1000]}
+        rows = list(csv.DictReader(f))
+    test = {text([Fraction(int(x)) for x in r["Puzzles"].split()]) for r in rows[900:1000]}
     states = set()
     for puzzle in itertools.combinations_with_replacement(range(1, 14), 4):
         numbers = [Fraction(n) for n in puzzle]
@@ -51,7 +51,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("judgments", help="JSONL from seed eval game24 --value-out")
     parser.add_argument("--corpus", help="a seed corpus JSONL: how many covered states its value examples hold")
-    parser.add_argument("--game24-csv", default="../shared/datasets/game24/24.csv")
+    parser.add_argument("--game24-csv", default="tasks/game24/24.csv")
     args = parser.parse_args()
 
     covered = covered_states(args.game24_csv)

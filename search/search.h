@@ -1,5 +1,5 @@
 // Search: an algorithm that solves one problem of a task by sending batches
-// of generation requests to an Engine (DESIGN.md, search layer).
+// of generation requests to an Engine (docs/architecture.md, "Layers").
 //
 // Algorithms (registered by name, make_search):
 //   bfs               Tree-of-Thoughts BFS (SEED Algorithm 2): depth T, n

@@ -2,7 +2,8 @@
 //
 // Blocks stand in stacks on a table; one hand moves one block at a time. The
 // actions and their restrictions are those of the SEED paper's appendix D
-// (../shared/papers/seed-scheduled-speculative-decoding.md), which takes them
+// (Wang et al. 2024, "SEED: Accelerating Reasoning Tree Construction via
+// Scheduled Speculative Decoding"), which takes them
 // from PlanBench (Valmeekam et al., 2023). Text is PlanBench's:
 //
 //   actions   "pick up the red block"

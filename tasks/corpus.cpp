@@ -343,8 +343,8 @@ void CorpusConfig::validate() const {
       << "; need 2 <= blocks_min <= blocks_max <= " << kBlocksMax;
   SEED_CHECK(game24_csv.size() > 0 || game24_propose + game24_value + game24_cot == 0,
              kInvalidArgument)
-      << "corpus: game24 examples need game24_csv (the path of Tree of Thoughts' 24.csv, "
-         "e.g. ../shared/datasets/game24/24.csv)";
+      << "corpus: game24 examples need game24_csv (the path of Tree of Thoughts' 24.csv, e.g. " << kGame24CsvPath
+      << ")";
 }
 
 int CorpusConfig::total() const {

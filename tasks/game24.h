@@ -51,8 +51,12 @@ std::string numbers_text(Numbers numbers);
 // (naming the line) if the column is missing or a puzzle is malformed.
 std::vector<Numbers> load_game24_csv(const std::string& path);
 
+// The shipped puzzles (Tree of Thoughts' 24.csv, its Puzzles column, in
+// its order), relative to the repository root, where `seed` commands run.
+inline constexpr char kGame24CsvPath[] = "tasks/game24/24.csv";
+
 // The ToT test split: 0-based rows [kGame24TestBegin, kGame24TestEnd) of
-// 24.csv. Never train on them (../shared/datasets/README.md).
+// 24.csv. Never train on them: they are what the task reports accuracy on.
 inline constexpr size_t kGame24TestBegin = 900;
 inline constexpr size_t kGame24TestEnd = 1000;
 

@@ -6,8 +6,9 @@
 // task.json (tasks/README.md documents every field):
 //
 //   name, description
-//   data        where problems come from (DataSpec, tasks/task_data.h);
-//               relative paths are relative to the task folder
+//   data        where problems come from (DataSpec, tasks/task_data.h); a
+//               relative path is looked up in the task folder, then in
+//               TaskLoadOptions::data_dir (tasks/task_data_path.h)
 //   examples    optional file of few-shot text, available as {examples}
 //   state       fields derived from a state's thoughts: {"current":
 //               {"initial": "{input}", "pattern": "\\(left: ([^)]*)\\)"}} is
@@ -166,13 +167,15 @@ struct State {
 };
 
 struct TaskLoadOptions {
-  std::string data_path;  // replaces data.path ("" = task.json's)
+  std::string data_path;  // replaces data.path, relative to the working directory ("" = task.json's)
+  std::string data_dir;   // a folder of data sets (SEED_DATA_DIR) for a relative data.path ("" = none)
 };
 
 class Task {
  public:
-  // Loads `folder`/task.json and its data. Throws seed::Error naming the file
-  // and the field: kNotFound (no task.json, no data or examples file),
+  // Loads `folder`/task.json and its data (found as tasks/task_data_path.h
+  // says). Throws seed::Error naming the file and the field: kNotFound (no
+  // task.json, no data or examples file; the message says where it looked),
   // kCorruption (invalid JSON), kInvalidArgument (unknown field, wrong type,
   // a template naming an unknown field, a bad regex, an unknown checker, a
   // data row lacking a field a template or the checker needs).

@@ -34,7 +34,7 @@ struct Problem {
 
 struct DataSpec {
   std::string source = "jsonl";  // jsonl | lines | game24-csv | blocksworld
-  std::string path;              // file sources; resolved by the loader (task.h)
+  std::string path;              // file sources; found by the loader (task_data_path.h)
   std::string field = "input";   // lines: the field each line fills
   // Rows [begin, end) of the file (0-based, before any limit); end < 0 means
   // to the end. game24-csv defaults to the test split, 900-1000.

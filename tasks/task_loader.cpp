@@ -12,6 +12,7 @@
 #include "models/base/json_fields.h"
 #include "tasks/prompt_template.h"
 #include "tasks/step_checkers.h"
+#include "tasks/task_data_path.h"
 #include "tasks/task_regex.h"
 #include "tasks/task.h"
 
@@ -99,8 +100,7 @@ void check_judge_prompt(const std::string& prompt, const std::string& where) {
   }
 }
 
-DataSpec read_data(JsonFields& top, const std::string& source, const fs::path& folder,
-                   const TaskLoadOptions& options) {
+DataSpec read_data(JsonFields& top, const std::string& source) {
   const json* value = top.find("data");
   SEED_CHECK(value != nullptr, kInvalidArgument) << source << ": required field 'data' is missing";
   JsonFields fields = nested(top, "data", *value, source, "data.");
@@ -112,11 +112,6 @@ DataSpec read_data(JsonFields& top, const std::string& source, const fs::path& f
     data.end = 1000;
   }
   fields.optional("path", &data.path);
-  if (!options.data_path.empty()) {
-    data.path = options.data_path;  // relative to the working directory
-  } else if (!data.path.empty() && fs::path(data.path).is_relative()) {
-    data.path = (folder / data.path).lexically_normal().string();
-  }
   fields.optional("field", &data.field);
   fields.optional("begin", &data.begin);
   fields.optional("end", &data.end);
@@ -297,7 +292,7 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
   TaskSpec& spec = task.spec_;
   top.required("name", &spec.name);
   top.optional("description", &spec.description);
-  spec.data = read_data(top, source, fs::path(folder), options);
+  spec.data = read_data(top, source);
   std::string examples_file;
   top.optional("examples", &examples_file);
   spec.state_fields = read_state(top, source);
@@ -366,6 +361,9 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
     spec.examples = text.str();
   }
 
+  if (!spec.data.path.empty() || !options.data_path.empty()) {
+    spec.data.path = resolve_data_path(spec.data.path, folder, options, source);
+  }
   task.problems_ = load_problems(spec.data, source);
 
   // The data fields every template may use: those of every row.

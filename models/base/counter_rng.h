@@ -1,6 +1,6 @@
 // Counter-based random numbers: every draw is a pure function of its key.
 //
-// seed's determinism invariant (DESIGN.md) says no draw may depend on which
+// seed's determinism invariant says no draw may depend on which
 // rank ran it or in which order a scheduler served it. A stateful generator
 // cannot promise that; a counter-based one (Philox4x32-10, Salmon et al.,
 // SC'11) can: the uniform for (seed, request, position, purpose, index) is

@@ -1,5 +1,5 @@
-// The dual-block layout of EDD training (../shared/notes/edd-pct.md, section
-// 4): which rows of the input X = [H(0..rows-1) ; E(t_0..t_{rows-1})] attend
+// The dual-block layout of EDD training (Zheng & Wang 2025, EDD-PCT, sec. 3.1, Eq. 3 and Figure 3a):
+// which rows of the input X = [H(0..rows-1) ; E(t_0..t_{rows-1})] attend
 // to which, and the block length each step uses.
 //
 // X holds a target's hidden states for positions 0..rows-1 (the first rows

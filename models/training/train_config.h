@@ -47,7 +47,7 @@ struct TokenizerSource {
 // Knowledge distillation from a trained teacher with the same tokenizer:
 // loss = (1 - alpha) * CE(data) + alpha * T^2 * KL(p_teacher^T || p_student^T)
 // on completion tokens, p^T = softmax(logits / T). Forward KL (teacher
-// first) as in EDD (../shared/notes/edd-pct.md): the student is pushed to
+// first) as in EDD (Zheng & Wang 2025, Eq. 4): the student is pushed to
 // cover the teacher's whole next-token distribution, which is what
 // speculative sampling's acceptance rate sum_x min(p, q) rewards. T^2 keeps
 // the gradient scale independent of T (Hinton et al., 2015).
@@ -59,7 +59,7 @@ struct DistillConfig {
   bool enabled() const { return !teacher.empty(); }
 };
 
-// EDD training (../shared/notes/edd-pct.md, section 4; trainer.h says how a
+// EDD training (Zheng & Wang 2025, EDD-PCT, sec. 3.1; trainer.h says how a
 // step runs): a one-layer draft of the target's width reading, for accepted
 // positions, the target's hidden states after layer `target_layer`, trained
 // by forward KL(p_target || p_draft) under the dual-block mask

@@ -10,7 +10,7 @@
 //   objective  masked cross-entropy, mean over learned tokens, optionally
 //              mixed with forward KL from a teacher (DistillConfig);
 //   EDD        with TrainConfig::edd, an EDD draft of a frozen target
-//              (../shared/notes/edd-pct.md, section 4): the target's shape
+//              (Zheng & Wang 2025, EDD-PCT, sec. 3.1): the target's shape
 //              with one decoder layer, its embedding (and untied LM head)
 //              copied from the target, the rest CausalLM::random(seed).
 //              Each step the target runs forward_full on the batch, giving

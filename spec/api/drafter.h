@@ -1,4 +1,4 @@
-// Drafter: proposes draft trees for the sequences it hosts (DESIGN.md).
+// Drafter: proposes draft trees for the sequences it hosts (docs/architecture.md, "Drafters").
 //
 // The engines talk to drafters only through this handle, so a drafter can
 // be a draft model in this process (DraftModelDrafter), a model-free one, or
@@ -17,8 +17,8 @@
 
 namespace seed::spec {
 
-// A pruned candidate tree (PCT: Zheng & Wang 2025; shared/notes/edd-pct.md,
-// section 5) in place of a fixed shape: a node's children are the draft's
+// A pruned candidate tree (PCT: Zheng & Wang 2025, EDD-PCT, sec. 3.2)
+// in place of a fixed shape: a node's children are the draft's
 // k_config[depth] most probable tokens; a node expands only while its path
 // confidence (the product of the draft's probabilities along its path, an
 // estimate of the chance the target accepts it) is at least `expand`, the

@@ -1,4 +1,4 @@
-// Engine: how the search layer gets text generated (DESIGN.md, contracts).
+// Engine: how the search layer gets text generated (docs/architecture.md, "One request, end to end").
 //
 // The search hands a batch of GenRequests to Engine::generate and gets one
 // Completion per request back, in order. How the batch is run (serially,

@@ -1,4 +1,4 @@
-// Target: the model that verifies drafts (DESIGN.md). One forward verifies
+// Target: the model that verifies drafts (docs/architecture.md, "One request, end to end"). One forward verifies
 // the drafts of every item in a batch; the engines call it from one thread.
 //
 // The engines see the target only through this handle, so it can be a model

@@ -31,7 +31,7 @@
 // seed and id and the *absolute position* of the token being decided
 // (purpose kAccept with index = the child's rank among its siblings, or
 // kResample), never by rank or schedule. So a serial engine and a scheduled
-// one make the same decisions (DESIGN.md, Determinism).
+// one make the same decisions (models/base/counter_rng.h).
 //
 // Torch-free: plain float spans. Thread-safe: pure functions.
 #pragma once

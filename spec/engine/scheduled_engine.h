@@ -29,7 +29,7 @@
 // with none left, continue target-only. Any other drafter error ends that
 // request with kError. The schedule never changes what a request generates:
 // drafts and verdicts are keyed by the request's stream and positions
-// (DESIGN.md, Determinism), so `seed` produces exactly `sd`'s tokens.
+// (models/base/counter_rng.h), so `seed` produces exactly `sd`'s tokens.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
-// The speedup model of Lookahead Reasoning (Fu et al., 2025, section 3;
-// shared/notes/lookahead-reasoning.md), and the split of a parallelism
+// The speedup model of Lookahead Reasoning (Fu et al., 2025, "Scaling Speculative Decoding with
+// Lookahead Reasoning", sec. 3.2-3.3 and appendix B.1), and the split of a parallelism
 // budget between its two axes that the model says is best.
 //
 // Step level: a drafted step is accepted with probability alpha1 and costs

@@ -181,6 +181,28 @@ TEST_F(RunCliTest, BenchSearchWritesTheDocumentedJsonRows) {
   EXPECT_NE(r.output.find("identical"), std::string::npos) << r.output;
 }
 
+TEST_F(RunCliTest, SeedDataDirHoldsTheDataSetsTheRepositoryDoesNotShip) {
+  const std::string src = SEED_SOURCE_DIR;
+  const fs::path sets = out_ / "sets";
+  fs::create_directories(sets / "gsm8k");
+  std::ofstream(sets / "gsm8k" / "test.jsonl") << json{{"question", "What is 1 + 1?"}, {"answer", "#### 2"}}.dump();
+  const std::string run = " --threads 1 --log-level warn run --task " + src + "/tasks/gsm8k --target " + src +
+                          "/models/zoo/tiny-target --search cot --limit 1 --engine ar --out ";
+  const Outcome found =
+      run_command("SEED_DATA_DIR=" + sets.string() + " " + SEED_BINARY + run + (out_ / "found").string());
+  ASSERT_EQ(found.exit_code, 0) << found.output;
+  EXPECT_EQ(json::parse(std::ifstream(out_ / "found" / "run.json"))["data"], (sets / "gsm8k" / "test.jsonl").string());
+  EXPECT_EQ(read_lines(out_ / "found" / "results.jsonl").size(), 1u);
+
+  const Outcome missing = run_command("env -u SEED_DATA_DIR " + std::string(SEED_BINARY) + run +
+                                      (out_ / "missing").string());
+  EXPECT_EQ(missing.exit_code, 1);
+  for (const std::string& needle : {src + "/tasks/gsm8k/task.json: field 'data.path'", std::string("--data"),
+                                    std::string("SEED_DATA_DIR is not set"), src + "/tasks/gsm8k/README.md"}) {
+    EXPECT_NE(missing.output.find(needle), std::string::npos) << needle << "\n" << missing.output;
+  }
+}
+
 // A copy of tasks/game24 with `"chat": chat`.
 fs::path chat_task(const fs::path& dir, const json& chat) {
   fs::create_directories(dir);

@@ -1,4 +1,4 @@
-// ADED's parts on hand-made sequences and tables (shared/notes/aded.md 5):
+// ADED's parts on hand-made sequences and tables (Liu et al. 2024, ADED, sec. 2):
 //   - the tri-gram table: counts per document, row normalisation, top-k
 //     pruning, the file's round trip and its errors;
 //   - Algorithm 2: creation at the increment, raises, the cap, the window,

@@ -1,4 +1,4 @@
-// The engines' invariants (DESIGN.md, Determinism), on tiny random models
+// The engines' invariants (models/base/counter_rng.h), on tiny random models
 // written to real model folders and loaded through make_engine:
 //   - greedy: every engine produces exactly `ar`'s tokens;
 //   - sampled: `seed` and `seed-batch` produce exactly serial `sd`'s (and,

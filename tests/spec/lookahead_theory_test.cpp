@@ -1,5 +1,5 @@
-// The lookahead speedup model against the test vectors of
-// shared/notes/lookahead-reasoning.md (section 3), worked from its formulas.
+// The lookahead speedup model against test vectors worked from its formulas
+// (Fu et al. 2025, Lookahead Reasoning, sec. 3.2-3.3 and appendix B.1).
 #include <gtest/gtest.h>
 
 #include <algorithm>

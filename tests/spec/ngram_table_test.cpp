@@ -1,4 +1,4 @@
-// STAND's n-gram table: the merge rule on the notes' hand example, top-10
+// STAND's n-gram table: the merge rule on a hand example, top-10
 // truncation, occurrence counts, and longest-context-first lookup.
 #include "spec/drafters/stand/ngram_table.h"
 
@@ -12,7 +12,7 @@ namespace {
 TopTokens dist(std::vector<int32_t> ids, std::vector<float> probs) { return {std::move(ids), std::move(probs)}; }
 
 TEST(NgramTableTest, MergeAveragesOverOccurrencesOnTheNotesExample) {
-  // Bob 0, Mary 1, Tom 2, Sue 3 (shared/notes/stand.md, 2.1 and 5).
+  // Bob 0, Mary 1, Tom 2, Sue 3, as after "I am" in STAND's Figure 4 (Song et al. 2025, sec. 4.1).
   NgramTable::Entry entry;
   NgramTable::merge(entry, dist({0, 1, 2}, {0.7f, 0.2f, 0.05f}));
   NgramTable::merge(entry, dist({0, 1, 3}, {0.3f, 0.6f, 0.05f}));

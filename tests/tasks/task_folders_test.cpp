@@ -1,8 +1,13 @@
 // The shipped task folders load, and the game24 and blocksworld prompts are
-// byte for byte the formats the zoo models were trained on.
+// byte for byte the formats the zoo models were trained on. GSM8K and
+// creative writing are not shipped: their tests read the files from
+// $SEED_DATA_DIR and are skipped, naming the file, when it is not there.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
@@ -15,14 +20,25 @@ namespace {
 
 std::string folder(const std::string& name) { return std::string(SEED_TASKS_DIR) + "/" + name; }
 
-bool have(const std::string& dataset_file) {
-  return std::filesystem::exists(std::string(SEED_DATASETS_DIR) + "/" + dataset_file);
+// The options that find a data set outside the repository: $SEED_DATA_DIR.
+TaskLoadOptions data_dir_options() {
+  const char* dir = std::getenv("SEED_DATA_DIR");
+  return {"", dir == nullptr ? "" : dir};
+}
+
+// Whether $SEED_DATA_DIR holds `file`; the reason to skip if not.
+std::optional<std::string> missing_data_set(const std::string& file) {
+  const std::string dir = data_dir_options().data_dir;
+  if (dir.empty()) return "SEED_DATA_DIR is not set; it names the folder holding " + file;
+  if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / file)) return dir + "/" + file + " not found";
+  return std::nullopt;
 }
 
 TEST(TaskFolders, Game24PromptsAreTheZooTrainingFormats) {
-  if (!have("game24/24.csv")) GTEST_SKIP() << "no 24.csv";
   const Task task = Task::load(folder("game24"));
   ASSERT_EQ(task.problems().size(), 100u);  // the test split
+  EXPECT_EQ(task.problems().front().field("input"), "4 5 6 10");  // row 900 of Tree of Thoughts' 24.csv
+  EXPECT_EQ(task.problems().back().field("input"), "4 9 10 13");  // row 999
   const Problem& p = task.problems()[0];
   const std::string input = p.field("input");
   EXPECT_EQ(task.cot_prompt(p), render_prompt(kGame24CotPrompt, {{"input", input}}));
@@ -58,23 +74,31 @@ TEST(TaskFolders, BlocksworldPromptsAreTheZooTrainingFormats) {
   EXPECT_EQ(task.cot_prompt(p), render_prompt(kBlocksworldPlanPrompt, {{"statement", statement}}));
 }
 
-TEST(TaskFolders, Gsm8kAndCreativeWritingLoadTheirData) {
-  if (have("gsm8k/test.jsonl")) {
-    const Task gsm8k = Task::load(folder("gsm8k"));
-    EXPECT_EQ(gsm8k.problems().size(), 1319u);
-    EXPECT_EQ(gsm8k.spec().generate.stages.size(), 2u);
-    const std::string gold = gsm8k.problems()[0].field("answer");
-    EXPECT_TRUE(gsm8k.checker().check(gsm8k.problems()[0], gold.substr(gold.rfind("####"))).correct);
-  }
-  if (have("creative-writing/data_100_random_text.txt")) {
-    const Task writing = Task::load(folder("creative-writing"));
-    EXPECT_EQ(writing.problems().size(), 100u);
-  }
+TEST(TaskFolders, Gsm8kLoadsItsData) {
+  if (const auto missing = missing_data_set("gsm8k/test.jsonl")) GTEST_SKIP() << *missing;
+  const Task gsm8k = Task::load(folder("gsm8k"), data_dir_options());
+  EXPECT_EQ(gsm8k.problems().size(), 1319u);
+  EXPECT_EQ(gsm8k.spec().generate.stages.size(), 2u);
+  const std::string gold = gsm8k.problems()[0].field("answer");
+  EXPECT_TRUE(gsm8k.checker().check(gsm8k.problems()[0], gold.substr(gold.rfind("####"))).correct);
+}
+
+TEST(TaskFolders, CreativeWritingLoadsItsData) {
+  if (const auto missing = missing_data_set("creative-writing/data_100_random_text.txt")) GTEST_SKIP() << *missing;
+  const Task writing = Task::load(folder("creative-writing"), data_dir_options());
+  EXPECT_EQ(writing.problems().size(), 100u);
 }
 
 TEST(TaskFolders, ADataPathGivenAtRunTimeReplacesTheDefault) {
   EXPECT_TRUE(seed::testing::throws_error([] { Task::load(folder("gsm8k"), {"/nonexistent/test.jsonl"}); },
                                           ErrorKind::kNotFound, {"gsm8k/task.json", "'data.path'", "/nonexistent"}));
+}
+
+TEST(TaskFolders, AMissingProseDataSetSaysHowToPointAtItAndWhereToGetIt) {
+  EXPECT_TRUE(seed::testing::throws_error([] { Task::load(folder("gsm8k"), {"", "/nonexistent"}); },
+                                          ErrorKind::kNotFound,
+                                          {"gsm8k/task.json", "'data.path'", "/nonexistent/gsm8k/test.jsonl", "--data",
+                                           "SEED_DATA_DIR", "gsm8k/README.md"}));
 }
 
 }  // namespace

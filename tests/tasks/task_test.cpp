@@ -53,6 +53,35 @@ TEST(TaskLoad, AMissingDataFileNamesTheFieldAndThePath) {
   expect_load_error(j, ErrorKind::kNotFound, {"'data.path'", "nowhere.jsonl"});
 }
 
+TEST(TaskLoad, ARelativeDataPathMissingFromTheFolderIsReadFromTheDataDir) {
+  json j = seed::testing::toy_task_json();
+  j["data"]["path"] = "rows.jsonl";
+  TempTaskFolder folder(j, kData);
+  TempTaskFolder data_dir({}, "");
+  data_dir.write("rows.jsonl", std::string(kData) + R"({"input": "y", "answer": "b"})" "\n");
+  const Task from_dir = Task::load(folder.path(), {"", data_dir.path()});
+  EXPECT_EQ(from_dir.problems().size(), 2u);
+  EXPECT_EQ(from_dir.spec().data.path, data_dir.path() + "/rows.jsonl");
+  folder.write("rows.jsonl", kData);  // the task folder's own file comes first
+  EXPECT_EQ(Task::load(folder.path(), {"", data_dir.path()}).problems().size(), 1u);
+}
+
+TEST(TaskLoad, AMissingDataFileSaysWhereItLookedAndHowToPointAtIt) {
+  json j = seed::testing::toy_task_json();
+  j["data"]["path"] = "sets/rows.jsonl";
+  TempTaskFolder folder(j, kData);
+  folder.write("README.md", "Download rows.jsonl from ...\n");
+  TempTaskFolder data_dir({}, "");
+  EXPECT_TRUE(throws_error([&] { Task::load(folder.path(), {"", data_dir.path()}); }, ErrorKind::kNotFound,
+                           {folder.task_json(), "'data.path'", folder.path() + "/sets/rows.jsonl",
+                            data_dir.path() + "/sets/rows.jsonl", "--data", "SEED_DATA_DIR",
+                            folder.path() + "/README.md"}));
+  EXPECT_TRUE(throws_error([&] { Task::load(folder.path()); }, ErrorKind::kNotFound,
+                           {folder.task_json(), folder.path() + "/sets/rows.jsonl", "SEED_DATA_DIR is not set"}));
+  EXPECT_TRUE(throws_error([&] { Task::load(folder.path(), {"/nonexistent/rows.jsonl", data_dir.path()}); },
+                           ErrorKind::kNotFound, {folder.task_json(), "--data", "/nonexistent/rows.jsonl"}));
+}
+
 TEST(TaskLoad, DataRowsMustHoldTheFieldsTheCheckerReads) {
   expect_load_error(seed::testing::toy_task_json(), ErrorKind::kInvalidArgument, {"'checker'", "answer"},
                     R"({"input": "x", "answer": "a"})" "\n" R"({"input": "y"})" "\n");

@@ -1,6 +1,6 @@
 // AdaptiveTrigrams: ADED's tri-gram table as it drifts toward what the
-// target writes (Liu et al. 2024, Algorithm 2 "Adjust3Gram"; notes
-// shared/notes/aded.md 2.2). For each consecutive triple (a, b, c) of the
+// target writes (Liu et al. 2024, ADED, sec. 2.3 and Algorithm 2
+// "Adjust3Gram"). For each consecutive triple (a, b, c) of the
 // last `window` tokens of a sequence:
 //
 //   M[(a, b)][c] = min(M[(a, b)][c] + increment, cap)  if present, else increment

@@ -1,5 +1,5 @@
-// AdedDrafter: ADED's model-free drafter (Liu et al. 2024; notes
-// shared/notes/aded.md). Drafts come from the tri-gram table of the slot's
+// AdedDrafter: ADED's model-free drafter (Liu et al. 2024, "Adaptive Draft-Verification for
+// Efficient Large Language Model Decoding", sec. 2). Drafts come from the tri-gram table of the slot's
 // group (TrigramStore): a corpus table (`seed trigrams`, optional) that
 // adapts to what the target writes -- the prompt when a slot starts, and
 // each verdict's tokens -- by Algorithm 2 (AdaptiveTrigrams).

@@ -1,5 +1,5 @@
-// ADED's draft search (Liu et al. 2024, Algorithm 1; notes
-// shared/notes/aded.md 2.3): a small Monte Carlo tree search over the
+// ADED's draft search (Liu et al. 2024, ADED, sec. 2.3 and Algorithm 1):
+// a small Monte Carlo tree search over the
 // tri-gram table from the context's last two tokens, whose most visited
 // paths become the draft sequences.
 //

@@ -2,7 +2,7 @@
 // all over the same corpus table, created on first use and kept for the
 // store's lifetime: every request of a problem, on whichever drafter of
 // the engine, adapts and drafts from the same view (ADED's adaptation
-// carries across requests; notes shared/notes/aded.md 2.2).
+// carries across requests: Liu et al. 2024, ADED, sec. 2.3).
 // Owned jointly (shared_ptr) by the drafters of one engine. Thread-safe.
 #pragma once
 

@@ -1,5 +1,5 @@
-// TrigramTable: ADED's "LLM representative" (Liu et al. 2024, Eq. 1;
-// shared/notes/aded.md 2.1), a sparse tri-gram table
+// TrigramTable: ADED's "LLM representative" (Liu et al. 2024, ADED,
+// sec. 2.2, Eq. 1), a sparse tri-gram table
 //
 //   M[(a, b)][c] = C(a, b, c) / sum over c' of C(a, b, c')
 //

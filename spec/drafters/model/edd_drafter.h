@@ -1,4 +1,4 @@
-// EddDrafter: drafts with an EDD (Zheng & Wang 2025; shared/notes/edd-pct.md),
+// EddDrafter: drafts with an EDD (Zheng & Wang 2025, EDD-PCT, sec. 3.1),
 // a one-layer decoder that reads the target's own hidden states.
 //
 // The EDD's input at an accepted position is the target's hidden state

@@ -1,5 +1,5 @@
-// NgramTable: STAND's logit-based n-gram module (Song et al. 2025, sec. 4.1;
-// shared/notes/stand.md 2.1). For every context of 1..4 tokens seen so far
+// NgramTable: STAND's logit-based n-gram module (Song et al. 2025, STAND,
+// sec. 4.1). For every context of 1..4 tokens seen so far
 // it keeps the target's next-token distribution, compressed to its 10 most
 // likely tokens and averaged over the context's occurrences:
 //

@@ -1,5 +1,5 @@
-// StandDrafter: STAND's model-free drafter (Song et al. 2025; notes
-// shared/notes/stand.md). Drafts come from the n-gram table of the slot's
+// StandDrafter: STAND's model-free drafter (Song et al. 2025, "Accelerated Test-Time Scaling with
+// Model-Free Speculative Sampling", sec. 4). Drafts come from the n-gram table of the slot's
 // group (NgramStore), filled with the target's own next-token
 // distributions as verdicts arrive (Verdict::target_top), so the requests
 // of one problem -- trajectories, branches, other drafters' slots -- teach

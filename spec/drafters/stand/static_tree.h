@@ -1,5 +1,5 @@
 // StaticTree: the fixed shape a model-free drafter fills with tokens (STAND,
-// Song et al. 2025, sec. 4.2 and Algorithm 1; shared/notes/stand.md 2.4).
+// Song et al. 2025, sec. 4.2 and Algorithm 1, appendix A.1).
 //
 // Nodes are numbered in topological order; parents[i] is -1 (a child of the
 // accepted prefix) or an earlier node. Siblings appear in rank order: the
