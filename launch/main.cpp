@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("seed"));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
 
-  CLI::App app{"seed: fast, distributed tree-search reasoning with scheduled speculative decoding"};
+  // Named, so that help and usage say `seed` however the binary was started.
+  CLI::App app{"seed: fast, distributed tree-search reasoning with scheduled speculative decoding", "seed"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "seed 0.1.0");
   seed::launch::GlobalOptions global;

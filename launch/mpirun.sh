@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a program (normally build/launch/seed) under Open MPI's mpirun with
-# defaults that suit seed's ranks (README, "Running under mpirun"):
+# defaults that suit seed's ranks (docs/architecture.md, "Ranks under mpirun"):
 #   - --oversubscribe when the slots (this machine's cores, or the
 #     hostfile's slots) are fewer than the ranks, as on a 2-core laptop;
 #   - --mca mpi_yield_when_idle 1: a rank waiting in MPI gives its core

@@ -23,7 +23,7 @@ namespace seed::launch {
 //   back to the kernel, so each training step (activations of tens of MB)
 //   faults its memory in again 4 KiB at a time; a third of the CPU went to
 //   page faults. Transparent huge pages for malloc'd memory and a high trim
-//   threshold made `seed train` 1.8x faster (docs/benchmarks.md).
+//   threshold made `seed train` 1.8x faster (docs/performance.md).
 // - GOMP_SPINCOUNT: libgomp's idle threads spin after every parallel region
 //   before they sleep; a bounded spin keeps a forward's team awake between
 //   its ops and then frees the core (set unless OMP_WAIT_POLICY or

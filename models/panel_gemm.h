@@ -13,7 +13,7 @@
 // stays in L2 while every tile of rows of x is multiplied into it (the tile's
 // accumulators in registers, one broadcast of x per row and one load of W per
 // vector, no horizontal sums). Half-size weights are widened to float32 in
-// registers. Measurements in docs/benchmarks.md. Thread-safe: pure functions.
+// registers. Measurements in docs/performance.md. Thread-safe: pure functions.
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // The `seed run` options of the README's sweeps.
+  // The `seed run` options of the sweeps in docs/sweeps.md.
   static const std::set<std::string> run_options = {
       "task", "search", "engine", "limit", "seed", "n", "b", "depth", "samples", "beams", "beam-width",
       "simulations", "draft-length", "k-config", "drafter", "no-prefix-cache", "out", "resume"};

@@ -1,5 +1,5 @@
 // `seed run` under launch/mpirun.sh -n 3 --tp 1 when the target group's
-// rank 1 fails after the first result is written (README, "Faults"):
+// rank 1 fails after the first result is written (docs/architecture.md, "Ranks under mpirun"):
 //   - killed (SIGKILL): Open MPI ends the job at once, naming rank 1;
 //   - hung (SIGSTOP): rank 0 notices within --rank-timeout, names the
 //     target group's rank 1 and ends the job with exit status 3.
