@@ -7,17 +7,12 @@
 #include <chrono>
 #include <functional>
 
+#include "models/base/median.h"
 #include "models/base/sampling.h"
 #include "models/panel_gemm.h"
 
 namespace seed::bench {
 namespace {
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 // Median wall time of `fn` over `repeats` runs, after one warm-up run.
 double median_seconds(int repeats, const std::function<void()>& fn) {
@@ -45,7 +40,7 @@ std::vector<int32_t> filler_tokens(int64_t n, int64_t vocab) {
 
 nlohmann::json ForwardBenchResult::to_json() const {
   nlohmann::json ratios = nlohmann::json::object();
-  for (const auto& [k, ratio] : forward_cost_ratio) ratios[std::to_string(k)] = ratio;
+  for (const auto& [k, ratio] : forward_time_ratio) ratios[std::to_string(k)] = ratio;
   return {{"params", params},
           {"weight_bytes", weight_bytes},
           {"kernel", kernel},
@@ -58,7 +53,7 @@ nlohmann::json ForwardBenchResult::to_json() const {
           {"bandwidth_bound_fraction", bandwidth_bound_fraction},
           {"lm_head_ms", lm_head_seconds * 1e3},
           {"sampling_ms", sampling_seconds * 1e3},
-          {"forward_cost_ratio", ratios}};
+          {"forward_time_ratio", ratios}};
 }
 
 ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBenchOptions& options) {
@@ -135,7 +130,7 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
       cache.truncate(seq, options.context_tokens);
     });
   }
-  for (const auto& [k, s] : seconds) result.forward_cost_ratio[k] = s / seconds.begin()->second;
+  for (const auto& [k, s] : seconds) result.forward_time_ratio[k] = s / seconds.begin()->second;
   return result;
 }
 

@@ -22,7 +22,7 @@ struct ForwardBenchOptions {
   int decode_tokens = 32;       // tokens decoded per decode repeat
   int prefill_tokens = 128;     // prompt length for the prefill figure
   int context_tokens = 64;      // cached tokens before the k-token forwards
-  std::vector<int64_t> widths = {1, 2, 4, 8, 16};  // k of the forward-cost ratios
+  std::vector<int64_t> widths = {1, 2, 4, 8, 16};  // k of forward_time_ratio
 };
 
 struct ForwardBenchResult {
@@ -44,7 +44,9 @@ struct ForwardBenchResult {
   // the vocabulary.
   double lm_head_seconds = 0;
   double sampling_seconds = 0;
-  std::map<int64_t, double> forward_cost_ratio;  // k -> time(k tokens) / time(1 token)
+  // k -> time of a k-token forward over a 1-token one: how much verification
+  // width is free (not what a drafted token adds: spec/engine/forward_cost.h)
+  std::map<int64_t, double> forward_time_ratio;
 
   nlohmann::json to_json() const;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "search/concurrently.h"
 #include "search/search.h"
 #include "tasks/task.h"
 
@@ -12,8 +13,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, const search::Search& search,
-                       bool prefix_cache) {
+SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, const search::SearchConfig& config,
+                       const search::Search& search, bool prefix_cache) {
   spec::EngineOptions engine_options = o.engine;
   engine_options.prefix_cache = prefix_cache;
   engine_options.chat_system = task.spec().chat_system;
@@ -25,13 +26,17 @@ SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, con
   row.engine = engine->name();
   row.prefix_cache = prefix_cache;
   const size_t count = std::min<size_t>(static_cast<size_t>(std::max(o.limit, 0)), task.problems().size());
+  row.concurrency = o.problems_in_flight ? o.problems_in_flight(*engine, config, count) : 1;
+  row.answers.resize(count);
+  std::vector<char> correct(count, 0);
   const Clock::time_point start = Clock::now();
-  for (size_t i = 0; i < count; ++i) {
+  search::run_concurrently(count, row.concurrency, [&](size_t i) {
     const tasks::Problem& problem = task.problems()[i];
     const search::SearchResult result = search.solve(task, problem, *engine);
-    row.correct += task.checker().check(problem, result.answer).correct ? 1 : 0;
-    row.answers.push_back(result.answer);
-  }
+    correct[i] = task.checker().check(problem, result.answer).correct;
+    row.answers[i] = result.answer;
+  });
+  row.correct = std::count(correct.begin(), correct.end(), 1);
   row.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   const spec::EngineStats stats = engine->stats();
   row.problems = static_cast<int64_t>(count);
@@ -59,6 +64,7 @@ nlohmann::json SearchBenchResult::to_json() const {
                            {"engine", r.engine},
                            {"prefix_cache", r.prefix_cache},
                            {"problems", r.problems},
+                           {"concurrency", r.concurrency},
                            {"correct", r.correct},
                            {"prompt_tokens", r.prompt_tokens},
                            {"prefill_tokens", r.prefill_tokens},
@@ -81,7 +87,7 @@ SearchBenchResult run_search_bench(const SearchBenchOptions& o,
   const std::unique_ptr<search::Search> search = search::make_search(config);
   SearchBenchResult result;
   for (const bool prefix_cache : {false, true}) {
-    result.rows.push_back(run_row(o, task, *search, prefix_cache));
+    result.rows.push_back(run_row(o, task, config, *search, prefix_cache));
     if (on_row) on_row(result.rows.back());
   }
   return result;

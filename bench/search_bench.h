@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "search/search.h"
 #include "spec/api/engine.h"
 #include "spec/engine/engine_factory.h"
 #include "tasks/task.h"
@@ -27,12 +28,17 @@ struct SearchBenchOptions {
   spec::EngineOptions engine;  // prefix_cache is set per row
   // Builds each row's engine; empty: spec::make_engine.
   std::function<std::unique_ptr<spec::Engine>(const spec::EngineOptions&)> make_engine;
+  // How many of `problems` problems of `search` a row solves at once on
+  // `engine`; empty: one at a time.
+  std::function<int(const spec::Engine& engine, const search::SearchConfig& search, size_t problems)>
+      problems_in_flight;
 };
 
 struct SearchBenchRow {
   std::string task, search, engine;
   bool prefix_cache = false;
   int64_t problems = 0;
+  int concurrency = 1;         // problems in flight
   int64_t correct = 0;
   int64_t prompt_tokens = 0;   // prompt tokens the search requested
   int64_t prefill_tokens = 0;  // of those, computed by the target

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -12,21 +11,14 @@
 #include "bench/forward_bench.h"
 #include "models/causal_lm.h"
 #include "models/base/error.h"
+#include "models/base/median.h"
 #include "spec/engine/engine_factory.h"
-#include "spec/lookahead/lookahead_engine.h"
-#include "spec/engine/scheduled_engine.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 #include "tasks/game24.h"
 
 namespace seed::bench {
 namespace {
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 struct Workload {
   std::vector<spec::GenRequest> thoughts, evaluations;
@@ -107,6 +99,14 @@ std::string tree_label(const SpecBenchOptions& o, spec::EngineKind kind, const s
   return fmt::format("chain {}", o.draft_length);
 }
 
+// A lookahead row's shape: "2", "auto", "2 width 2 async".
+std::string lookahead_label(const spec::LookaheadSettings& lookahead) {
+  std::string label = lookahead.adaptive ? "auto" : std::to_string(lookahead.gamma);
+  if (lookahead.width > 1) label += " width " + std::to_string(lookahead.width);
+  if (lookahead.async) label += " async";
+  return label;
+}
+
 SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std::string& drafter,
                      const std::string& draft, const std::string& tree, int n, float temperature) {
   spec::EngineOptions eo;
@@ -126,6 +126,10 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     if (kind.tree_drafts()) eo.k_config = o.k_config;
   }
   eo.max_batch = std::max(n, 1);
+  if (o.lookahead && kind != spec::EngineKind::kAr) {
+    eo.lookahead = o.lookahead;
+    eo.step_verifier = o.step_verifier;
+  }
   SpecBenchRow row;
   if (o.plan_threads) {
     row.threads = o.plan_threads(eo, n);
@@ -147,18 +151,13 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
       }
     }
     row.tree = tree_label(o, kind, eo);
-    const auto* scheduled = dynamic_cast<const spec::ScheduledEngine*>(engine.get());
-    if (scheduled != nullptr && scheduled->settings().pruned_tree) {
-      row.pct_threshold = scheduled->settings().pruned_tree->expand;
-    }
+    row.pct_threshold = engine->draft_plan().pct_expand;
   }
   row.trajectories = best_of_n(o) ? n : 0;
   row.n = n;
   row.temperature = temperature;
   std::vector<double> all, thought, evaluation;
   spec::EngineStats total;
-  const auto* lookahead = dynamic_cast<const spec::LookaheadEngine*>(engine.get());
-  spec::StepStats steps;
   const RanksSample ranks_before = o.sample_ranks ? o.sample_ranks() : RanksSample{};
   for (int r = 0; r < o.repeats; ++r) {
     const Workload w = make_workload(o, n, temperature, r, static_cast<uint64_t>(r) + 1);
@@ -184,22 +183,12 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     total.prefill.prompt_tokens += s.prefill.prompt_tokens;
     total.prefill.computed_tokens += s.prefill.computed_tokens;
     total.draft_s += s.draft_s;
-    if (lookahead) {
-      const spec::StepStats round = lookahead->step_stats();
-      steps.rounds += round.rounds;
-      steps.drafted_steps += round.drafted_steps;
-      steps.accepted_steps += round.accepted_steps;
-      steps.committed_steps += round.committed_steps;
-      steps.request_rounds += round.request_rounds;
-    }
+    total.steps += s.steps;
   }
-  if (lookahead) {
-    const spec::LookaheadSettings& settings = lookahead->settings();
-    row.lookahead = settings.adaptive ? "auto" : std::to_string(settings.gamma);
-    if (settings.width > 1) row.lookahead += " width " + std::to_string(settings.width);
-    if (settings.async) row.lookahead += " async";
-    row.step_acceptance = steps.acceptance();
-    row.steps_per_round = steps.steps_per_round();
+  if (eo.lookahead) {
+    row.lookahead = lookahead_label(*eo.lookahead);
+    row.step_acceptance = total.steps.acceptance();
+    row.steps_per_round = total.steps.steps_per_round();
   }
   row.tokens_per_s = median(all);
   row.thought_tokens_per_s = median(thought);
@@ -207,8 +196,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   row.alpha = total.alpha();
   row.tau = total.tau();
   if (kind.drafts() && !kind.tree_drafts() && tree != spec::kPrunedTree && total.drafted_tokens > 0) {  // a chain of draft_length
-    const double a = std::min(row.alpha, 1.0 - 1e-9);
-    row.tau_max = (1.0 - std::pow(a, o.draft_length + 1)) / (1.0 - a);
+    row.tau_max = spec::tau_max(row.alpha, o.draft_length);
   }
   row.target_busy = total.target_busy();
   row.tokens = total.generated_tokens;
@@ -291,7 +279,7 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
     if (o.plan_threads) o.plan_threads(eo, 1);
     auto target = models::CausalLM::load(o.target, spec::load_options(eo));
     const ForwardBenchResult t = run_forward_bench(*target, fo);
-    result.verify_cost = t.forward_cost_ratio.at(o.draft_length + 1);
+    result.verify_cost = t.forward_time_ratio.at(o.draft_length + 1);
     auto draft = models::CausalLM::load(o.drafts.front(), spec::load_options(eo));
     result.draft_cost = run_forward_bench(*draft, fo).decode_seconds_per_token / t.decode_seconds_per_token;
   }

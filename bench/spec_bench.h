@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,11 @@ struct SpecBenchOptions {
   int evaluation_tokens = 320;
   std::vector<std::string> puzzles = {"4 9 10 13", "1 4 8 8", "2 5 7 11"};  // repeat r uses puzzle r
   uint64_t seed = 0;
+  // Set: every row's engine but ar's (the baseline) under step-level
+  // speculation, the row's draft writing steps (spec::EngineOptions::
+  // lookahead) and `step_verifier` judging them.
+  std::optional<spec::LookaheadSettings> lookahead;
+  spec::StepVerifierMaker step_verifier;
   // Builds each row's engine; empty: spec::make_engine. Under mpirun the
   // launcher passes one that drafts on the draft ranks (launch/distributed.h).
   std::function<std::unique_ptr<spec::Engine>(const spec::EngineOptions&)> make_engine;
@@ -111,10 +117,10 @@ struct SpecBenchRow {
   int64_t prompt_tokens = 0;   // over all repeats: requested...
   int64_t prefill_tokens = 0;  // ...and computed by the target (the rest came from its prefix cache)
   std::string threads;  // the thread split the row ran with (plan_threads)
-  // A row whose engine does step-level speculation (make_engine wrapped it
-  // in a LookaheadEngine): its gamma and shape ("2", "auto", "2 width 2
-  // async"), drafted steps
-  // committed over those compared, and steps a request commits per round.
+  // A row whose engine does step-level speculation (SpecBenchOptions::
+  // lookahead): its gamma and shape ("2", "auto", "2 width 2 async"),
+  // drafted steps committed over those compared, and steps a request
+  // commits per round.
   std::string lookahead;
   double step_acceptance = 0;
   double steps_per_round = 0;

@@ -43,19 +43,27 @@ endif()
 
 set(seed_torch_exports_filesystem OFF)
 find_program(SEED_NM nm)
-foreach(library IN LISTS TORCH_LIBRARIES)
-  if(SEED_NM AND library MATCHES "libtorch[^/]*\\.so$" AND EXISTS "${library}")
-    get_filename_component(dir "${library}" DIRECTORY)
-    file(GLOB torch_shared "${dir}/libtorch*.so")
-    foreach(candidate IN LISTS torch_shared)
-      execute_process(COMMAND ${SEED_NM} -D --defined-only "${candidate}" OUTPUT_VARIABLE symbols ERROR_QUIET)
-      if(symbols MATCHES "_ZNSt10filesystem[0-9a-zA-Z_]*remove_all")
-        set(seed_torch_exports_filesystem ON)
-      endif()
-    endforeach()
+# TORCH_LIBRARIES names imported targets; the shared objects are in the
+# install prefix's lib folder.
+file(GLOB torch_shared "${TORCH_INSTALL_PREFIX}/lib/libtorch*.so")
+foreach(candidate IN LISTS torch_shared)
+  if(SEED_NM)
+    execute_process(COMMAND ${SEED_NM} -D --defined-only "${candidate}" OUTPUT_VARIABLE symbols ERROR_QUIET)
+    if(symbols MATCHES "_ZNSt10filesystem[0-9a-zA-Z_]*remove_all")
+      set(seed_torch_exports_filesystem ON)
+    endif()
   endif()
 endforeach()
 if(seed_torch_exports_filesystem)
-  add_link_options("LINKER:--push-state,--no-as-needed" "-lstdc++" "LINKER:--pop-state")
-  message(STATUS "torch exports std::filesystem: libstdc++ is linked first")
+  # By its path: a compiler whose own folder holds only libstdc++.a links
+  # -lstdc++ statically, which leaves the symbols to torch. In the flags,
+  # ahead of every object and library.
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so.6 OUTPUT_VARIABLE seed_libstdcxx
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT IS_ABSOLUTE "${seed_libstdcxx}" OR NOT EXISTS "${seed_libstdcxx}")
+    message(FATAL_ERROR "torch exports std::filesystem, and ${CMAKE_CXX_COMPILER} finds no shared libstdc++.so.6 to "
+                        "link ahead of it")
+  endif()
+  string(APPEND CMAKE_EXE_LINKER_FLAGS " -Wl,--push-state,--no-as-needed ${seed_libstdcxx} -Wl,--pop-state")
+  message(STATUS "torch exports std::filesystem: ${seed_libstdcxx} is linked first")
 endif()

@@ -46,9 +46,9 @@ AcceptanceResult measure_acceptance(std::shared_ptr<models::CausalLM> target,
         << "the EDD draft reads layer " << d.edd_target_layer << " at width " << d.hidden_size << ", the target has "
         << t.num_hidden_layers << " layers of width " << t.hidden_size;
     target_cache.hidden_layer = d.edd_target_layer;
-    drafter = std::make_unique<spec::EddDrafter>(draft);
+    drafter = spec::make_edd_drafter(draft);
   } else {
-    drafter = std::make_unique<spec::DraftModelDrafter>(draft);
+    drafter = spec::make_draft_model_drafter(draft);
   }
   spec::ModelTarget verifier(std::move(target), target_cache);
   spec::DraftSettings settings;
@@ -73,6 +73,7 @@ AcceptanceResult measure_acceptance(std::shared_ptr<models::CausalLM> target,
       }
       result.proposed += drafted;
       result.accepted += accepted;
+      result.rejections += accepted < drafted ? 1 : 0;
       result.rounds += 1;
       result.generated += static_cast<int64_t>(verdict.tokens.size());
       generated += static_cast<int64_t>(verdict.tokens.size());

@@ -4,8 +4,8 @@
 // Runs serial speculative decoding on the engines' own handles (a
 // ModelTarget and the draft's drafter: a draft model's or an EDD's): draft
 // a chain of k tokens, verify with one target forward, keep the accepted
-// prefix and the bonus token, and count. This is the quantity the zoo pair
-// is trained for (alpha); the engines report the same figure.
+// prefix and the bonus token, and count: the acceptance rate alpha the zoo
+// pair is trained for, as the engines report it.
 #pragma once
 
 #include <array>
@@ -15,6 +15,7 @@
 
 #include "models/causal_lm.h"
 #include "models/base/sampling.h"
+#include "spec/api/acceptance.h"
 
 namespace seed::eval {
 
@@ -41,15 +42,20 @@ struct Calibration {
 };
 
 struct AcceptanceResult {
-  int64_t proposed = 0;   // draft tokens verified
-  int64_t accepted = 0;   // of those, accepted
-  int64_t rounds = 0;     // target verification forwards
-  int64_t generated = 0;  // tokens emitted (accepted + bonus)
+  int64_t proposed = 0;    // draft tokens verified
+  int64_t accepted = 0;    // of those, accepted
+  int64_t rejections = 0;  // rounds that ended by rejecting a drafted token
+  int64_t rounds = 0;      // target verification forwards
+  int64_t generated = 0;   // tokens emitted (accepted + bonus)
   // Each drafted token up to the first rejection (the ones verification
   // decided on): the draft's probability of it (at temperature 1 for greedy
   // requests) against whether it was accepted.
   Calibration calibration;
-  double alpha() const { return proposed ? static_cast<double>(accepted) / proposed : 0.0; }
+  // The acceptance rate alpha, accepted over tested draft tokens, as the
+  // engines report it (spec/api/acceptance.h).
+  double alpha() const { return spec::acceptance_rate(accepted, accepted + rejections); }
+  // Accepted over all drafted tokens, those after a rejection included.
+  double accepted_fraction() const { return proposed ? static_cast<double>(accepted) / proposed : 0.0; }
   double tokens_per_round() const { return rounds ? static_cast<double>(generated) / rounds : 0.0; }
 };
 

@@ -3,7 +3,6 @@
 #include <map>
 #include <set>
 
-#include "models/autoregressive.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 
@@ -14,24 +13,17 @@ constexpr int64_t kProposeTokens = 200;
 constexpr int64_t kValueTokens = 320;  // the worked check (tasks/game24.h), then the label
 constexpr int64_t kCotTokens = 160;
 
-// Completes `prompt` until eos, `stop` appearing in the text, or `limit`.
-std::string complete(models::CausalLM& model, models::KvCache& cache, const models::Tokenizer& tokenizer,
-                     const std::string& prompt, int64_t limit, const SamplingParams& sampling, uint64_t seed,
-                     uint64_t request, const std::string& stop) {
-  models::DecodeOptions options;
-  options.max_new_tokens = limit;
-  options.sampling = sampling;
-  options.seed = seed;
-  options.request = request;
-  if (tokenizer.eos_id() >= 0) options.stop_tokens = {tokenizer.eos_id()};
-  std::vector<int32_t> tokens;
-  std::string text;
-  models::decode_autoregressive(model, cache, tokenizer.encode(prompt, true), options, [&](int32_t token) {
-    tokens.push_back(token);
-    text = tokenizer.decode(tokens);
-    return stop.empty() || text.find(stop) == std::string::npos;
-  });
-  return text;
+// Completes `prompt` until eos, `stop` (cut off), or `limit` tokens.
+std::string complete(spec::Engine& engine, const std::string& prompt, int64_t limit, const SamplingParams& sampling,
+                     uint64_t seed, uint64_t stream, const std::string& stop) {
+  spec::GenRequest request;
+  request.prompt = prompt;
+  request.max_new_tokens = limit;
+  if (!stop.empty()) request.stop = {stop};
+  request.sampling = sampling;
+  request.seed = seed;
+  request.stream = stream;
+  return engine.generate({request}).front().text;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -51,21 +43,19 @@ int label_index(tasks::Game24Label label) { return static_cast<int>(label); }
 
 }  // namespace
 
-Game24EvalResult evaluate_game24(models::CausalLM& model, const models::Tokenizer& tokenizer,
-                                 const std::vector<tasks::Numbers>& puzzles, const Game24EvalOptions& options) {
+Game24EvalResult evaluate_game24(spec::Engine& engine, const std::vector<tasks::Numbers>& puzzles,
+                                 const Game24EvalOptions& options) {
   Game24EvalResult result;
-  models::KvCache cache = model.make_cache();
   tasks::Game24Solver solver;
   const SamplingParams greedy{0.0f, 0, 1.0f};
-  uint64_t request = 0;
+  uint64_t stream = 0;
 
   std::vector<tasks::Numbers> states;  // for the value judgments
   for (const tasks::Numbers& puzzle : puzzles) {
     const std::string input = tasks::numbers_text(puzzle);
     // Proposals: every line must be a valid step from the puzzle.
-    const std::string proposals = complete(model, cache, tokenizer,
-                                           tasks::render_prompt(tasks::kGame24ProposePrompt, {{"input", input}}),
-                                           kProposeTokens, greedy, options.seed, request++, "\n\n");
+    const std::string proposals = complete(engine, tasks::render_prompt(tasks::kGame24ProposePrompt, {{"input", input}}),
+                                           kProposeTokens, greedy, options.seed, stream++, "\n\n");
     for (const std::string& line : lines_of(proposals)) {
       ++result.step_lines;
       result.valid_step_lines += tasks::check_step(line, puzzle).valid();
@@ -73,9 +63,9 @@ Game24EvalResult evaluate_game24(models::CausalLM& model, const models::Tokenize
     states.push_back(puzzle);
     for (const tasks::Game24Step& step : tasks::game24_next_steps(puzzle)) states.push_back(step.left);
     // One sampled chain of thought.
-    const std::string cot = complete(model, cache, tokenizer,
-                                     tasks::render_prompt(tasks::kGame24CotPrompt, {{"input", input}}), kCotTokens,
-                                     SamplingParams{options.temperature, 0, 1.0f}, options.seed, request++, "");
+    const std::string cot =
+        complete(engine, tasks::render_prompt(tasks::kGame24CotPrompt, {{"input", input}}), kCotTokens,
+                 SamplingParams{options.temperature, 0, 1.0f}, options.seed, stream++, "");
     ++result.cot_puzzles;
     const auto answer = tasks::extract_answer(cot);
     result.cot_correct += answer && tasks::check_expression(*answer, puzzle).correct();
@@ -96,9 +86,8 @@ Game24EvalResult evaluate_game24(models::CausalLM& model, const models::Tokenize
                                                             {"impossible", tasks::Game24Label::kImpossible}};
   for (const auto& state : unique) {
     const std::string text = complete(
-        model, cache, tokenizer,
-        tasks::render_prompt(tasks::kGame24ValuePrompt, {{"input", tasks::numbers_text(state)}}), kValueTokens,
-        greedy, options.seed, request++, "");
+        engine, tasks::render_prompt(tasks::kGame24ValuePrompt, {{"input", tasks::numbers_text(state)}}), kValueTokens,
+        greedy, options.seed, stream++, "");
     const auto lines = lines_of(text);
     const std::string verdict = lines.empty() ? "" : lines.back();  // after the worked check
     const auto judged = labels.find(verdict);

@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/causal_lm.h"
-#include "models/tokenizer.h"
+#include "spec/api/engine.h"
 #include "tasks/game24.h"
 
 namespace seed::eval {
@@ -47,7 +46,10 @@ struct Game24EvalResult {
   double cot_accuracy() const { return cot_puzzles ? double(cot_correct) / cot_puzzles : 0.0; }
 };
 
-Game24EvalResult evaluate_game24(models::CausalLM& model, const models::Tokenizer& tokenizer,
-                                 const std::vector<tasks::Numbers>& puzzles, const Game24EvalOptions& options);
+// Every completion comes from `engine` (the model's `ar` engine: what each
+// prompt completes to is what that model writes), one request at a time,
+// request i on stream i of options.seed.
+Game24EvalResult evaluate_game24(spec::Engine& engine, const std::vector<tasks::Numbers>& puzzles,
+                                 const Game24EvalOptions& options);
 
 }  // namespace seed::eval

@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include <fstream>
 #include <iostream>
 
 #include "bench/forward_bench.h"
@@ -12,13 +11,17 @@
 #include "bench/search_bench.h"
 #include "bench/spec_bench.h"
 #include "launch/commands.h"
+#include "launch/model_option.h"
+#include "launch/problem_concurrency.h"
 #include "launch/pct_options.h"
 #include "launch/tokenize_commands.h"
 #include "launch/runtime.h"
 #include "launch/distributed.h"
 #include "launch/lookahead_run.h"
+#include "models/base/atomic_file.h"
 #include "models/base/error.h"
 #include "models/panel_gemm.h"
+#include "tasks/step_checkers.h"
 
 namespace seed::launch {
 namespace {
@@ -48,12 +51,12 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
                            1e3 * r.sampling_seconds, 100 * r.sampling_seconds / r.decode_seconds_per_token)
             << fmt::format("prefill   {:8.1f} tokens/s  ({} tokens)\n", r.prefill_tokens_per_s,
                            options.bench.prefill_tokens)
-            << fmt::format("forward cost of k tokens relative to 1 (after {} cached tokens):\n",
+            << fmt::format("forward time of k tokens relative to 1 (after {} cached tokens):\n",
                            options.bench.context_tokens);
   std::cout << "          k     ";
-  for (const auto& [k, ratio] : r.forward_cost_ratio) std::cout << fmt::format("{:>7}", k);
-  std::cout << "\n          cost  ";
-  for (const auto& [k, ratio] : r.forward_cost_ratio) std::cout << fmt::format("{:>7.2f}", ratio);
+  for (const auto& [k, ratio] : r.forward_time_ratio) std::cout << fmt::format("{:>7}", k);
+  std::cout << "\n          time  ";
+  for (const auto& [k, ratio] : r.forward_time_ratio) std::cout << fmt::format("{:>7.2f}", ratio);
   std::cout << "\n";
 }
 
@@ -61,11 +64,7 @@ void run_bench_forward(const BenchForwardOptions& options, const GlobalOptions& 
   auto model = models::CausalLM::load(options.model_dir, model_load_options(global, options.device));
   const bench::ForwardBenchResult result = bench::run_forward_bench(*model, options.bench);
   print_forward_report(options, result);
-  if (!options.json_path.empty()) {
-    std::ofstream out(options.json_path);
-    SEED_CHECK(out.good(), kIo) << "cannot write " << options.json_path;
-    out << result.to_json().dump(2) << "\n";
-  }
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, result.to_json().dump(2) + "\n");
 }
 
 struct BenchGemmOptions {
@@ -171,15 +170,12 @@ void run_bench_spec(const BenchSpecOptions& options) {
   std::cout << fmt::format("limits: verifying k+1 = {} tokens costs {:.2f} target decode steps; a draft decode "
                            "step costs {:.3f} of the target's\n",
                            o.draft_length + 1, result.verify_cost, result.draft_cost);
-  if (!options.json_path.empty()) {
-    std::ofstream out(options.json_path);
-    SEED_CHECK(out.good(), kIo) << "cannot write " << options.json_path;
-    out << result.to_json().dump(2) << "\n";
-  }
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, result.to_json().dump(2) + "\n");
 }
 
 struct BenchSearchOptions {
   std::string json_path;
+  int concurrency = 0;  // --concurrency; 0: auto
   bench::SearchBenchOptions bench;
 };
 
@@ -188,12 +184,13 @@ void run_bench_search(const BenchSearchOptions& options) {
   std::cout << fmt::format("{} on {} (first {} problems), engine {}; the target's prompt work with its KV prefix "
                            "cache off and on\n",
                            o.search, o.task_dir, o.limit, o.engine.engine.name())
-            << fmt::format("{:<7} {:>8} {:>10} {:>10} {:>9} {:>12} {:>10} {:>9} {:>8}\n", "prefix", "correct",
-                           "prompt", "prefilled", "tokens", "prefill/tok", "KV MB", "evicted", "wall s")
+            << fmt::format("{:<7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12} {:>10} {:>9} {:>8}\n", "prefix", "correct",
+                           "in flight", "prompt", "prefilled", "tokens", "prefill/tok", "KV MB", "evicted", "wall s")
             << std::flush;
   const bench::SearchBenchResult result = bench::run_search_bench(o, [](const bench::SearchBenchRow& r) {
-    std::cout << fmt::format("{:<7} {:>4}/{:<3} {:>10} {:>10} {:>9} {:>12.2f} {:>10.1f} {:>9} {:>8.1f}\n",
-                             r.prefix_cache ? "on" : "off", r.correct, r.problems, r.prompt_tokens, r.prefill_tokens,
+    std::cout << fmt::format("{:<7} {:>4}/{:<3} {:>9} {:>10} {:>10} {:>9} {:>12.2f} {:>10.1f} {:>9} {:>8.1f}\n",
+                             r.prefix_cache ? "on" : "off", r.correct, r.problems, r.concurrency, r.prompt_tokens,
+                             r.prefill_tokens,
                              r.tokens, r.prefill_per_token(), r.kv_peak_bytes / 1e6, r.evicted_blocks, r.wall_s)
               << std::flush;
   });
@@ -204,11 +201,7 @@ void run_bench_search(const BenchSearchOptions& options) {
                            on.prefill_tokens ? double(off.prefill_tokens) / double(on.prefill_tokens) : 0.0,
                            on.wall_s > 0 ? off.wall_s / on.wall_s : 0.0,
                            result.identical() ? "identical" : "DIFFER");
-  if (!options.json_path.empty()) {
-    std::ofstream out(options.json_path);
-    SEED_CHECK(out.good(), kIo) << "cannot write " << options.json_path;
-    out << result.to_json().dump(2) << "\n";
-  }
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, result.to_json().dump(2) + "\n");
 }
 
 }  // namespace
@@ -221,9 +214,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<BenchForwardOptions>();
   CLI::App* forward = bench->add_subcommand(
       "forward", "Decode and prefill tokens/s, bandwidth-bound fraction, and k-token forward cost");
-  forward->add_option("--model", options->model_dir, "Hugging Face model folder")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+  add_model_option(forward, &options->model_dir, "Hugging Face model folder");
   forward->add_option("--device", options->device, "cpu or cuda:N")->capture_default_str();
   forward->add_option("--repeats", options->bench.repeats, "Repeats per figure (medians)")
       ->check(CLI::PositiveNumber)
@@ -240,9 +231,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   auto gemm_options = std::make_shared<BenchGemmOptions>();
   CLI::App* gemm = bench->add_subcommand(
       "gemm", "The matrix products of one forward: seed's panel kernel against OpenBLAS, by row count");
-  gemm->add_option("--model", gemm_options->model_dir, "Hugging Face model folder")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+  add_model_option(gemm, &gemm_options->model_dir, "Hugging Face model folder");
   gemm->add_option("--repeats", gemm_options->repeats, "Repeats (medians)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -298,7 +287,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       "Step-level speculation over every engine but ar (the baseline): GAMMA drafted steps, or auto");
   add_lookahead_shape_options(spec, &spec_options->lookahead);
   spec->add_option("--step-verifier", spec_options->lookahead.verifier,
-                   "--lookahead: exact | normalized | hidden[:THRESHOLD] | game24 | blocksworld")
+                   "--lookahead: " + tasks::step_verifier_list())
       ->capture_default_str();
   spec->callback([spec_options, temperatures, &global] {
     spec::EngineOptions models;
@@ -315,11 +304,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
           << "--draft: under mpirun the draft ranks load one draft folder; give one";
       options.bench.make_engine = make_engine;
       if (options.lookahead.gamma > 0) {
-        options.bench.make_engine = [make_engine, lookahead = options.lookahead](const spec::EngineOptions& engine) {
-          std::unique_ptr<spec::Engine> made = make_engine(engine);
-          if (engine.engine == spec::EngineKind::kAr) return made;
-          return with_lookahead(std::move(made), engine, lookahead);
-        };
+        options.bench.lookahead = lookahead_settings(options.lookahead);
+        options.bench.step_verifier = step_verifier_maker(options.lookahead);
       }
       options.bench.plan_threads = [&](spec::EngineOptions& engine, int n) {
         const ThreadPlan plan = plan_engine_threads(global, engine, n, /*quiet=*/true);
@@ -354,12 +340,19 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   search_bench->add_option("--seed", sb.seed, "Run seed")->capture_default_str();
   search_bench->add_option("--json", search_options->json_path, "Also write the rows to this JSON file");
+  add_concurrency_option(search_bench, &search_options->concurrency);
   search_bench->callback([search_options, &global] {
     run_with_engines(global, search_options->bench.engine, [&](const EngineMaker& make_engine) {
       BenchSearchOptions options = *search_options;
       options.bench.data.data_dir = global.data_dir;
       plan_engine_threads(global, options.bench.engine, 0);
       options.bench.make_engine = make_engine;
+      options.bench.problems_in_flight = [&](const spec::Engine& engine, const search::SearchConfig& search,
+                                             size_t problems) {
+        return plan_problem_concurrency(options.concurrency, engine, options.bench.engine, search, global.cores,
+                                        problems)
+            .problems_in_flight;
+      };
       run_bench_search(options);
     });
   });

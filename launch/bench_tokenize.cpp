@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "launch/model_option.h"
 #include "launch/tokenize_commands.h"
 #include "models/base/error.h"
 #include "models/tokenizer.h"
@@ -63,9 +64,7 @@ void run_bench_tokenize(const BenchTokenizeOptions& options) {
 void add_bench_tokenize_command(CLI::App& bench) {
   auto options = std::make_shared<BenchTokenizeOptions>();
   CLI::App* cmd = bench.add_subcommand("tokenize", "Encode and decode speed of a model's tokenizer on a text file (one thread)");
-  cmd->add_option("--model", options->model_dir, "Model folder (tokenizer.model or tokenizer.json)")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+  add_model_option(cmd, &options->model_dir, "Model folder (tokenizer.model or tokenizer.json)");
   cmd->add_option("--text", options->text_path, "UTF-8 text file, encoded line by line")->required()->check(CLI::ExistingFile);
   cmd->add_option("--repeats", options->repeats, "Passes over the file (the first is cold)")
       ->check(CLI::PositiveNumber)

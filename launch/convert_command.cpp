@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "launch/commands.h"
+#include "launch/model_option.h"
 #include "models/causal_lm.h"
 #include "models/base/error.h"
 
@@ -55,9 +56,7 @@ void run_convert(const ConvertOptions& o) {
 void add_convert_command(CLI::App& app, const GlobalOptions&) {
   auto options = std::make_shared<ConvertOptions>();
   CLI::App* cmd = app.add_subcommand("convert", "Write a model folder with its matrices in another dtype");
-  cmd->add_option("--model", options->model_dir, "Hugging Face model folder")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+  add_model_option(cmd, &options->model_dir, "Hugging Face model folder");
   cmd->add_option("--out", options->out_dir, "New model folder (must not exist, or be empty)")->required();
   cmd->add_option("--dtype", options->dtype, "float32 | bfloat16 | float16")->capture_default_str();
   cmd->callback([options] { run_convert(*options); });

@@ -10,10 +10,14 @@
 #include "eval/acceptance.h"
 #include "eval/game24_eval.h"
 #include "launch/commands.h"
+#include "launch/model_option.h"
 #include "launch/runtime.h"
 #include "launch/json_text.h"
 #include "launch/progress_line.h"
 #include "models/base/error.h"
+#include "models/tokenizer.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/engine/model_target.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 
@@ -67,7 +71,13 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
   options.eval.on_progress = [](const char* phase, int64_t done, int64_t total) {
     print_progress_line(done, total, phase);
   };
-  const eval::Game24EvalResult r = eval::evaluate_game24(*model, *tokenizer, puzzles, options.eval);
+  // The model writes through its ar engine, on the model loaded once for
+  // this and the acceptance measurement.
+  spec::EngineOptions ar;
+  ar.engine = spec::EngineKind::kAr;
+  ar.target = options.model_dir;
+  const std::unique_ptr<spec::Engine> engine = spec::make_engine(ar, std::make_unique<spec::ModelTarget>(model), {});
+  const eval::Game24EvalResult r = eval::evaluate_game24(*engine, puzzles, options.eval);
   nlohmann::json out = {{"model", options.model_dir},
                         {"test_puzzles", count},
                         {"propose_step_lines", r.step_lines},
@@ -109,13 +119,16 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
     const eval::AcceptanceResult a = eval::measure_acceptance(model, draft, prompts, acceptance);
     const double alpha = a.alpha();
     const int k = options.draft_length;
-    const double tau_max = alpha < 1.0 ? (1.0 - std::pow(alpha, k + 1)) / (1.0 - alpha) : k + 1;
-    std::cout << fmt::format("draft    {}: alpha {:.3f} ({} of {} draft tokens accepted) at temperature 0.7, k = {}"
+    const double tau_max = spec::tau_max(alpha, k);
+    std::cout << fmt::format("draft    {}: alpha {:.3f} ({} of {} tested draft tokens accepted; {:.3f} of all {} "
+                             "drafted) at temperature 0.7, k = {}"
                              "\n         tokens per target forward {:.2f} (i.i.d. limit "
                              "(1 - alpha^(k+1)) / (1 - alpha) = {:.2f})\n",
-                             options.draft_dir, alpha, a.accepted, a.proposed, k, a.tokens_per_round(), tau_max);
+                             options.draft_dir, alpha, a.accepted, a.accepted + a.rejections, a.accepted_fraction(),
+                             a.proposed, k, a.tokens_per_round(), tau_max);
     out["draft"] = options.draft_dir;
     out["alpha"] = alpha;
+    out["accepted_fraction"] = a.accepted_fraction();
     out["draft_length"] = k;
     out["tokens_per_target_forward"] = a.tokens_per_round();
     // Calibration as pruned trees rely on it: greedy chains of 10, the
@@ -156,7 +169,7 @@ void add_eval_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<EvalOptions>();
   CLI::App* game24 = eval->add_subcommand(
       "game24", "Propose-step validity, value agreement with the solver, CoT accuracy (and draft acceptance)");
-  game24->add_option("--model", options->model_dir, "Model folder")->required()->check(CLI::ExistingDirectory);
+  add_model_option(game24, &options->model_dir, "Model folder");
   game24->add_option("--draft", options->draft_dir, "Draft model folder: also measure acceptance (alpha)")
       ->check(CLI::ExistingDirectory);
   game24->add_option("--game24-csv", options->game24_csv, "Tree of Thoughts' 24.csv")->capture_default_str();

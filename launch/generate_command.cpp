@@ -1,24 +1,26 @@
-// `seed generate`: stream a completion of one prompt from one model. With
-// --chat the prompt is the user's turn of a conversation (after an optional
-// --system turn) rendered by the model's chat template.
+// `seed generate`: a completion of one prompt from one model, written by the
+// `ar` engine, so the same seed gives the text `seed run --engine ar` gives
+// a request of that seed and stream 0. With --chat the prompt is the user's
+// turn of a conversation (after an optional --system turn) rendered by the
+// model's chat template, given any --chat-var template variables.
 #include <cstdint>
 #include <spdlog/spdlog.h>
-#include <torch/torch.h>
 
-#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "launch/chat_variables.h"
 #include "launch/commands.h"
+#include "launch/model_option.h"
 #include "launch/runtime.h"
-#include "models/autoregressive.h"
-#include "models/causal_lm.h"
 #include "models/chat_template/chat_template.h"
 #include "models/generation_config.h"
+#include "models/model_config.h"
 #include "models/base/error.h"
 #include "models/base/sampling.h"
 #include "models/tokenizer.h"
+#include "spec/engine/engine_factory.h"
 
 namespace seed::launch {
 namespace {
@@ -34,12 +36,8 @@ struct GenerateOptions {
   bool no_bos = false;
   bool chat = false;
   std::string system;  // with chat: the system turn ("" for none)
+  std::vector<std::string> chat_variables;  // with chat: NAME=JSON template variables
 };
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // The user's sampling settings if they gave any, else the model's
 // generation_config.json defaults, else seed's; logged with where they came from.
@@ -53,73 +51,71 @@ SamplingParams choose_sampling(const GenerateOptions& options, const models::Gen
   return sampling;
 }
 
+// The prompt's tokens: the chat template's rendering (logged), or the text
+// with BOS unless --no-bos.
+std::vector<int32_t> prompt_tokens(const GenerateOptions& options, const models::Tokenizer& tokenizer,
+                                   const std::optional<models::ChatTemplate>& chat,
+                                   const nlohmann::ordered_json& chat_variables) {
+  if (!chat.has_value()) return tokenizer.encode(options.prompt, !options.no_bos);
+  const std::string text = chat->render_prompt(options.system, options.prompt, chat_variables);
+  spdlog::info("chat prompt: {}", nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return chat->encode(tokenizer, text);
+}
+
 void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   options.sampling.validate();
   const models::GenerationConfig generation =
       models::GenerationConfig::from_file(options.model_dir + "/generation_config.json");
   std::optional<models::ChatTemplate> chat;
+  const nlohmann::ordered_json chat_variables = parse_chat_variables(options.chat_variables);
   if (options.chat) {  // before the weights: a folder without a template fails at once
     chat = models::ChatTemplate::load(options.model_dir);
     SEED_CHECK(chat.has_value(), kInvalidArgument)
         << "--chat: " << options.model_dir << "/tokenizer_config.json has no chat_template";
   }
-  auto model = models::CausalLM::load(options.model_dir, model_load_options(global, options.device));
+  const models::ModelConfig config = models::ModelConfig::from_file(options.model_dir + "/config.json");
   auto tokenizer = models::load_tokenizer(options.model_dir);
-  const models::ModelConfig& config = model->config();
   SEED_CHECK(tokenizer->vocab_size() <= config.vocab_size, kInvalidArgument)
       << options.model_dir << ": tokenizer has " << tokenizer->vocab_size()
       << " tokens but config.json vocab_size is " << config.vocab_size;
 
-  std::vector<int32_t> prompt;
-  if (chat.has_value()) {
-    const std::string text = chat->render_prompt(options.system, options.prompt);
-    spdlog::info("chat prompt: {}", nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    prompt = chat->encode(*tokenizer, text);
-  } else {
-    prompt = tokenizer->encode(options.prompt, !options.no_bos);
-  }
-  SEED_CHECK(!prompt.empty(), kInvalidArgument) << "the prompt is empty; pass --prompt TEXT";
+  spec::GenRequest request;
+  request.prompt_tokens = prompt_tokens(options, *tokenizer, chat, chat_variables);
+  SEED_CHECK(!request.prompt_tokens.empty(), kInvalidArgument) << "the prompt is empty; pass --prompt TEXT";
+  const int64_t prompt_size = static_cast<int64_t>(request.prompt_tokens.size());
   const int64_t context = config.max_position_embeddings;
-  SEED_CHECK(static_cast<int64_t>(prompt.size()) < context, kOutOfRange)
-      << "the prompt has " << prompt.size() << " tokens but the model's context is " << context
+  SEED_CHECK(prompt_size < context, kOutOfRange)
+      << "the prompt has " << prompt_size << " tokens but the model's context is " << context
       << " (max_position_embeddings in " << options.model_dir << "/config.json)";
-  const int64_t budget = std::min<int64_t>(options.max_new_tokens, context - static_cast<int64_t>(prompt.size()));
-  if (budget < options.max_new_tokens) {
-    spdlog::warn("generation capped at {} tokens by the model's context of {}", budget, context);
+  request.max_new_tokens = std::min<int64_t>(options.max_new_tokens, context - prompt_size);
+  if (request.max_new_tokens < options.max_new_tokens) {
+    spdlog::warn("generation capped at {} tokens by the model's context of {}", request.max_new_tokens, context);
   }
+  request.sampling = choose_sampling(options, generation);
+  request.seed = options.seed;
 
-  models::KvCache cache = model->make_cache();
-  models::TextStream stream(*tokenizer);
-  if (!options.chat) std::cout << options.prompt << std::flush;  // a chat prints the reply alone
-  models::DecodeOptions decode;
-  decode.max_new_tokens = budget;
-  decode.sampling = choose_sampling(options, generation);
-  decode.seed = options.seed;
-  decode.stop_tokens = models::stop_token_ids(tokenizer->eos_id(), generation);
-  int64_t generated = 0;
-  Clock::time_point first_token;
-  const auto start = Clock::now();
-  const models::DecodeFinish finish = models::decode_autoregressive(*model, cache, prompt, decode, [&](int32_t token) {
-    if (generated++ == 0) first_token = Clock::now();
-    std::cout << stream.push(token) << std::flush;
-    return true;
-  });
-  std::cout << stream.finish() << std::endl;
-  const double prefill_s = generated > 0 ? std::chrono::duration<double>(first_token - start).count() : seconds_since(start);
-  const double decode_s = generated > 1 ? seconds_since(first_token) : 0.0;
-  spdlog::info("prompt {} tokens ({:.1f} tokens/s prefill); generated {} tokens ({:.1f} tokens/s decode); finish: {}",
-               prompt.size(), prompt.size() / prefill_s, generated, decode_s > 0 ? (generated - 1) / decode_s : 0.0,
-               models::decode_finish_name(finish));
+  spec::EngineOptions engine;
+  engine.engine = spec::EngineKind::kAr;
+  engine.target = options.model_dir;
+  engine.device = options.device;
+  engine.weights_dtype = global.weights_dtype;
+  engine.cpu_kernel = global.cpu_kernel;
+  const spec::Completion completion = spec::make_engine(engine)->generate({request}).front();
+  SEED_CHECK(completion.finish != spec::FinishReason::kError, kInternal) << completion.error;
+  // A chat prints the reply alone.
+  std::cout << (chat.has_value() ? "" : options.prompt) << completion.text << std::endl;
+  const spec::RequestStats& s = completion.stats;
+  spdlog::info("prompt {} tokens; generated {} tokens in {:.2f} s ({:.1f} tokens/s); finish: {}", s.prompt_tokens,
+               s.generated_tokens, s.wall_s, s.wall_s > 0 ? s.generated_tokens / s.wall_s : 0.0,
+               spec::finish_reason_name(completion.finish));
 }
 
 }  // namespace
 
 void add_generate_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<GenerateOptions>();
-  CLI::App* cmd = app.add_subcommand("generate", "Stream a completion of a prompt from a model folder");
-  cmd->add_option("--model", options->model_dir, "Hugging Face model folder (config.json, safetensors, tokenizer.model)")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+  CLI::App* cmd = app.add_subcommand("generate", "Complete a prompt with a model folder (the ar engine)");
+  add_model_option(cmd, &options->model_dir, "Hugging Face model folder (config.json, safetensors, tokenizer.model)");
   cmd->add_option("--prompt", options->prompt, "Prompt text")->required();
   cmd->add_option("--max-new-tokens", options->max_new_tokens, "Tokens to generate at most")
       ->check(CLI::PositiveNumber)
@@ -139,6 +135,7 @@ void add_generate_command(CLI::App& app, const GlobalOptions& global) {
                                     "Render the prompt as a user turn with the model's chat template "
                                     "(tokenizer_config.json); prints the reply alone");
   cmd->add_option("--system", options->system, "With --chat: a system turn before the prompt")->needs(chat);
+  add_chat_variable_option(*cmd, chat, &options->chat_variables);
   chat->excludes(no_bos);
   cmd->callback([options, &global, temperature, top_k, top_p] {
     options->sampling_given = temperature->count() + top_k->count() + top_p->count() > 0;

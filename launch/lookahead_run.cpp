@@ -1,7 +1,6 @@
 #include "launch/lookahead_run.h"
 
-#include <ATen/Parallel.h>
-
+#include <algorithm>
 #include <optional>
 
 #include "models/base/error.h"
@@ -30,7 +29,7 @@ class TaskStepVerifier : public spec::StepVerifier {
 
 // The judge: the target's engine (or --judge-model's) answers the task's
 // judge_prompt.
-std::unique_ptr<spec::StepVerifier> make_judge(spec::Engine* target, const spec::EngineOptions& engine,
+std::unique_ptr<spec::StepVerifier> make_judge(spec::Engine& target, const spec::EngineOptions& engine,
                                                const LookaheadOptions& lookahead) {
   SEED_CHECK(!lookahead.judge_prompt.empty(), kInvalidArgument)
       << "--step-verifier judge: the task has no question for the judge; add lookahead.judge_prompt to its "
@@ -48,63 +47,52 @@ std::unique_ptr<spec::StepVerifier> make_judge(spec::Engine* target, const spec:
   };
   std::unique_ptr<spec::Engine> own;
   if (!lookahead.judge_model.empty()) {
-    spec::EngineOptions judge = engine;
-    judge.engine = spec::EngineKind::parse("ar-batch");
-    judge.target = lookahead.judge_model;
-    own = spec::make_engine(judge);
+    own = spec::make_engine(spec::autoregressive_options(engine, lookahead.judge_model));
   }
-  return std::make_unique<spec::JudgeVerifier>(target, render, std::move(own));
+  return std::make_unique<spec::JudgeVerifier>(&target, render, std::move(own));
 }
 
-std::unique_ptr<spec::StepVerifier> make_verifier(spec::Engine* target, const spec::EngineOptions& engine,
-                                                  const LookaheadOptions& lookahead) {
-  const std::string& name = lookahead.verifier;
-  if (name == "exact" || name == "normalized") return spec::make_step_verifier(name);
-  if (name == "judge") return make_judge(target, engine, lookahead);
-  std::optional<double> threshold;
-  if (tasks::parse_hidden_verifier(name, "--step-verifier", &threshold)) {
-    // The target model once more, whole, in this process: the verifier
-    // reads steps with it.
-    std::shared_ptr<models::CausalLM> model = models::CausalLM::load(engine.target, spec::load_options(engine));
-    return std::make_unique<spec::HiddenStateVerifier>(
-        std::move(model), models::load_tokenizer(engine.target),
-        threshold.value_or(spec::HiddenStateVerifier::kDefaultThreshold));
-  }
-  for (const std::string& checker : tasks::step_checker_names()) {
-    if (name == checker) return std::make_unique<TaskStepVerifier>(name);
-  }
-  SEED_FAIL(kInvalidArgument) << "--step-verifier: unknown verifier '" << name
-                              << "' (exact | normalized | judge | hidden[:THRESHOLD] | a task's step checker: game24 | "
-                                 "blocksworld)";
+bool is_step_checker(const std::string& name) {
+  const std::vector<std::string>& checkers = tasks::step_checker_names();
+  return std::find(checkers.begin(), checkers.end(), name) != checkers.end();
 }
 
 }  // namespace
 
-std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> target, const spec::EngineOptions& engine,
-                                             const LookaheadOptions& lookahead) {
-  SEED_CHECK(lookahead.gamma >= 1, kInvalidArgument) << "--lookahead: " << lookahead.gamma << " steps < 1";
-  SEED_CHECK(!engine.draft.empty(), kInvalidArgument)
-      << "--lookahead: needs --draft, the model that drafts steps";
-  // The draft model writes steps on its own (autoregressively, in this
-  // process): it is the "target" of its own engine.
-  spec::EngineOptions draft = engine;
-  draft.engine = spec::EngineKind::parse("ar-batch");
-  draft.target = engine.draft;
-  const spec::RunSettings settings = spec::model_run_settings(engine.target, engine.chat_system);
+spec::LookaheadSettings lookahead_settings(const LookaheadOptions& lookahead) {
   spec::LookaheadSettings steps;
   steps.gamma = lookahead.gamma;
   steps.adaptive = lookahead.adaptive;
   steps.delimiter = lookahead.delimiter;
   steps.width = lookahead.width;
   steps.async = lookahead.async;
-  steps.draft_device = c10::Device(engine.device);
-  if (lookahead.async && at::get_num_threads() > 1) {
-    // The draft's thread takes one of the target's cores.
-    at::set_num_threads(at::get_num_threads() - 1);
+  return steps;
+}
+
+spec::StepVerifierMaker step_verifier_maker(const LookaheadOptions& lookahead) {
+  const std::string& name = lookahead.verifier;
+  if (name == "exact" || name == "normalized") {
+    return [name](spec::Engine&, const spec::EngineOptions&) { return spec::make_step_verifier(name); };
   }
-  std::unique_ptr<spec::StepVerifier> verifier = make_verifier(target.get(), engine, lookahead);
-  return std::make_unique<spec::LookaheadEngine>(spec::make_engine(draft), std::move(target), settings, steps,
-                                                 std::move(verifier));
+  if (name == "judge") {
+    return [lookahead](spec::Engine& target, const spec::EngineOptions& engine) {
+      return make_judge(target, engine, lookahead);
+    };
+  }
+  std::optional<double> threshold;
+  if (tasks::parse_hidden_verifier(name, "--step-verifier", &threshold)) {
+    return [threshold](spec::Engine&, const spec::EngineOptions& engine) -> std::unique_ptr<spec::StepVerifier> {
+      // The target model once more, whole, in this process: the verifier
+      // reads steps with it.
+      std::shared_ptr<models::CausalLM> model = models::CausalLM::load(engine.target, spec::load_options(engine));
+      return std::make_unique<spec::HiddenStateVerifier>(
+          std::move(model), models::load_tokenizer(engine.target),
+          threshold.value_or(spec::HiddenStateVerifier::kDefaultThreshold));
+    };
+  }
+  SEED_CHECK(is_step_checker(name), kInvalidArgument)
+      << "--step-verifier: unknown verifier '" << name << "' (" << tasks::step_verifier_list() << ")";
+  return [name](spec::Engine&, const spec::EngineOptions&) { return std::make_unique<TaskStepVerifier>(name); };
 }
 
 void parse_lookahead(const std::string& value, LookaheadOptions& lookahead) {

@@ -1,6 +1,7 @@
 // `seed run --lookahead GAMMA`: the run's engine as the target engine of
 // step-level speculation, with the draft model (--draft) drafting steps
-// autoregressively (spec/lookahead/lookahead_engine.h).
+// autoregressively (spec/lookahead/lookahead_engine.h): the flags, and
+// what they make of spec::EngineOptions.
 #pragma once
 
 #include <memory>
@@ -11,7 +12,6 @@
 
 #include "spec/api/engine.h"
 #include "spec/engine/engine_factory.h"
-#include "spec/lookahead/lookahead_engine.h"
 
 namespace seed::launch {
 
@@ -26,12 +26,17 @@ struct LookaheadOptions {
   bool async = false;  // --lookahead-async: draft while the target works
 };
 
-// `target`: the engine --engine made. The verifier: exact, normalized,
-// judge (the target, or --judge-model, answers the task's judge_prompt) or a
-// task step checker (tasks/step_checkers.h). Throws kInvalidArgument naming
-// --lookahead, --draft or --step-verifier when the options cannot work.
-std::unique_ptr<spec::Engine> with_lookahead(std::unique_ptr<spec::Engine> target, const spec::EngineOptions& engine,
-                                             const LookaheadOptions& lookahead);
+// The shape of step speculation the flags ask for, as make_engine takes it
+// (spec::EngineOptions::lookahead).
+spec::LookaheadSettings lookahead_settings(const LookaheadOptions& lookahead);
+// Makes the step verifier the flags name (spec::EngineOptions::
+// step_verifier): exact, normalized, judge (the target's engine, or an
+// ar-batch engine over --judge-model, answers the task's judge_prompt),
+// hidden[:THRESHOLD] (the target model once more, whole, in this process)
+// or a task step checker (tasks/step_checkers.h). Throws kInvalidArgument
+// naming --step-verifier for a name it does not know, at once, and for a
+// judge without a judge_prompt, when the maker runs.
+spec::StepVerifierMaker step_verifier_maker(const LookaheadOptions& lookahead);
 
 // Parses --lookahead: a number of steps >= 1, or "auto".
 void parse_lookahead(const std::string& value, LookaheadOptions& lookahead);
@@ -43,7 +48,7 @@ nlohmann::json lookahead_json(const LookaheadOptions& lookahead);
 // {"rounds", "drafted_steps", "accepted_steps", "step_acceptance",
 // "steps_per_round" (per request in flight), "mean_gamma",
 // "mean_draft_length" (the token draft length auto chose; 0: none chosen)}
-// of a LookaheadEngine.
+// of an engine's EngineStats::steps.
 nlohmann::json step_stats_json(const spec::StepStats& steps);
 
 }  // namespace seed::launch

@@ -9,21 +9,28 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <mutex>
 
 #include "launch/commands.h"
 #include "launch/distributed.h"
 #include "launch/engine_counts.h"
 #include "launch/json_text.h"
 #include "launch/pct_options.h"
+#include "launch/problem_concurrency.h"
+#include "launch/problem_engine.h"
 #include "launch/process_signals.h"
 #include "launch/progress_line.h"
 #include "launch/runtime.h"
 #include "launch/run_results.h"
+#include "models/base/atomic_file.h"
 #include "models/base/error.h"
 #include "models/chat_template/chat_template.h"
+#include "search/concurrently.h"
 #include "search/search.h"
 #include "launch/lookahead_run.h"
 #include "spec/engine/engine_factory.h"
+#include "tasks/step_checkers.h"
 #include "tasks/task.h"
 
 namespace seed::launch {
@@ -38,32 +45,21 @@ struct RunOptions {
   search::SearchConfig search;
   spec::EngineOptions engine;
   int limit = 0;  // 0 = every problem
+  int concurrency = 0;  // problems in flight; 0 = auto (launch/concurrency.h)
   std::string out_dir;
   bool resume = false;
   std::string tree_out;
+  std::string schedule_out;
   std::string baseline_dir;
   LookaheadOptions lookahead;
-  // Search parameters given on the command line (the rest come from task.json).
+  // Search parameters given on the command line (the rest come from
+  // task.json): their values, and for each one given, what sets it.
   tasks::SearchParams flags;
-  std::vector<std::string> given;
+  std::vector<std::function<void(tasks::SearchParams&)>> given;
 };
 
 void apply_flags(const RunOptions& o, tasks::SearchParams* p) {
-  const auto given = [&](const char* name) {
-    return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
-  };
-  if (given("depth")) p->depth = o.flags.depth;
-  if (given("n")) p->n = o.flags.n;
-  if (given("b")) p->b = o.flags.b;
-  if (given("samples")) p->samples = o.flags.samples;
-  if (given("beams")) p->beams = o.flags.beams;
-  if (given("beam-width")) p->beam_width = o.flags.beam_width;
-  if (given("simulations")) p->simulations = o.flags.simulations;
-  if (given("parallel")) p->parallel = o.flags.parallel;
-  if (given("c-puct")) p->c_puct = o.flags.c_puct;
-  if (given("selection")) p->selection = o.flags.selection;
-  if (given("rollout-depth")) p->rollout_depth = o.flags.rollout_depth;
-  if (given("early-stop")) p->early_stop = o.flags.early_stop;
+  for (const auto& set : o.given) set(*p);
 }
 
 json params_json(const tasks::SearchParams& p) {
@@ -126,19 +122,43 @@ json problem_record(const tasks::Task& task, const tasks::Problem& problem, cons
   return record;
 }
 
-// One line of progress: problems done, accuracy so far, tokens/s.
-void print_progress(const RunResults& results, size_t total) {
+// One line of progress: problems done, accuracy so far, problems in
+// flight, and this invocation's tokens/s.
+void print_progress(const RunResults& results, size_t total, size_t in_flight, int64_t invocation, double elapsed) {
   int64_t correct = 0, tokens = 0;
-  double wall = 0;
   for (const auto& [index, r] : results.done()) {
     correct += r["correct"].get<bool>() ? 1 : 0;
-    tokens += r.value("tokens", int64_t{0});  // absent in lines older than the engine counters
-    wall += r["wall_s"].get<double>();
+    if (r.value("invocation", int64_t{-1}) == invocation) tokens += r.value("tokens", int64_t{0});
   }
   const size_t done = results.done().size();
   print_progress_line(done, total,
-                      fmt::format("accuracy {:.1f}%  {:.0f} tokens/s", done ? 100.0 * correct / done : 0.0,
-                                  wall > 0 ? tokens / wall : 0.0));
+                      fmt::format("accuracy {:.1f}%  {} in flight  {:.0f} tokens/s", done ? 100.0 * correct / done : 0.0,
+                                  in_flight, elapsed > 0 ? tokens / elapsed : 0.0));
+}
+
+// What one step of one problem's search sends the engine at once.
+// The shared engine's figures for this invocation, for summary.json.
+json engine_invocation_json(const spec::EngineStats& s, const ConcurrencyPlan& plan) {
+  return {{"concurrency", plan.problems_in_flight},
+          {"target_forwards", s.target_forwards},
+          {"mean_sequences_per_forward", s.mean_forward_sequences()},
+          {"peak_sequences_per_forward", s.peak_forward_sequences},
+          {"target_busy", s.target_busy()},
+          {"mean_draft_length", s.mean_draft_length()},
+          {"wall_s", s.wall_s}};
+}
+
+// The engine's schedule as JSON lines: {"event": "proposed", "slot", "drafter"}
+// or {"event": "verified", "slot", "forward"}, in the order they happened.
+void write_schedule(const std::string& path, const std::vector<spec::ScheduleEvent>& events) {
+  std::string text;
+  for (const spec::ScheduleEvent& e : events) {
+    const bool proposed = e.kind == spec::ScheduleEvent::kProposed;
+    text += json{{"event", proposed ? "proposed" : "verified"}, {"slot", e.slot}, {proposed ? "drafter" : "forward", e.worker}}
+                .dump() +
+            "\n";
+  }
+  write_file_atomically(path, text);
 }
 
 // Speedup and answer agreement against an earlier run's output folder.
@@ -232,31 +252,60 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
                total - todo.size(), o.search.algorithm, o.engine.engine.name(), results.results_path());
   json trees = json::array();
   json steps;
+  json engine_json;
   if (!todo.empty()) {
+    if (o.lookahead.gamma > 0) {
+      o.engine.lookahead = lookahead_settings(o.lookahead);
+      o.engine.step_verifier = step_verifier_maker(o.lookahead);
+    }
     std::unique_ptr<spec::Engine> engine = make_engine(o.engine);
-    if (o.lookahead.gamma > 0) engine = with_lookahead(std::move(engine), o.engine, o.lookahead);
-    print_progress(results, total);
-    for (const tasks::Problem* problem : todo) {
-      const spec::EngineStats before = engine->stats();
+    // An engine that serves concurrent calls gives each problem its own
+    // counts; the others are counted by the difference of their totals.
+    const bool shares = engine->serves_concurrent_calls();
+    const ConcurrencyPlan plan =
+        plan_problem_concurrency(o.concurrency, *engine, o.engine, o.search, global.cores, todo.size());
+    // Lines of this invocation carry its id and when they finished in it, so
+    // that summary.json's wall_s is elapsed time, over resumed invocations too.
+    const int64_t invocation = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch()).count();
+    const Clock::time_point invocation_start = Clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - invocation_start).count(); };
+    std::mutex mutex;  // guards results, trees and in_flight
+    size_t in_flight = 0;
+    print_progress(results, total, 0, invocation, 0);
+    search::run_concurrently(todo.size(), plan.problems_in_flight, [&](size_t i) {
+      const tasks::Problem& problem = *todo[i];
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++in_flight;
+      }
+      ProblemEngine own(*engine);
+      spec::Engine& used = shares ? own : *engine;
+      const spec::EngineStats before = used.stats();
       const Clock::time_point start = Clock::now();
-      search::SearchResult result = search->solve(task, *problem, *engine);
+      search::SearchResult result = search->solve(task, problem, used);
       const double wall = std::chrono::duration<double>(Clock::now() - start).count();
-      const json record = problem_record(task, *problem, result, before, engine->stats(), wall);
+      json record = problem_record(task, problem, result, before, used.stats(), wall);
+      record["invocation"] = invocation;
+      std::lock_guard<std::mutex> lock(mutex);
+      --in_flight;
+      record["finished_s"] = elapsed();
       results.append(record);
       if (!o.tree_out.empty()) {
-        trees.push_back({{"index", problem->index}, {"problem", problem->fields}, {"answer", record["answer"]},
+        trees.push_back({{"index", problem.index}, {"problem", problem.fields}, {"answer", record["answer"]},
                          {"correct", record["correct"]}, {"tree", result.tree.to_json()}});
       }
-      print_progress(results, total);
-    }
-    if (const auto* lookahead = dynamic_cast<const spec::LookaheadEngine*>(engine.get())) {
-      steps = step_stats_json(lookahead->step_stats());
-    }
+      print_progress(results, total, in_flight, invocation, elapsed());
+    });
+    engine_json = engine_invocation_json(engine->stats(), plan);
+    if (!o.schedule_out.empty()) write_schedule(o.schedule_out, engine->schedule());
+    if (o.lookahead.gamma > 0) steps = step_stats_json(engine->stats().steps);
   }
   json summary = results.summary(settings);
   summary["runtime"] = runtime;
+  if (!engine_json.is_null()) summary["engine_invocation"] = engine_json;
   if (o.lookahead.gamma > 0) {
-    // This session's steps (a resumed run's earlier ones are not counted).
+    // This invocation's steps (a resumed run's earlier ones are not counted).
     summary["lookahead"] = lookahead_json(o.lookahead);
     summary["step_acceptance"] = steps.is_null() ? json() : steps["step_acceptance"];
     summary["steps"] = steps;
@@ -265,6 +314,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   results.write_summary(summary);
   print_summary(summary);
   if (!o.tree_out.empty()) {
+    std::sort(trees.begin(), trees.end(), [](const json& a, const json& b) { return a["index"] < b["index"]; });
     std::ofstream out(o.tree_out);
     out << dump_model_output(json{{"task", task.spec().name}, {"search", o.search.algorithm}, {"problems", trees}}, 1)
         << "\n";
@@ -307,7 +357,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--k-config", o->engine.k_config, "Draft tree shape, children per depth (e.g. 2 2 1)");
   cmd->add_option("--drafters", o->engine.drafters, "seed engines: drafter threads (0 = automatic)")
       ->capture_default_str();
-  cmd->add_option("--max-batch", o->engine.max_batch, "Batched engines: proposals per target forward")
+  cmd->add_option("--max-batch", o->engine.max_batch, "Proposals per target forward: batched engines, and seed's fcfs across problems in flight")
       ->capture_default_str();
   cmd->add_option_function<std::string>(
       "--lookahead", [o](const std::string& value) { parse_lookahead(value, o->lookahead); },
@@ -318,9 +368,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--judge-model", o->lookahead.judge_model,
                   "--step-verifier judge: the model that judges (default: the target)");
   cmd->add_option("--step-verifier", o->lookahead.verifier,
-                  "--lookahead: when a drafted step counts as the target's: exact | normalized | judge | "
-                  "hidden[:THRESHOLD] (the target's hidden states, cosine >= 0.95) | game24 | blocksworld "
-                  "(default: the task's, task.json \"lookahead\")");
+                  "--lookahead: when a drafted step counts as the target's: " + tasks::step_verifier_list() +
+                      " (hidden: the target's hidden states, cosine >= 0.95; default: the task's, task.json "
+                      "\"lookahead\")");
   cmd->add_option_function<std::string>(
       "--schedule", [o](const std::string& name) { o->engine.schedule = spec::parse_schedule_policy(name); },
       "seed and batched engines: what each target forward verifies: fcfs | batch | priority (default: fcfs "
@@ -333,28 +383,35 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--seed", o->search.seed, "Run seed: every request's random stream derives from it")
       ->capture_default_str();
-  const auto param = [&](const std::string& name, auto* target, const std::string& help) {
-    cmd->add_option("--" + name, *target, help + " (default: task.json's search object)")
-        ->each([o, name](const std::string&) { o->given.push_back(name); });
+  using Params = tasks::SearchParams;
+  const auto param = [&](const std::string& name, auto Params::*field, const std::string& help) {
+    cmd->add_option("--" + name, o->flags.*field, help + " (default: task.json's search object)")
+        ->each([o, field](const std::string&) {
+          o->given.push_back([o, field](Params& p) { p.*field = o->flags.*field; });
+        });
   };
-  param("depth", &o->flags.depth, "Thought steps T");
-  param("n", &o->flags.n, "Thoughts per expanded state");
-  param("b", &o->flags.b, "bfs: states kept per level");
-  param("samples", &o->flags.samples, "best-of-n, self-consistency: chains sampled");
-  param("beams", &o->flags.beams, "dvts: beams N");
-  param("beam-width", &o->flags.beam_width, "dvts: subtree width M (N/M subtrees)");
-  param("simulations", &o->flags.simulations, "mcts: simulations");
-  param("parallel", &o->flags.parallel, "mcts: simulations per batched round");
-  param("c-puct", &o->flags.c_puct, "mcts: exploration constant");
-  param("selection", &o->flags.selection, "mcts: uct | puct");
-  param("rollout-depth", &o->flags.rollout_depth, "mcts: rollout thoughts below a new node");
-  param("early-stop", &o->flags.early_stop,
+  param("depth", &Params::depth, "Thought steps T");
+  param("n", &Params::n, "Thoughts per expanded state");
+  param("b", &Params::b, "bfs: states kept per level");
+  param("samples", &Params::samples, "best-of-n, self-consistency: chains sampled");
+  param("beams", &Params::beams, "dvts: beams N");
+  param("beam-width", &Params::beam_width, "dvts: subtree width M (N/M subtrees)");
+  param("simulations", &Params::simulations, "mcts: simulations");
+  param("parallel", &Params::parallel, "mcts: simulations per batched round");
+  param("c-puct", &Params::c_puct, "mcts: exploration constant");
+  param("selection", &Params::selection, "mcts: uct | puct");
+  param("rollout-depth", &Params::rollout_depth, "mcts: rollout thoughts below a new node");
+  param("early-stop", &Params::early_stop,
         "self-consistency: stop sampling once the majority answer is decided (true | false)");
   cmd->add_option("--limit", o->limit, "Run the first N problems (0 = all)")->check(CLI::NonNegativeNumber);
+  add_concurrency_option(cmd, &o->concurrency);
   cmd->add_option("--data", o->data_path, "Data file replacing task.json's data.path");
   cmd->add_option("--out", o->out_dir, "Output folder (default results/TASK-SEARCH-ENGINE)");
   cmd->add_flag("--resume", o->resume, "Continue an interrupted run in --out, skipping finished problems");
   cmd->add_option("--tree-out", o->tree_out, "Write the explored trees (nodes, thoughts, values, chosen path) as JSON");
+  cmd->add_option("--schedule-out", o->schedule_out,
+                  "Write the engine's schedule as JSON lines: each proposal as it was queued and as it was verified, "
+                  "in which target forward");
   cmd->add_option("--baseline", o->baseline_dir,
                   "An earlier run's --out folder: report the speedup over it and whether answers agree");
   cmd->callback([o, &global] {

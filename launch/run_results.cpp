@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include "launch/engine_counts.h"
 #include "launch/json_text.h"
+#include "models/base/atomic_file.h"
 #include "models/base/error.h"
 
 namespace seed::launch {
@@ -53,6 +55,9 @@ void check_record(const json& record, const std::string& where) {
     count(key, false);
   }
   seconds("draft_s", false);
+  seconds("finished_s", false);
+  SEED_CHECK(!record.contains("invocation") || record.at("invocation").is_number_integer(), kCorruption)
+      << where << ": field 'invocation' must be an integer";
 }
 
 // Reads results.jsonl, keeping the complete lines and cutting off a torn
@@ -78,35 +83,6 @@ size_t read_records(const std::string& path, std::map<size_t, json>* done) {
     kept = offset;
   }
   return kept;
-}
-
-// Writes all of `text` to `fd`; false (errno set) if the system refuses.
-bool write_all(int fd, const std::string& text) {
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    written += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// Replaces `path` with `text` through a temporary file and a rename, so
-// that `path` holds either its old bytes or all of the new ones.
-void replace_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  SEED_CHECK(fd >= 0, kIo) << "cannot write " << temporary << ": " << std::strerror(errno);
-  const bool written = write_all(fd, text) && ::fsync(fd) == 0;
-  const int write_errno = errno;
-  ::close(fd);
-  if (!written) {
-    ::unlink(temporary.c_str());
-    SEED_FAIL(kIo) << "cannot write " << path << ": " << std::strerror(write_errno) << " (it is left as it was)";
-  }
-  SEED_CHECK(::rename(temporary.c_str(), path.c_str()) == 0, kIo)
-      << "cannot replace " << path << ": " << std::strerror(errno);
 }
 
 }  // namespace
@@ -141,7 +117,7 @@ RunResults::RunResults(const std::string& dir, const json& settings, bool resume
   }
   json written = settings;
   if (!runtime.is_null()) written["runtime"] = runtime;
-  replace_file(run_json, written.dump(2) + "\n");
+  write_file_atomically(run_json, written.dump(2) + "\n");
   fd_ = ::open(results.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   SEED_CHECK(fd_ >= 0, kIo) << "cannot write " << results << ": " << std::strerror(errno);
 }
@@ -162,14 +138,21 @@ void RunResults::append(const json& record) {
 json RunResults::summary(const json& settings) const {
   int64_t correct = 0, requests = 0, failed = 0;
   double wall = 0;
+  std::map<int64_t, double> invocations;  // invocation -> when its last line finished in it
   spec::EngineStats counts;
   for (const auto& [index, r] : done_) {
     correct += r.at("correct").get<bool>() ? 1 : 0;
     add_engine_counts(r, &counts);
     requests += r.at("requests").get<int64_t>();
     failed += r.at("failed_requests").get<int64_t>();
-    wall += r.at("wall_s").get<double>();
+    if (r.contains("invocation") && r.contains("finished_s")) {
+      double& last = invocations[r.at("invocation").get<int64_t>()];
+      last = std::max(last, r.at("finished_s").get<double>());
+    } else {
+      wall += r.at("wall_s").get<double>();  // older lines: problems ran one at a time
+    }
   }
+  for (const auto& [invocation, last] : invocations) wall += last;
   const int64_t problems = static_cast<int64_t>(done_.size());
   const int64_t tokens = counts.generated_tokens;
   json s = {{"task", settings.at("task")},
@@ -195,11 +178,12 @@ json RunResults::summary(const json& settings) const {
             {"prompt_tokens", counts.prefill.prompt_tokens},
             {"prefill_tokens", counts.prefill.computed_tokens},
             {"wall_s", wall},
+            {"problems_per_s", wall > 0 ? double(problems) / wall : 0.0},
             {"tokens_per_s", wall > 0 ? double(tokens) / wall : 0.0}};
   return s;
 }
 
-void RunResults::write_summary(const json& summary) const { replace_file(summary_path(), summary.dump(2) + "\n"); }
+void RunResults::write_summary(const json& summary) const { write_file_atomically(summary_path(), summary.dump(2) + "\n"); }
 
 std::string RunResults::results_path() const { return (fs::path(dir_) / "results.jsonl").string(); }
 std::string RunResults::summary_path() const { return (fs::path(dir_) / "summary.json").string(); }

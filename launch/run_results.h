@@ -38,7 +38,11 @@ class RunResults {
   // resumed run drops it.
   void append(const nlohmann::json& record);
 
-  // Totals over every finished problem: the summary.json object.
+  // Totals over every finished problem: the summary.json object. Its
+  // wall_s is elapsed time: per invocation of `seed run` (lines with
+  // "invocation" and "finished_s", seconds into it), the last line's
+  // finished_s, summed over invocations (a resumed run has several); lines
+  // without them add their own wall_s.
   nlohmann::json summary(const nlohmann::json& settings) const;
   void write_summary(const nlohmann::json& summary) const;
 

@@ -1,10 +1,9 @@
 #include "launch/sweep_folder.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
+#include "models/base/atomic_file.h"
 #include "models/base/error.h"
 
 namespace seed::launch {
@@ -52,14 +51,8 @@ void open_sweep_folder(const std::string& dir, const json& config, const SweepCo
         << "); rerun with that config, or pass another --out";
     return;
   }
-  const fs::path tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << config.dump(2) << "\n";
-    SEED_CHECK(out.good(), kIo) << "cannot write " << tmp.string();
-  }
-  fs::rename(tmp, path, ec);  // a shard starting at the same moment stores the same text
-  SEED_CHECK(!ec, kIo) << "cannot write " << path << ": " << ec.message();
+  // A shard starting at the same moment stores the same text.
+  write_file_atomically(path, config.dump(2) + "\n");
 }
 
 SweepConfig read_sweep_folder(const std::string& dir, const RunOptionCheck& is_run_option) {

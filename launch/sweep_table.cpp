@@ -1,7 +1,6 @@
 #include "launch/sweep_table.h"
 
 #include <cstdint>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -9,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/base/atomic_file.h"
 #include "models/base/error.h"
 
 namespace seed::launch {
@@ -43,19 +43,6 @@ const std::vector<std::string> kFigures = {"problems",       "correct",         
                                            "accuracy_high",  "tokens_per_problem", "target_forwards", "wall_s",
                                            "tokens_per_s",   "alpha",           "tau",      "speedup",
                                            "baseline"};
-
-// Writes `text` to `path` through a temporary file and a rename.
-void replace_file(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << text;
-    SEED_CHECK(out.good(), kIo) << "cannot write " << tmp.string();
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  SEED_CHECK(!ec, kIo) << "cannot replace " << path.string() << ": " << ec.message();
-}
 
 }  // namespace
 
@@ -123,7 +110,7 @@ std::vector<json> collect_sweep_rows(const std::string& dir, const SweepConfig& 
 void write_sweep_tables(const std::string& dir, const std::vector<json>& rows) {
   std::string jsonl;
   for (const json& row : rows) jsonl += row.dump() + "\n";
-  replace_file(fs::path(dir) / "sweep.jsonl", jsonl);
+  write_file_atomically((fs::path(dir) / "sweep.jsonl").string(), jsonl);
 
   std::set<std::string> param_keys;
   for (const json& row : rows) {
@@ -140,24 +127,7 @@ void write_sweep_tables(const std::string& dir, const std::vector<json>& rows) {
     for (const std::string& f : kFigures) csv << "," << csv_field(row.value(f, json()));
     csv << "\n";
   }
-  replace_file(fs::path(dir) / "sweep.csv", csv.str());
-}
-
-std::vector<json> read_sweep_rows(const std::string& dir) {
-  const fs::path path = fs::path(dir) / "sweep.jsonl";
-  std::ifstream in(path);
-  SEED_CHECK(in.good(), kNotFound) << path.string() << ": no such file; run `seed sweep --out " << dir << "` first";
-  std::vector<json> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    try {
-      rows.push_back(json::parse(line));
-    } catch (const json::exception& e) {
-      SEED_FAIL(kCorruption) << path.string() << ": line " << rows.size() + 1 << ": " << e.what();
-    }
-  }
-  return rows;
+  write_file_atomically((fs::path(dir) / "sweep.csv").string(), csv.str());
 }
 
 }  // namespace seed::launch

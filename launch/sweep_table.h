@@ -46,7 +46,4 @@ std::vector<nlohmann::json> collect_sweep_rows(const std::string& dir, const Swe
 // Writes DIR/sweep.jsonl and DIR/sweep.csv (params as columns). Throws kIo.
 void write_sweep_tables(const std::string& dir, const std::vector<nlohmann::json>& rows);
 
-// Reads DIR/sweep.jsonl back (kNotFound when missing).
-std::vector<nlohmann::json> read_sweep_rows(const std::string& dir);
-
 }  // namespace seed::launch

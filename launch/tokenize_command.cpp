@@ -1,13 +1,16 @@
 // `seed tokenize`: a model folder's tokenizer as a line filter, for checks
 // against other implementations. Encoding reads one JSON string per line
 // and writes one JSON array of ids; --decode the reverse. --chat reads one
-// JSON list of messages per line and writes the chat template's text.
+// JSON list of messages per line and writes the chat template's text
+// (--chat-var NAME=JSON adds template variables).
 #include <cstdint>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "launch/chat_variables.h"
+#include "launch/model_option.h"
 #include "launch/tokenize_commands.h"
 #include "models/base/error.h"
 #include "models/chat_template/chat_template.h"
@@ -25,6 +28,7 @@ struct TokenizeOptions {
   bool chat = false;          // render lists of messages with the chat template
   bool no_generation_prompt = false;
   bool chat_ids = false;      // with chat: write the rendered prompt's ids
+  std::vector<std::string> chat_variables;  // with chat: NAME=JSON template variables
 };
 
 std::string to_json_line(const nlohmann::json& value) {
@@ -45,6 +49,7 @@ void run_chat(const TokenizeOptions& options) {
   const std::optional<models::ChatTemplate> chat = models::ChatTemplate::load(options.model_dir);
   SEED_CHECK(chat.has_value(), kInvalidArgument)
       << "--chat: " << options.model_dir << "/tokenizer_config.json has no chat_template";
+  const nlohmann::ordered_json variables = parse_chat_variables(options.chat_variables);
   std::unique_ptr<models::Tokenizer> tokenizer;
   if (options.chat_ids) tokenizer = models::load_tokenizer(options.model_dir);
   std::ios::sync_with_stdio(false);
@@ -54,7 +59,7 @@ void run_chat(const TokenizeOptions& options) {
     SEED_CHECK(messages.is_array(), kInvalidArgument) << "stdin line " << number << ": expected a JSON list of messages";
     std::string text;
     try {
-      text = chat->render(messages, !options.no_generation_prompt);
+      text = chat->render(messages, !options.no_generation_prompt, variables);
     } catch (const Error& e) {
       SEED_FAIL(kInvalidArgument) << "stdin line " << number << ": " << e.what();
     }
@@ -100,9 +105,8 @@ void add_tokenize_command(CLI::App& app) {
   auto options = std::make_shared<TokenizeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "tokenize", "Encode lines of JSON strings to JSON lists of ids (or --decode the reverse) with a model's tokenizer");
-  cmd->add_option("--model", options->model_dir, "Model folder (tokenizer.model, or tokenizer.json [+ tokenizer_config.json])")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+  add_model_option(cmd, &options->model_dir,
+                   "Model folder (tokenizer.model, or tokenizer.json [+ tokenizer_config.json])");
   cmd->add_flag("--decode", options->decode, "Read lists of ids, write JSON strings");
   cmd->add_flag("--no-special", options->no_special, "Encode without special tokens (no BOS, no template)");
   cmd->add_flag("--keep-special", options->keep_special, "Decode special tokens to their text instead of dropping them");
@@ -115,6 +119,7 @@ void add_tokenize_command(CLI::App& app) {
   cmd->add_flag("--chat-ids", options->chat_ids,
                 "With --chat: write the prompt's token ids (no special tokens added: the template wrote them)")
       ->needs(chat);
+  add_chat_variable_option(*cmd, chat, &options->chat_variables);
   chat->excludes("--decode");
   cmd->callback([options] { run_tokenize(*options); });
 }

@@ -38,6 +38,22 @@ at::Tensor rope_inverse_frequencies(const ModelConfig& c) {
   return torch::where(medium, smoothed, scaled);
 }
 
+// The query and key heads of a fused projection qkv [M, (H + 2 Hkv) D] as
+// [M, H + Hkv, D], RoPE applied; on a model with q/k norms (Qwen3) each head
+// is RMS-normed first.
+at::Tensor rotated_qk(const at::Tensor& qkv, const DecoderLayerWeights& w, int64_t heads, int64_t kv_heads,
+                      int64_t dim, double eps, const at::Tensor& cos, const at::Tensor& sin) {
+  const int64_t M = qkv.size(0);
+  at::Tensor qk = qkv.narrow(1, 0, (heads + kv_heads) * dim).view({M, heads + kv_heads, dim});
+  if (w.q_norm.defined()) {
+    const auto normed = [&](int64_t first, int64_t count, const at::Tensor& weight) {
+      return rms_norm(qk.narrow(1, first, count).reshape({M * count, dim}), weight, eps).view({M, count, dim});
+    };
+    qk = torch::cat({normed(0, heads, w.q_norm), normed(heads, kv_heads, w.k_norm)}, 1);
+  }
+  return apply_rope(qk, cos, sin);
+}
+
 // Grouped-query attention. q [B*S, H, D] (already RoPE'd), k/v [B, T, Hkv, D],
 // mask [B, 1, 1, S, T] additive. Query head h reads kv head h / group, so q
 // is regrouped instead of repeating k and v. Returns [B*S, H*D].
@@ -405,7 +421,7 @@ at::Tensor CausalLM::tensor_layers(at::Tensor x, const ForwardPlan& plan, KvCach
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
     at::Tensor qkv = w.qkv(rms_norm(x, w.input_norm, c.rms_norm_eps));  // [M, (H + 2 Hkv) D]
-    at::Tensor qk = apply_rope(qkv.narrow(1, 0, (H + Hkv) * D).view({M, H + Hkv, D}), cos, sin);
+    at::Tensor qk = rotated_qk(qkv, w, H, Hkv, D, c.rms_norm_eps, cos, sin);
     at::Tensor keys = cache.keys(l), values = cache.values(l);  // [slots, Hkv, D]
     keys.index_copy_(0, write_slots, qk.narrow(1, H, Hkv));
     values.index_copy_(0, write_slots, qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({M, Hkv, D}));
@@ -493,7 +509,7 @@ at::Tensor CausalLM::full_layers(at::Tensor x, int64_t batch, const at::Tensor& 
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
     at::Tensor qkv = linear(w.qkv, rms_norm(x, w.input_norm, c.rms_norm_eps));
-    at::Tensor qk = apply_rope(qkv.narrow(1, 0, (H + Hkv) * D).view({M, H + Hkv, D}), cos, sin).to(mm);
+    at::Tensor qk = rotated_qk(qkv, w, H, Hkv, D, c.rms_norm_eps, cos, sin).to(mm);
     at::Tensor k = qk.narrow(1, H, Hkv).reshape({B, T, Hkv, D});
     at::Tensor v = qkv.narrow(1, (H + Hkv) * D, Hkv * D).reshape({B, T, Hkv, D});
     // The residual stream stays in the weights' dtype (x + a bf16 product promotes).

@@ -1,7 +1,9 @@
-// CausalLM: a Llama-family decoder (Llama 2/3, Mistral, Qwen2) in libtorch.
+// CausalLM: a Llama-family decoder (Llama 2/3, Mistral, Qwen2, Qwen3) in
+// libtorch.
 //
 // RMSNorm, RoPE (rope_theta, linear or Llama-3 scaling), grouped-query
-// attention, SwiGLU MLP, optional q/k/v bias, tied or untied embeddings.
+// attention, SwiGLU MLP, optional q/k/v bias, optional RMSNorm of each q and
+// k head before RoPE, tied or untied embeddings.
 // Runs on CPU (computing in float32 whatever the stored dtype) and on CUDA
 // when libtorch has it.
 //

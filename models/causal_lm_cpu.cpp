@@ -79,6 +79,13 @@ at::Tensor CausalLM::cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& 
     const DecoderLayerWeights& w = weights_.layers[l];
     rms_norm_rows(residual, M, E, w.input_norm.data_ptr<float>(), eps, normed);
     w.qkv.apply(normed, M, qkv);
+    if (w.q_norm.defined()) {  // Qwen3: each q and k head RMS-normed, in place
+      for (int64_t m = 0; m < M; ++m) {
+        float* q = qkv + m * qkv_width;
+        rms_norm_rows(q, H, D, w.q_norm.data_ptr<float>(), eps, q);
+        rms_norm_rows(q + H * D, Hkv, D, w.k_norm.data_ptr<float>(), eps, q + H * D);
+      }
+    }
     rope_rows(qkv, M, H + Hkv, D, qkv_width, cos_rows, sin_rows);  // q and k heads
     float* keys = cache.keys(l).data_ptr<float>();
     float* values = cache.values(l).data_ptr<float>();

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 
 #include "models/base/error.h"
 #include "models/base/json_fields.h"
@@ -88,21 +89,6 @@ Checkpoint::Checkpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Checkpoint::Checkpoint(Checkpoint&&) noexcept = default;
 Checkpoint& Checkpoint::operator=(Checkpoint&&) noexcept = default;
 Checkpoint::~Checkpoint() = default;
-
-std::vector<std::string> Checkpoint::names() const {
-  std::vector<std::string> names;
-  names.reserve(impl_->shard_of.size());
-  for (const auto& entry : impl_->shard_of) names.push_back(entry.first);
-  return names;
-}
-
-bool Checkpoint::contains(const std::string& name) const {
-  return impl_->shard_of.count(name) != 0;
-}
-
-at::Tensor Checkpoint::read(const std::string& name) const {
-  return impl_->shard_with(name).read(name);
-}
 
 at::Tensor Checkpoint::read(const std::string& name,
                             const std::vector<int64_t>& expected_shape) const {

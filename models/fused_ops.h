@@ -18,7 +18,8 @@ namespace seed::models {
 
 // x * rsqrt(mean(x^2, last dim) + eps) * weight. x [M, hidden], weight [hidden].
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
-// The same on `rows` rows of n floats; out may not overlap x.
+// The same on `rows` rows of n floats; out is x itself (in place) or does
+// not overlap it.
 void rms_norm_rows(const float* x, int64_t rows, int64_t n, const float* weight, float eps, float* out);
 
 // Rotate-half RoPE. x [M, heads, head_dim] whose rows may be strided (a view

@@ -207,8 +207,6 @@ void KvCache::release(SequenceId sequence) {
   impl_->sequences.erase(sequence);
 }
 
-bool KvCache::contains(SequenceId sequence) const { return impl_->sequences.count(sequence) > 0; }
-
 int64_t KvCache::length(SequenceId sequence) const { return impl_->get(sequence).length; }
 
 void KvCache::truncate(SequenceId sequence, int64_t length) {
@@ -248,6 +246,10 @@ int64_t KvCache::bytes_per_token() const {
 }
 
 int64_t KvCache::block_size() const { return impl_->block_size(); }
+
+int64_t KvCache::max_tokens() const {
+  return impl_->cache_options.max_blocks > 0 ? impl_->cache_options.max_blocks * impl_->block_size() : 0;
+}
 
 KvCacheStats KvCache::stats() const { return impl_->stats; }
 

@@ -77,7 +77,6 @@ class KvCache {
   CachedStart create_with_prefix(const std::vector<int32_t>& tokens);
   SequenceId fork(SequenceId parent);     // shares parent's tokens, no copy
   void release(SequenceId sequence);      // frees blocks no one else holds
-  bool contains(SequenceId sequence) const;
   int64_t length(SequenceId sequence) const;
 
   // Keeps the first `length` tokens. REQUIRES length <= length(sequence).
@@ -93,6 +92,8 @@ class KvCache {
   int64_t bytes_in_use() const;
   int64_t bytes_per_token() const;
   int64_t block_size() const;
+  // Tokens the pool holds at most (max_blocks x block_size); 0: unbounded.
+  int64_t max_tokens() const;
   KvCacheStats stats() const;
 
   // --- for CausalLM::forward ---

@@ -30,6 +30,7 @@ constexpr Family kFamilies[] = {
     {"llama", "LlamaForCausalLM"},
     {"mistral", "MistralForCausalLM"},
     {"qwen2", "Qwen2ForCausalLM"},
+    {"qwen3", "Qwen3ForCausalLM"},
 };
 
 const Family& family_of(const std::string& model_type, const std::string& where) {
@@ -37,7 +38,7 @@ const Family& family_of(const std::string& model_type, const std::string& where)
     if (model_type == family.model_type) return family;
   }
   SEED_FAIL(kInvalidArgument) << where << ": field 'model_type' is '" << model_type
-                              << "'; seed supports llama, mistral, qwen2";
+                              << "'; seed supports llama, mistral, qwen2, qwen3";
 }
 
 std::vector<int64_t> parse_eos(const json& value, const JsonFields& fields) {
@@ -134,7 +135,7 @@ int64_t ModelConfig::num_parameters() const {
   const int64_t attention = hidden_size * q_size() * 2 + hidden_size * kv_size() * 2 +
                             (attention_bias ? q_size() + 2 * kv_size() : 0);
   const int64_t mlp = 3 * hidden_size * intermediate_size;  // gate, up, down
-  const int64_t norms = 2 * hidden_size;
+  const int64_t norms = 2 * hidden_size + (has_qk_norm() ? 2 * head_dim : 0);
   const int64_t embeddings = vocab_size * hidden_size;
   return embeddings + num_hidden_layers * (attention + mlp + norms) + hidden_size +
          (tie_word_embeddings ? 0 : embeddings);
@@ -157,6 +158,8 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& source
   fields.optional("num_key_value_heads", &c.num_key_value_heads);
   if (fields.find("head_dim") != nullptr) {
     fields.optional("head_dim", &c.head_dim);
+  } else if (c.model_type == "qwen3") {
+    c.head_dim = 128;  // transformers' Qwen3Config default, whatever the hidden size
   } else if (c.num_attention_heads > 0) {  // else check_config names the field
     SEED_CHECK(c.hidden_size % c.num_attention_heads == 0, kInvalidArgument)
         << source << ": field 'hidden_size' (" << c.hidden_size
@@ -165,11 +168,11 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& source
     c.head_dim = c.hidden_size / c.num_attention_heads;
   }
   fields.optional("max_position_embeddings", &c.max_position_embeddings);
-  // Sliding-window attention (Mistral v0.1; Qwen2 with use_sliding_window):
+  // Sliding-window attention (Mistral v0.1; Qwen2/3 with use_sliding_window):
   // seed attends to every earlier position, the same function up to the
   // window and a different one past it, so the context ends at the window.
   bool windowed = c.model_type == "mistral";
-  if (c.model_type == "qwen2") fields.optional("use_sliding_window", &windowed);
+  if (c.model_type == "qwen2" || c.model_type == "qwen3") fields.optional("use_sliding_window", &windowed);
   int64_t window = 0;
   if (windowed) fields.optional("sliding_window", &window);
   if (window > 0 && window < c.max_position_embeddings) c.max_position_embeddings = window;
@@ -180,6 +183,10 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& source
   }
   c.attention_bias = c.model_type == "qwen2";  // Qwen2 configs imply the q/k/v bias
   fields.optional("attention_bias", &c.attention_bias);
+  // Qwen3's attention_bias also puts a bias on o_proj, which seed's
+  // attention does not have; no released Qwen3 sets it.
+  SEED_CHECK(!(c.model_type == "qwen3" && c.attention_bias), kInvalidArgument)
+      << source << ": field 'attention_bias' is true; seed implements Qwen3 without attention biases";
   fields.optional("tie_word_embeddings", &c.tie_word_embeddings);
   fields.optional("bos_token_id", &c.bos_token_id);
   if (const json* eos = fields.find("eos_token_id")) c.eos_token_ids = parse_eos(*eos, fields);

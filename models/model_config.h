@@ -1,8 +1,9 @@
 // ModelConfig: the shape of a Llama-family decoder, read from config.json.
 //
 // Covers the families seed loads: Llama 2/3 (with Llama-3 rope scaling),
-// Mistral, Qwen2 (bias on q/k/v). Fields keep Hugging Face's names so that a
-// config.json maps onto them one to one.
+// Mistral, Qwen2 (bias on q/k/v), Qwen3 (RMSNorm on each head's q and k).
+// Fields keep Hugging Face's names so that a config.json maps onto them one
+// to one.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -22,14 +23,14 @@ struct RopeScaling {
 };
 
 struct ModelConfig {
-  std::string model_type = "llama";  // "llama", "mistral" or "qwen2"
+  std::string model_type = "llama";  // "llama", "mistral", "qwen2" or "qwen3"
   int64_t vocab_size = 0;
   int64_t hidden_size = 0;
   int64_t intermediate_size = 0;
   int64_t num_hidden_layers = 0;
   int64_t num_attention_heads = 0;
   int64_t num_key_value_heads = 0;  // defaults to num_attention_heads
-  int64_t head_dim = 0;             // defaults to hidden_size / num_attention_heads
+  int64_t head_dim = 0;             // defaults to hidden_size / num_attention_heads (Qwen3: 128)
   int64_t max_position_embeddings = 2048;
   double rms_norm_eps = 1e-6;
   double rope_theta = 10000.0;
@@ -52,6 +53,9 @@ struct ModelConfig {
   int64_t group_size() const { return num_attention_heads / num_key_value_heads; }
   int64_t num_parameters() const;  // counts tied embeddings once
   bool is_edd() const { return edd_target_layer >= 0; }
+  // Qwen3: each head's q and k vectors are RMS-normed (weights q_norm and
+  // k_norm of size head_dim, eps rms_norm_eps) before RoPE.
+  bool has_qk_norm() const { return model_type == "qwen3"; }
 
   // Throws kInvalidArgument naming the field for an inconsistent shape
   // (a size not positive, kv heads not dividing heads, odd head_dim, unknown

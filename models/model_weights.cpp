@@ -122,6 +122,7 @@ std::vector<at::Tensor> LlamaWeights::parameters() const {
     out.insert(out.end(), {layer.input_norm, layer.qkv.weight, layer.o.weight, layer.post_norm,
                            layer.gate.weight, layer.up.weight, layer.down.weight});
     if (layer.qkv.bias.defined()) out.push_back(layer.qkv.bias);
+    if (layer.q_norm.defined()) out.insert(out.end(), {layer.q_norm, layer.k_norm});
   }
   out.push_back(norm);
   if (!lm_head.weight.is_same(embed)) out.push_back(lm_head.weight);
@@ -177,6 +178,10 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
       layer.qkv.bias = torch::cat({bias("q", c.q_size(), q_begin, q_rows), bias("k", c.kv_size(), kv_begin, kv_rows),
                                    bias("v", c.kv_size(), kv_begin, kv_rows)});
     }
+    if (c.has_qk_norm()) {  // per head, so every rank holds them whole
+      layer.q_norm = replicated(p + "self_attn.q_norm.weight", D);
+      layer.k_norm = replicated(p + "self_attn.k_norm.weight", D);
+    }
     layer.o.weight = read(p + "self_attn.o_proj.weight", {hidden, c.q_size()}, 1, q_begin, q_rows);
     layer.post_norm = replicated(p + "post_attention_layernorm.weight", hidden);
     layer.gate.weight = read(p + "mlp.gate_proj.weight", {c.intermediate_size, hidden}, 0, i_begin, i_rows);
@@ -214,23 +219,27 @@ LlamaWeights random_weights(const ModelConfig& c, uint64_t seed, at::TensorOptio
   auto normal = [&](std::vector<int64_t> shape, double std) {
     return (torch::randn(shape, gen, cpu) * std).to(options);
   };
-  auto norm_weight = [&] { return (1.0 + normal({c.hidden_size}, 0.1).cpu()).to(options); };
+  auto norm_weight = [&](int64_t size) { return (1.0 + normal({size}, 0.1).cpu()).to(options); };
   const int64_t hidden = c.hidden_size;
   LlamaWeights w;
   w.embed = normal({c.vocab_size, hidden}, kInitStd);
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     DecoderLayerWeights layer;
-    layer.input_norm = norm_weight();
+    layer.input_norm = norm_weight(hidden);
     layer.qkv.weight = normal({c.q_size() + 2 * c.kv_size(), hidden}, kInitStd);
     if (c.attention_bias) layer.qkv.bias = normal({c.q_size() + 2 * c.kv_size()}, kInitStd);
+    if (c.has_qk_norm()) {
+      layer.q_norm = norm_weight(c.head_dim);
+      layer.k_norm = norm_weight(c.head_dim);
+    }
     layer.o.weight = normal({hidden, c.q_size()}, kInitStd);
-    layer.post_norm = norm_weight();
+    layer.post_norm = norm_weight(hidden);
     layer.gate.weight = normal({c.intermediate_size, hidden}, kInitStd);
     layer.up.weight = normal({c.intermediate_size, hidden}, kInitStd);
     layer.down.weight = normal({hidden, c.intermediate_size}, kInitStd);
     w.layers.push_back(std::move(layer));
   }
-  w.norm = norm_weight();
+  w.norm = norm_weight(hidden);
   w.lm_head.weight = c.tie_word_embeddings ? w.embed : normal({c.vocab_size, hidden}, kInitStd);
   return w;
 }
@@ -255,6 +264,10 @@ NamedTensors to_named_tensors(const LlamaWeights& w, const ModelConfig& c, std::
       add(p + "self_attn.q_proj.bias", bias[0]);
       add(p + "self_attn.k_proj.bias", bias[1]);
       add(p + "self_attn.v_proj.bias", bias[2]);
+    }
+    if (layer.q_norm.defined()) {
+      add(p + "self_attn.q_norm.weight", layer.q_norm);
+      add(p + "self_attn.k_norm.weight", layer.k_norm);
     }
     add(p + "self_attn.o_proj.weight", layer.o.weight);
     add(p + "post_attention_layernorm.weight", layer.post_norm);

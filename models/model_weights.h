@@ -50,6 +50,8 @@ struct Linear {
 struct DecoderLayerWeights {
   at::Tensor input_norm;  // [hidden]
   Linear qkv;             // [q + 2 kv, hidden], bias for Qwen2
+  at::Tensor q_norm;      // [head_dim], applied to every query head (Qwen3; else undefined)
+  at::Tensor k_norm;      // [head_dim], applied to every key head (Qwen3; else undefined)
   Linear o;               // [hidden, q]
   at::Tensor post_norm;   // [hidden]
   Linear gate;            // [intermediate, hidden]

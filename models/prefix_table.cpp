@@ -2,22 +2,13 @@
 
 #include <algorithm>
 
+#include "models/base/counter_rng.h"
+
 namespace seed::models {
 
-namespace {
-// splitmix64's finaliser: every input bit moves every output bit.
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-}  // namespace
-
 uint64_t PrefixTable::chain(uint64_t parent, const int32_t* tokens, int64_t count) {
-  uint64_t h = mix(parent);
-  for (int64_t i = 0; i < count; ++i) h = mix(h ^ (static_cast<uint64_t>(static_cast<uint32_t>(tokens[i])) + 1));
+  uint64_t h = mix64(parent);
+  for (int64_t i = 0; i < count; ++i) h = mix64(h ^ (static_cast<uint64_t>(static_cast<uint32_t>(tokens[i])) + 1));
   return h;
 }
 

@@ -219,17 +219,15 @@ TensorInfo parse_tensor(const std::string& path, const std::string& name, const 
   return info;
 }
 
-std::map<std::string, std::string> parse_metadata(const std::string& path,
-                                                  const OrderedJson& value) {
+// The format's free-form metadata: nothing seed reads, but a file whose
+// metadata is not an object of strings is not a safetensors file.
+void check_metadata(const std::string& path, const OrderedJson& value) {
   SEED_CHECK(value.is_object(), kCorruption)
       << path << ": " << kMetadataKey << " must be an object of strings";
-  std::map<std::string, std::string> metadata;
   for (const auto& [key, item] : value.items()) {
     SEED_CHECK(item.is_string(), kCorruption)
         << path << ": " << kMetadataKey << " entry '" << key << "' must be a string";
-    metadata[key] = item.get<std::string>();
   }
-  return metadata;
 }
 
 // Sorts by offset (file order) and refuses tensors that share bytes. Empty
@@ -252,7 +250,6 @@ void sort_and_check_overlap(const std::string& path, std::vector<TensorInfo>& te
 
 const char* dtype_name(DType dtype) { return dtype_row(dtype).name; }
 
-int64_t dtype_size(DType dtype) { return dtype_row(dtype).size; }
 
 DType dtype_from_scalar_type(c10::ScalarType scalar_type) {
   for (const DTypeRow& row : kDTypes) {
@@ -262,19 +259,12 @@ DType dtype_from_scalar_type(c10::ScalarType scalar_type) {
                               << " (supported: " << supported_dtype_names() << ")";
 }
 
-int64_t TensorInfo::numel() const {
-  int64_t n = 1;
-  for (int64_t dim : shape) n *= dim;
-  return n;
-}
-
 struct SafetensorsFile::Impl {
   std::string path;
   Mapping mapping;
   const uint8_t* data = nullptr;  // the data section, inside `mapping`
   std::vector<TensorInfo> tensors;
   std::unordered_map<std::string, size_t> index;  // name -> position in tensors
-  std::map<std::string, std::string> metadata;
 };
 
 SafetensorsFile SafetensorsFile::open(const std::string& path) {
@@ -301,7 +291,7 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   const uint64_t data_size = file_size - kLengthBytes - header_size;
   for (const auto& [name, entry] : header.items()) {
     if (name == kMetadataKey) {
-      impl->metadata = parse_metadata(path, entry);
+      check_metadata(path, entry);
     } else {
       impl->tensors.push_back(parse_tensor(path, name, entry, data_size));
     }
@@ -316,13 +306,7 @@ SafetensorsFile::SafetensorsFile(SafetensorsFile&&) noexcept = default;
 SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&&) noexcept = default;
 SafetensorsFile::~SafetensorsFile() = default;
 
-const std::string& SafetensorsFile::path() const { return impl_->path; }
-
 const std::vector<TensorInfo>& SafetensorsFile::tensors() const { return impl_->tensors; }
-
-const std::map<std::string, std::string>& SafetensorsFile::metadata() const {
-  return impl_->metadata;
-}
 
 bool SafetensorsFile::contains(const std::string& name) const {
   return impl_->index.count(name) != 0;

@@ -17,7 +17,6 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,7 +27,6 @@ namespace seed::models {
 enum class DType { kF64, kF32, kF16, kBF16, kI64, kI32, kI16, kI8, kU8, kBool };
 
 const char* dtype_name(DType dtype);           // "F32", as in the file format
-int64_t dtype_size(DType dtype);               // bytes per element
 DType dtype_from_scalar_type(c10::ScalarType); // kInvalidArgument if unsupported
 
 struct TensorInfo {
@@ -37,7 +35,6 @@ struct TensorInfo {
   std::vector<int64_t> shape;
   uint64_t begin = 0;  // byte offsets into the data section, end exclusive
   uint64_t end = 0;
-  int64_t numel() const;
 };
 
 // One .safetensors file, mapped read-only.
@@ -47,9 +44,7 @@ class SafetensorsFile {
   // kCorruption) naming the file and, where one is at fault, the tensor.
   static SafetensorsFile open(const std::string& path);
 
-  const std::string& path() const;
   const std::vector<TensorInfo>& tensors() const;  // in file order
-  const std::map<std::string, std::string>& metadata() const;
   bool contains(const std::string& name) const;
   const TensorInfo& info(const std::string& name) const;  // kNotFound if absent
 
@@ -77,9 +72,7 @@ class Checkpoint {
   // it looked for), kCorruption for a malformed index or shard.
   static Checkpoint open(const std::string& model_dir);
 
-  std::vector<std::string> names() const;  // sorted
-  bool contains(const std::string& name) const;
-  at::Tensor read(const std::string& name) const;  // kNotFound names dir + tensor
+  // As SafetensorsFile::read with a shape; kNotFound names dir + tensor.
   at::Tensor read(const std::string& name, const std::vector<int64_t>& expected_shape) const;
 
   Checkpoint(Checkpoint&&) noexcept;
@@ -98,8 +91,7 @@ using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 // `path`, in the order given, 8-byte aligned header as Hugging Face writes it.
 // Throws kIo if the file cannot be written; the file is written to a temporary
 // name and renamed, so a failure never leaves a truncated file behind.
-void write_safetensors(const std::string& path, const NamedTensors& tensors,
-                       const std::map<std::string, std::string>& metadata = {});
+void write_safetensors(const std::string& path, const NamedTensors& tensors);
 
 // Writes model.safetensors into `model_dir`, or, when the tensors exceed
 // `max_shard_bytes`, model-0000i-of-0000n.safetensors shards plus

@@ -1,19 +1,18 @@
 // Writing safetensors files and Hugging Face model folders.
 //
-// Every file goes to a temporary name first and is renamed into place, so a
-// failed or interrupted write never leaves a truncated file that a later
-// open() would have to diagnose.
+// Every file is written atomically (models/base/atomic_file.h), so a failed
+// or interrupted write never leaves a truncated file that a later open()
+// would have to diagnose.
 #include "models/safetensors.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 
+#include "models/base/atomic_file.h"
 #include "models/base/error.h"
 
 namespace seed::models {
@@ -25,49 +24,6 @@ constexpr char kSingleFile[] = "model.safetensors";
 constexpr char kIndexFile[] = "model.safetensors.index.json";
 constexpr char kMetadataKey[] = "__metadata__";
 constexpr size_t kDataAlignment = 8;  // HF aligns the data section so it can be mapped as is
-
-// A file written to `path`.tmp and renamed to `path` by commit(); the
-// temporary is removed if commit() is never reached.
-class AtomicFile {
- public:
-  explicit AtomicFile(const std::string& path) : path_(path), tmp_(path + ".tmp") {
-    file_ = std::fopen(tmp_.c_str(), "wb");
-    SEED_CHECK(file_ != nullptr, kIo)
-        << "cannot write " << path_ << ": cannot create " << tmp_ << ": " << std::strerror(errno);
-  }
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-  ~AtomicFile() {
-    if (file_ != nullptr) std::fclose(file_);
-    if (!committed_) std::remove(tmp_.c_str());
-  }
-
-  void write(const void* bytes, size_t size) {
-    SEED_CHECK(size == 0 || std::fwrite(bytes, 1, size, file_) == size, kIo)
-        << "cannot write " << path_ << ": " << std::strerror(errno);
-  }
-
-  void commit() {
-    // fclose flushes, so a full disk may only show here.
-    const int closed = std::fclose(std::exchange(file_, nullptr));
-    SEED_CHECK(closed == 0, kIo) << "cannot write " << path_ << ": " << std::strerror(errno);
-    SEED_CHECK(std::rename(tmp_.c_str(), path_.c_str()) == 0, kIo)
-        << "cannot rename " << tmp_ << " to " << path_ << ": " << std::strerror(errno);
-    committed_ = true;
-  }
-
- private:
-  std::string path_;
-  std::string tmp_;
-  std::FILE* file_ = nullptr;
-  bool committed_ = false;
-};
-
-void write_text_file(const std::string& path, const std::string& text) {
-  AtomicFile file(path);
-  file.write(text.data(), text.size());
-  file.commit();
-}
 
 // Removes a file that would shadow or contradict what was just written.
 void remove_stale(const fs::path& path) {
@@ -84,10 +40,8 @@ std::string shard_name(size_t index, size_t count) {
 
 }  // namespace
 
-void write_safetensors(const std::string& path, const NamedTensors& tensors,
-                       const std::map<std::string, std::string>& metadata) {
+void write_safetensors(const std::string& path, const NamedTensors& tensors) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  if (!metadata.empty()) header[kMetadataKey] = metadata;
   std::vector<at::Tensor> contiguous;
   contiguous.reserve(tensors.size());
   uint64_t offset = 0;
@@ -164,7 +118,7 @@ void write_checkpoint(const std::string& model_dir, const NamedTensors& tensors,
   }
   const nlohmann::json index = {{"metadata", {{"total_size", total_bytes}}},
                                 {"weight_map", weight_map}};
-  write_text_file((dir / kIndexFile).string(), index.dump(2) + "\n");
+  write_file_atomically((dir / kIndexFile).string(), index.dump(2) + "\n");
   remove_stale(dir / kSingleFile);
 }
 

@@ -7,12 +7,11 @@
 #include <sentencepiece_trainer.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string_view>
-#include <system_error>
 #include <type_traits>
 #include <unordered_map>
 
+#include "models/base/atomic_file.h"
 #include "models/base/error.h"
 
 // Exported by libsentencepiece, not declared in its public headers.
@@ -150,18 +149,6 @@ void seed_sentencepiece_train(const std::vector<std::string>& sentences, int voc
       << sentences.size() << " sentences failed (" << status.ToString()
       << "); if the corpus is too small for vocab_size, lower vocab_size or add text";
 
-  // Write beside the target, then rename: readers never see half a model.
-  const std::string temp_path = model_path + ".tmp";
-  {
-    std::ofstream out(temp_path, std::ios::binary | std::ios::trunc);
-    out.write(model.data(), static_cast<std::streamsize>(model.size()));
-    SEED_CHECK(out.good(), kIo) << "cannot write " << temp_path;
-  }
-  std::error_code error;
-  std::filesystem::rename(temp_path, model_path, error);
-  if (error) {
-    const std::string reason = error.message();
-    std::filesystem::remove(temp_path, error);
-    SEED_FAIL(kIo) << "cannot move " << temp_path << " to " << model_path << ": " << reason;
-  }
+  // Readers never see half a model.
+  seed::write_file_atomically(model_path, model);
 }

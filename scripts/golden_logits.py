@@ -8,9 +8,11 @@ on every device asked for, and writes NAME.logits.json: per position the
 argmax, the log-sum-exp and the logits of a fixed set of probe tokens.
 tests/models/golden_logits_test.cpp checks seed against those files.
 
-Needs torch, transformers and numpy (a GPU machine's Python, not seed's
-build):
-  python3 scripts/golden_logits.py --configs tests/models/golden --out DIR [--devices cpu,cuda]
+Needs torch, transformers (4.51 or later for Qwen3) and numpy (a GPU
+machine's Python, not seed's build):
+  python3 scripts/golden_logits.py --configs tests/models/golden --out DIR [--devices cpu,cuda] [--only NAME,...]
+--only writes just the named fixtures (say, qwen3) and leaves the others as
+they are.
 """
 import argparse
 import glob
@@ -137,11 +139,17 @@ def main():
     parser.add_argument("--configs", required=True, help="folder of NAME.config.json files")
     parser.add_argument("--out", required=True, help="folder for NAME.logits.json")
     parser.add_argument("--devices", default="cpu,cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--only", default="", help="comma-separated NAMEs (default: every config)")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     os.makedirs(args.out, exist_ok=True)
     paths = sorted(glob.glob(os.path.join(args.configs, "*.config.json")))
+    if args.only:
+        names = args.only.split(",")
+        paths = [p for p in paths if os.path.basename(p).split(".")[0] in names]
+        if len(paths) != len(names):
+            sys.exit(f"golden_logits: --only {args.only}: not every NAME has a config in {args.configs}")
     if not paths:
         sys.exit(f"golden_logits: no *.config.json in {args.configs}")
     for path in paths:

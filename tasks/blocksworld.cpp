@@ -219,11 +219,6 @@ std::string blocks_state_error(const BlocksState& state) {
   return "";
 }
 
-void blocks_validate_state(const BlocksState& state) {
-  const std::string error = blocks_state_error(state);
-  SEED_CHECK(error.empty(), kInvalidArgument) << "Blocksworld state: " << error;
-}
-
 std::vector<BlocksAction> blocks_valid_actions(const BlocksState& state) {
   std::vector<BlocksAction> actions;
   const int held = state.held();

@@ -20,10 +20,10 @@
 //
 // Users: the corpus generator (tasks/corpus.h) and the blocksworld task's
 // plan validator (tasks/checkers.h). Torch-free and deterministic; all functions are
-// thread-safe (no shared state). Errors: blocks_apply and
-// blocks_validate_state throw seed::Error kInvalidArgument on a broken
-// precondition; everything that reads model output (blocks_parse_action,
-// blocks_parse_statement, blocks_validate_plan) never throws.
+// thread-safe (no shared state). Errors: blocks_apply throws seed::Error
+// kInvalidArgument on a broken precondition; everything that reads model
+// output (blocks_parse_action, blocks_parse_statement, blocks_validate_plan)
+// never throws.
 #pragma once
 
 #include <array>
@@ -47,7 +47,7 @@ inline constexpr int kInHand = -2;   // BlocksState::below: held by the hand
 
 struct BlocksState {
   // below[i]: the block that block i stands on, kOnTable, or kInHand.
-  // Invariant (blocks_validate_state): no cycles, at most one block on each
+  // Invariant (blocks_state_error): no cycles, at most one block on each
   // block, at most one block in the hand, nothing on the held block.
   std::vector<int> below;
 
@@ -63,9 +63,8 @@ struct BlocksState {
 };
 
 // Empty when `state` keeps the invariant (and has 1..kBlocksMax blocks), else
-// which part breaks it. blocks_validate_state throws kInvalidArgument with it.
+// which part breaks it.
 std::string blocks_state_error(const BlocksState& state);
-void blocks_validate_state(const BlocksState& state);
 
 struct OnFact {
   int block = 0;

@@ -347,11 +347,6 @@ void CorpusConfig::validate() const {
       << ")";
 }
 
-int CorpusConfig::total() const {
-  return game24_propose + game24_value + game24_cot + blocksworld_next_action +
-         blocksworld_evaluate_action + blocksworld_plan;
-}
-
 Game24Split split_game24_puzzles(const std::vector<Numbers>& puzzles) {
   SEED_CHECK(puzzles.size() >= kGame24TestEnd, kInvalidArgument)
       << "Game-of-24 puzzles: " << puzzles.size() << " rows, but the test split is rows "

@@ -86,7 +86,6 @@ struct CorpusConfig {
   // outside [0, 100], game24_random_max < 1, game24_propose_lines < 1, a bad
   // block range, or no game24_csv while a game24 count is positive.
   void validate() const;
-  int total() const;  // the sum of the counts
 };
 
 // ToT's split of 24.csv rows (load_game24_csv): `test` holds rows

@@ -269,30 +269,4 @@ Game24Label Game24Solver::label(const Numbers& numbers) {
   return entry.any ? Game24Label::kLikely : Game24Label::kImpossible;
 }
 
-std::optional<Game24Solution> Game24Solver::solve(const Numbers& numbers) {
-  const Entry root = lookup(numbers);
-  if (!root.any) return std::nullopt;
-  const bool integer_route = root.integer_only;
-  Game24Solution solution;
-  Numbers state = numbers;
-  while (state.size() > 1) {
-    bool advanced = false;
-    for (const Game24Step& step : game24_next_steps(state)) {
-      const Entry child = lookup(step.left);
-      const bool good = integer_route ? step.result.is_integer() && child.integer_only : child.any;
-      if (!good) continue;
-      solution.steps.push_back(step);
-      state = step.left;
-      advanced = true;
-      break;
-    }
-    SEED_CHECK(advanced, kInternal) << "Game24Solver: solvable state " << numbers_text(state)
-                                    << " has no solvable successor";
-  }
-  const std::optional<std::string> expression = expression_from_steps(numbers, solution.steps);
-  SEED_CHECK(expression.has_value(), kInternal) << "Game24Solver: cannot replay its own steps";
-  solution.expression = *expression;
-  return solution;
-}
-
 }  // namespace seed::tasks

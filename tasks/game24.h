@@ -134,13 +134,6 @@ struct Game24ValueCheck {
 };
 Game24ValueCheck game24_value_check(const Numbers& numbers);
 
-// A solution: steps from the puzzle down to one number (24), and the same
-// computation as one expression, e.g. "(13 - 9) * (10 - 4)".
-struct Game24Solution {
-  std::vector<Game24Step> steps;
-  std::string expression;
-};
-
 // Exact solver with memoisation over canonical (sorted) states. A 4-number
 // puzzle reaches at most a few thousand distinct states, so one solver can
 // serve a whole corpus. Not thread-safe: use one per thread.
@@ -148,12 +141,6 @@ class Game24Solver {
  public:
   bool solvable(const Numbers& numbers);
   Game24Label label(const Numbers& numbers);
-
-  // A solution, preferring an integer-only one; the first in
-  // game24_next_steps order, so deterministic. nullopt if not solvable.
-  std::optional<Game24Solution> solve(const Numbers& numbers);
-
-  size_t memo_size() const { return memo_.size(); }
 
  private:
   struct Entry {

@@ -41,6 +41,21 @@ const std::vector<std::string>& step_checker_names() {
   return names;
 }
 
+const std::vector<std::string>& step_verifier_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = {"exact", "normalized", "judge", "hidden[:THRESHOLD]"};
+    all.insert(all.end(), step_checker_names().begin(), step_checker_names().end());
+    return all;
+  }();
+  return names;
+}
+
+std::string step_verifier_list() {
+  std::string list;
+  for (const std::string& name : step_verifier_names()) list += (list.empty() ? "" : " | ") + name;
+  return list;
+}
+
 StepChecker make_step_checker(const std::string& name) {
   if (name == "game24") return same_numbers_left;
   if (name == "blocksworld") return same_action;

@@ -20,6 +20,15 @@ namespace seed::tasks {
 using StepChecker = std::function<bool(std::string_view target_step, std::string_view draft_step)>;
 
 const std::vector<std::string>& step_checker_names();
+
+// Every step verifier a task.json ("lookahead": {"verifier": ...}) or
+// --step-verifier may name, the one list: "exact" and "normalized"
+// (spec/lookahead/step_verifier.h), "judge" (a model answers the task's
+// judge_prompt), "hidden[:THRESHOLD]" (parse_hidden_verifier), then the
+// step checkers.
+const std::vector<std::string>& step_verifier_names();
+// step_verifier_names() joined by " | ", for help text and errors.
+std::string step_verifier_list();
 // Throws kInvalidArgument naming `name` and the registered names.
 StepChecker make_step_checker(const std::string& name);
 

@@ -71,20 +71,13 @@ void check_regex(const std::string& pattern, const std::string& where, bool need
       << where << ": the pattern needs a capture group '(...)'";
 }
 
-// The step verifiers a task may name: the generic ones of spec/ and the
-// registered step checkers.
+// The step verifiers a task may name (step_verifier_names).
 void check_step_verifier(const std::string& name, const std::string& where) {
   std::optional<double> threshold;
   if (parse_hidden_verifier(name, where, &threshold)) return;
-  std::vector<std::string> known = {"exact", "normalized", "judge", "hidden[:THRESHOLD]"};
-  const std::vector<std::string>& checkers = step_checker_names();
-  known.insert(known.end(), checkers.begin(), checkers.end());
-  std::string list;
-  for (const std::string& k : known) {
-    if (k == name) return;
-    list += (list.empty() ? "" : " | ") + k;
-  }
-  SEED_FAIL(kInvalidArgument) << where << ": unknown step verifier '" << name << "' (known: " << list << ")";
+  const std::vector<std::string>& known = step_verifier_names();
+  SEED_CHECK(std::find(known.begin(), known.end(), name) != known.end(), kInvalidArgument)
+      << where << ": unknown step verifier '" << name << "' (known: " << step_verifier_list() << ")";
 }
 
 // A judge prompt fills {s1} and {s2} and nothing else.

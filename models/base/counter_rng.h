@@ -37,4 +37,15 @@ std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> counter, std::array<u
 // A uniform double in [0, 1) with 53 random bits, a pure function of `key`.
 double uniform(const RngKey& key);
 
+// splitmix64's finaliser (Steele et al., OOPSLA'14): a bijection of 64-bit
+// words in which every input bit moves every output bit; what hashes and
+// derived stream ids are made with.
+inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 }  // namespace seed

@@ -24,6 +24,43 @@ json read_json_file(const std::string& path) {
   }
 }
 
+void read_json_value(const json& value, const std::string& field, int64_t* out) {
+  // Unsigned values past int64 would wrap in get<int64_t>().
+  const bool fits = value.is_number_integer() &&
+                    !(value.is_number_unsigned() &&
+                      value.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()});
+  SEED_CHECK(fits, kInvalidArgument) << field << " must be an integer";
+  *out = value.get<int64_t>();
+}
+
+void read_json_value(const json& value, const std::string& field, int* out) {
+  int64_t wide = 0;
+  read_json_value(value, field, &wide);
+  SEED_CHECK(wide >= std::numeric_limits<int>::min() && wide <= std::numeric_limits<int>::max(), kInvalidArgument)
+      << field << " is out of range";
+  *out = static_cast<int>(wide);
+}
+
+void read_json_value(const json& value, const std::string& field, uint64_t* out) {
+  SEED_CHECK(value.is_number_unsigned(), kInvalidArgument) << field << " must be a non-negative integer";
+  *out = value.get<uint64_t>();
+}
+
+void read_json_value(const json& value, const std::string& field, double* out) {
+  SEED_CHECK(value.is_number(), kInvalidArgument) << field << " must be a number";
+  *out = value.get<double>();
+}
+
+void read_json_value(const json& value, const std::string& field, bool* out) {
+  SEED_CHECK(value.is_boolean(), kInvalidArgument) << field << " must be true or false";
+  *out = value.get<bool>();
+}
+
+void read_json_value(const json& value, const std::string& field, std::string* out) {
+  SEED_CHECK(value.is_string(), kInvalidArgument) << field << " must be a string";
+  *out = value.get<std::string>();
+}
+
 JsonFields::JsonFields(const json& object, std::string source, std::string prefix)
     : object_(object), source_(std::move(source)), prefix_(std::move(prefix)) {
   SEED_CHECK(object.is_object(), kInvalidArgument)
@@ -40,43 +77,6 @@ const json* JsonFields::find(const char* key) {
 
 void JsonFields::missing(const char* key) const {
   SEED_FAIL(kInvalidArgument) << source_ << ": required field '" << prefix_ << key << "' is missing";
-}
-
-void JsonFields::convert(const json& value, const std::string& key, int64_t* out) const {
-  // Unsigned values past int64 would wrap in get<int64_t>().
-  const bool fits = value.is_number_integer() &&
-                    !(value.is_number_unsigned() &&
-                      value.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()});
-  SEED_CHECK(fits, kInvalidArgument) << where(key) << " must be an integer";
-  *out = value.get<int64_t>();
-}
-
-void JsonFields::convert(const json& value, const std::string& key, int* out) const {
-  int64_t wide = 0;
-  convert(value, key, &wide);
-  SEED_CHECK(wide >= std::numeric_limits<int>::min() && wide <= std::numeric_limits<int>::max(), kInvalidArgument)
-      << where(key) << " is out of range";
-  *out = static_cast<int>(wide);
-}
-
-void JsonFields::convert(const json& value, const std::string& key, uint64_t* out) const {
-  SEED_CHECK(value.is_number_unsigned(), kInvalidArgument) << where(key) << " must be a non-negative integer";
-  *out = value.get<uint64_t>();
-}
-
-void JsonFields::convert(const json& value, const std::string& key, double* out) const {
-  SEED_CHECK(value.is_number(), kInvalidArgument) << where(key) << " must be a number";
-  *out = value.get<double>();
-}
-
-void JsonFields::convert(const json& value, const std::string& key, bool* out) const {
-  SEED_CHECK(value.is_boolean(), kInvalidArgument) << where(key) << " must be true or false";
-  *out = value.get<bool>();
-}
-
-void JsonFields::convert(const json& value, const std::string& key, std::string* out) const {
-  SEED_CHECK(value.is_string(), kInvalidArgument) << where(key) << " must be a string";
-  *out = value.get<std::string>();
 }
 
 void JsonFields::reject_unknown(const std::string& hint) const {

@@ -16,6 +16,17 @@ namespace seed::models {
 // position) if it is not valid JSON.
 nlohmann::json read_json_file(const std::string& path);
 
+// Checked conversions of one JSON value, the one typed read every JSON
+// reader of seed uses. `field` names the value in errors ("FILE: field
+// 'model.hidden_size'"); a value of another type (or out of range) throws
+// kInvalidArgument ("FIELD must be an integer").
+void read_json_value(const nlohmann::json& value, const std::string& field, int64_t* out);
+void read_json_value(const nlohmann::json& value, const std::string& field, int* out);
+void read_json_value(const nlohmann::json& value, const std::string& field, uint64_t* out);
+void read_json_value(const nlohmann::json& value, const std::string& field, double* out);
+void read_json_value(const nlohmann::json& value, const std::string& field, bool* out);
+void read_json_value(const nlohmann::json& value, const std::string& field, std::string* out);
+
 // Typed access to the keys of one JSON object. Errors are kInvalidArgument
 // and name the source and the field ("FILE: field 'model.hidden_size' must be
 // an integer"). A null value counts as absent. Remembers which keys were
@@ -42,13 +53,11 @@ class JsonFields {
     if (const nlohmann::json* value = find(key)) convert(*value, key, out);
   }
 
-  // Checked conversions of one value that belongs to `key`.
-  void convert(const nlohmann::json& value, const std::string& key, int64_t* out) const;
-  void convert(const nlohmann::json& value, const std::string& key, int* out) const;
-  void convert(const nlohmann::json& value, const std::string& key, uint64_t* out) const;
-  void convert(const nlohmann::json& value, const std::string& key, double* out) const;
-  void convert(const nlohmann::json& value, const std::string& key, bool* out) const;
-  void convert(const nlohmann::json& value, const std::string& key, std::string* out) const;
+  // Checked conversion of one value that belongs to `key` (read_json_value).
+  template <typename T>
+  void convert(const nlohmann::json& value, const std::string& key, T* out) const {
+    read_json_value(value, where(key), out);
+  }
 
   // Throws for the first key no find() asked for; `hint` ends the message.
   void reject_unknown(const std::string& hint) const;

@@ -65,11 +65,12 @@ std::string ChatTemplate::render(const nlohmann::ordered_json& messages, bool ad
   }
 }
 
-std::string ChatTemplate::render_prompt(const std::string& system, const std::string& user) const {
+std::string ChatTemplate::render_prompt(const std::string& system, const std::string& user,
+                                       const nlohmann::ordered_json& extra) const {
   nlohmann::ordered_json messages = nlohmann::ordered_json::array();
   if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
   messages.push_back({{"role", "user"}, {"content", user}});
-  return render(messages, /*add_generation_prompt=*/true);
+  return render(messages, /*add_generation_prompt=*/true, extra);
 }
 
 std::vector<int32_t> ChatTemplate::encode(const Tokenizer& tokenizer, const std::string& text) const {

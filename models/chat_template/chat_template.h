@@ -55,8 +55,10 @@ class ChatTemplate {
   std::string render(const nlohmann::ordered_json& messages, bool add_generation_prompt,
                      const nlohmann::ordered_json& extra = nlohmann::ordered_json::object()) const;
 
-  // One turn: an optional system message (empty: none) then the user's text.
-  std::string render_prompt(const std::string& system, const std::string& user) const;
+  // One turn: an optional system message (empty: none) then the user's text,
+  // with the generation prompt; `extra` as for render().
+  std::string render_prompt(const std::string& system, const std::string& user,
+                            const nlohmann::ordered_json& extra = nlohmann::ordered_json::object()) const;
 
   // A rendered prompt's token ids, with no special tokens added: the template
   // wrote them (transformers' apply_chat_template(tokenize=True) does the

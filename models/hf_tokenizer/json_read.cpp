@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "models/base/error.h"
+#include "models/base/json_fields.h"
 
 namespace seed::models::hf {
 
@@ -12,6 +13,14 @@ namespace {
 const json* find(const json& value, const char* key) {
   const auto it = value.find(key);
   return it == value.end() || it->is_null() ? nullptr : &*it;
+}
+
+// The member's typed value through the one checked conversion.
+template <typename T>
+T convert(const json& member, const char* key, const Field& field) {
+  T out{};
+  read_json_value(member, (field / key).str(), &out);
+  return out;
 }
 }  // namespace
 
@@ -34,30 +43,22 @@ const json& read_array(const json& value, const char* key, const Field& field) {
 }
 
 std::string read_string(const json& value, const char* key, const Field& field) {
-  const json& member = read_member(value, key, field);
-  SEED_CHECK(member.is_string(), kInvalidArgument) << (field / key).str() << " must be a string";
-  return member.get<std::string>();
+  return convert<std::string>(read_member(value, key, field), key, field);
 }
 
 std::string read_string(const json& value, const char* key, const Field& field, const std::string& fallback) {
   const json* member = find(value, key);
-  if (member == nullptr) return fallback;
-  SEED_CHECK(member->is_string(), kInvalidArgument) << (field / key).str() << " must be a string";
-  return member->get<std::string>();
+  return member == nullptr ? fallback : convert<std::string>(*member, key, field);
 }
 
 bool read_bool(const json& value, const char* key, const Field& field, bool fallback) {
   const json* member = find(value, key);
-  if (member == nullptr) return fallback;
-  SEED_CHECK(member->is_boolean(), kInvalidArgument) << (field / key).str() << " must be true or false";
-  return member->get<bool>();
+  return member == nullptr ? fallback : convert<bool>(*member, key, field);
 }
 
 int64_t read_int(const json& value, const char* key, const Field& field, int64_t fallback) {
   const json* member = find(value, key);
-  if (member == nullptr) return fallback;
-  SEED_CHECK(member->is_number_integer(), kInvalidArgument) << (field / key).str() << " must be an integer";
-  return member->get<int64_t>();
+  return member == nullptr ? fallback : convert<int64_t>(*member, key, field);
 }
 
 }  // namespace seed::models::hf

@@ -1,5 +1,6 @@
 // Typed reads of the members of one tokenizer.json component, with errors
-// (kInvalidArgument) that name the file and the field.
+// (kInvalidArgument) that name the file and the field; the conversions are
+// read_json_value's (models/base/json_fields.h).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -4,10 +4,10 @@
 #include <torch/torch.h>
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "models/causal_lm.h"
+#include "models/base/atomic_file.h"
 #include "models/base/error.h"
 #include "models/base/json_fields.h"
 #include "models/training/train_config.h"
@@ -75,11 +75,7 @@ std::string write_training_checkpoint(const std::string& output, const CausalLM&
   SEED_CHECK(!ec, kIo) << "cannot copy " << tokenizer_path << " into " << temp.string() << ": " << ec.message();
   state["format"] = kStateFormat;
   state["version"] = kStateVersion;
-  {
-    std::ofstream out(temp / kTrainerStateFile);
-    out << state.dump(2) << "\n";
-    SEED_CHECK(out.good(), kIo) << "cannot write " << (temp / kTrainerStateFile).string();
-  }
+  write_file_atomically((temp / kTrainerStateFile).string(), state.dump(2) + "\n");
 
   // checkpoint -> checkpoint.old, tmp -> checkpoint, drop old: at every
   // instant one complete checkpoint is found by find_checkpoint().

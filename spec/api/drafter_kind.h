@@ -19,9 +19,11 @@
 #include <cstdint>
 #include <string>
 
+#include "spec/api/named_kind.h"
+
 namespace seed::spec {
 
-class DrafterKind {
+class DrafterKind : public NamedKind<DrafterKind> {
  public:
   enum Value : uint8_t { kModel, kStand, kLookup, kAded };
 
@@ -32,24 +34,13 @@ class DrafterKind {
   static DrafterKind parse(const std::string& name);
 
   constexpr Value value() const { return value_; }
-  constexpr const char* name() const {
-    switch (value_) {
-      case kModel: return "model";
-      case kStand: return "stand";
-      case kLookup: return "lookup";
-      case kAded: return "aded";
-    }
-    return "";
-  }
+  static constexpr std::array<const char*, 4> kNames = {"model", "stand", "lookup", "aded"};
 
   // Drafts with a draft model (EngineOptions::draft must name one).
   constexpr bool needs_draft_model() const { return value_ == kModel; }
   // How many of the target's most likely next tokens (with p) the drafter
   // needs with each verdict (Verdict::target_top); 0: none.
   constexpr int target_top_k() const { return value_ == kStand ? 10 : 0; }
-
-  friend constexpr bool operator==(DrafterKind a, DrafterKind b) { return a.value_ == b.value_; }
-  friend constexpr bool operator!=(DrafterKind a, DrafterKind b) { return a.value_ != b.value_; }
 
  private:
   Value value_;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "models/base/sampling.h"
+#include "spec/api/acceptance.h"
 
 namespace seed::spec {
 
@@ -71,14 +72,16 @@ struct RequestStats {
   double draft_s = 0;            // time spent drafting for this request
   double verify_s = 0;           // target time, shared forwards split evenly
   double wall_s = 0;             // from the start of generate() to completion
+  // Its share of the target's work: each forward it took part in split
+  // evenly among the sequences verified, and the prompt tokens the target
+  // computed when it started (a forward's computed prompt tokens split among
+  // the sequences it started, by prompt length). Summed over every request,
+  // the engine's target_forwards and prefill.computed_tokens.
+  double target_share = 0;
+  double prefill_share = 0;
 
-  // Per-token acceptance rate: accepted over tested draft tokens (a round
-  // tests its accepted tokens and at most one rejected), the alpha of
-  // tau_max = (1 - alpha^(k+1)) / (1 - alpha).
-  double alpha() const {
-    const int64_t tested = accepted_tokens + rejections;
-    return tested ? double(accepted_tokens) / double(tested) : 0.0;
-  }
+  // The acceptance rate, per tested draft token (spec/api/acceptance.h).
+  double alpha() const { return acceptance_rate(accepted_tokens, accepted_tokens + rejections); }
   // Mean tokens a sequence gains per target forward it takes part in.
   double tau() const { return target_forwards ? double(generated_tokens) / double(target_forwards) : 0.0; }
 };
@@ -100,40 +103,96 @@ struct PrefillStats {
   int64_t evicted_blocks = 0;   // cached blocks given up to stay within the KV budget
 };
 
+// Step-level speculation (spec/lookahead/lookahead_engine.h): drafted
+// reasoning steps, judged against the target's. All 0 for engines that
+// speculate on tokens only.
+struct StepStats {
+  int64_t rounds = 0;            // rounds (one target call each)
+  int64_t request_rounds = 0;    // requests in flight, summed over rounds
+  int64_t drafted_steps = 0;     // drafted steps compared with the target's
+  int64_t accepted_steps = 0;    // of those, committed
+  int64_t committed_steps = 0;   // drafted and target steps committed
+  int64_t gamma_sum = 0;         // the rounds' gammas, summed
+  int64_t token_rounds = 0;      // rounds whose token draft length was chosen (adaptive)
+  int64_t draft_length_sum = 0;  // those rounds' token draft lengths, summed
+
+  double mean_gamma() const { return rounds ? double(gamma_sum) / double(rounds) : 0; }
+  double mean_draft_length() const { return token_rounds ? double(draft_length_sum) / double(token_rounds) : 0; }
+  // Steps a request commits per round it takes part in.
+  double steps_per_round() const { return request_rounds ? double(committed_steps) / double(request_rounds) : 0; }
+  // The acceptance rate of drafted steps (each is tested).
+  double acceptance() const { return acceptance_rate(accepted_steps, drafted_steps); }
+  StepStats& operator+=(const StepStats& other);
+};
+
 // Totals over every generate() call since construction (or reset_stats()).
 struct EngineStats {
   int64_t requests = 0;
   int64_t generated_tokens = 0;
   int64_t target_forwards = 0;  // target model forwards, batched ones counted once
+  int64_t forward_sequences = 0;       // sequences verified, summed over target forwards
+  int64_t peak_forward_sequences = 0;  // the most sequences one target forward verified
   int64_t drafted_tokens = 0;
   int64_t accepted_tokens = 0;
   int64_t rejections = 0;
-  double wall_s = 0;            // summed over generate() calls
+  // Time with at least one generate() call in the engine (calls that
+  // overlap count once; serial calls add up).
+  double wall_s = 0;
   double target_busy_s = 0;     // time the target spent in forwards
   double draft_s = 0;           // drafting time, summed over drafters
   int64_t drafter_faults = 0;   // sequences moved off a drafter that became unavailable
   PrefillStats prefill;         // kv_peak_bytes: the most at any point
   RequestStats thought;         // per kind, summed over requests (wall_s: summed latency)
   RequestStats evaluation;
+  StepStats steps;
 
   // As RequestStats: per tested token, and per sequence round (so batching
   // several sequences into one forward does not inflate tau).
-  double alpha() const {
-    const int64_t tested = accepted_tokens + rejections;
-    return tested ? double(accepted_tokens) / double(tested) : 0.0;
-  }
+  double alpha() const { return acceptance_rate(accepted_tokens, accepted_tokens + rejections); }
   double tau() const {
     const int64_t rounds = thought.target_forwards + evaluation.target_forwards;
     return rounds ? double(thought.generated_tokens + evaluation.generated_tokens) / double(rounds) : 0.0;
   }
   double tokens_per_s() const { return wall_s > 0 ? double(generated_tokens) / wall_s : 0.0; }
+  double mean_forward_sequences() const {
+    return target_forwards ? double(forward_sequences) / double(target_forwards) : 0.0;
+  }
+  // Draft tokens per sequence round: the draft length the engine chose, on average.
+  double mean_draft_length() const {
+    const int64_t rounds = thought.target_forwards + evaluation.target_forwards;
+    return rounds ? double(drafted_tokens) / double(rounds) : 0.0;
+  }
   double target_busy() const { return wall_s > 0 ? target_busy_s / wall_s : 0.0; }
 };
+
+// Adds one completed request's counts (requests, tokens, drafts, draft
+// time, and its kind's RequestStats) to `stats`.
+void add_completion(EngineStats& stats, RequestKind kind, const RequestStats& request);
 
 // Told of each completion as it happens (the request's index and its
 // completion); returns the indices of requests still running that are no
 // longer needed.
 using CompletionCallback = std::function<std::vector<size_t>(size_t index, const Completion& completion)>;
+
+// How an engine drafts, as built: for reports.
+struct DraftPlan {
+  std::vector<int> k_config;  // children per depth of a request's draft; empty: it does not draft
+  // Pruned candidate trees (PrunedTree, spec/api/drafter.h), bounded by
+  // k_config: a node expands at path confidence >= pct_expand and stays at
+  // >= pct_prune, measured at construction where the options left them to
+  // measure. Both 0 for fixed shapes.
+  float pct_expand = 0;
+  float pct_prune = 0;
+};
+
+// What an engine's scheduler did: a proposal queued (by drafter `worker`,
+// -1: none) or verified (in forward number `worker`, from 0), for the
+// request the engine numbers `slot`.
+struct ScheduleEvent {
+  enum Kind { kProposed, kVerified } kind;
+  uint64_t slot;
+  int worker;
+};
 
 class Engine {
  public:
@@ -144,16 +203,30 @@ class Engine {
   // the request index and field) and for failures of the target model,
   // which no request can survive.
   std::vector<Completion> generate(const std::vector<GenRequest>& requests) { return generate(requests, {}); }
-  // As above, calling `on_complete` (on the calling thread) as each request
-  // completes, in the order they complete. The requests it names stop where
+  // As above, calling `on_complete` as each request completes, in the order
+  // they complete: on the thread that runs the engine's loop, which may be
+  // another caller's (calls of one generate() never overlap, and each
+  // happens before this generate() returns). The requests it names stop where
   // they are and complete with FinishReason::kCancelled (their text and
   // tokens as far as they got); what they held in the target and drafters
   // is freed. A request cancelled before it started generates nothing.
+  //
+  // Several threads may be inside generate() at once (each a search solving
+  // its own problem) where the engine says so (serves_concurrent_calls());
+  // their requests then share the engine's target forwards, and each call
+  // returns as soon as its own requests are done. A target failure fails
+  // every call in flight.
   virtual std::vector<Completion> generate(const std::vector<GenRequest>& requests,
                                            const CompletionCallback& on_complete) = 0;
+  // Whether generate() may be called from several threads at once.
+  virtual bool serves_concurrent_calls() const { return false; }
   virtual std::string name() const = 0;
-  virtual EngineStats stats() const = 0;
+  virtual EngineStats stats() const = 0;  // thread-safe where generate() is
   virtual void reset_stats() = 0;
+  virtual DraftPlan draft_plan() const { return {}; }
+  // Its scheduler's events since it was made or reset_stats(), in the order
+  // they happened (`seed run --schedule-out`); none for an engine without one.
+  virtual std::vector<ScheduleEvent> schedule() const { return {}; }
 };
 
 }  // namespace seed::spec

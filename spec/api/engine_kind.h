@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <string>
 
+#include "spec/api/named_kind.h"
+
 namespace seed::spec {
 
-class EngineKind {
+class EngineKind : public NamedKind<EngineKind> {
  public:
   enum Value : uint8_t {
     kAr,         // autoregressive, one request after another (the baseline)
@@ -33,17 +35,7 @@ class EngineKind {
   static EngineKind parse(const std::string& name);
 
   constexpr Value value() const { return value_; }
-  constexpr const char* name() const {
-    switch (value_) {
-      case kAr: return "ar";
-      case kArBatch: return "ar-batch";
-      case kSd: return "sd";
-      case kMcsd: return "mcsd";
-      case kSeed: return "seed";
-      case kSeedBatch: return "seed-batch";
-    }
-    return "";
-  }
+  static constexpr std::array<const char*, 6> kNames = {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"};
 
   // Drafts and verifies: needs a draft model (or draft handles).
   constexpr bool drafts() const { return value_ != kAr && value_ != kArBatch; }
@@ -57,9 +49,6 @@ class EngineKind {
   // time, while the target verifies: drafter threads in one process, draft
   // ranks under mpirun.
   constexpr bool drafter_pool() const { return value_ == kSeed || value_ == kSeedBatch; }
-
-  friend constexpr bool operator==(EngineKind a, EngineKind b) { return a.value_ == b.value_; }
-  friend constexpr bool operator!=(EngineKind a, EngineKind b) { return a.value_ != b.value_; }
 
  private:
   Value value_;

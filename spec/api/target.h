@@ -51,6 +51,9 @@ class Target {
   virtual void prefill(const std::vector<uint64_t>& slots) { (void)slots; }
   virtual void finish(uint64_t slot) = 0;  // frees the slot's cache
   virtual PrefillStats prefill_stats() const = 0;
+  // Tokens its KV cache holds at most, every sequence together (its budget);
+  // 0: no bound known. The engine starts no more sequences than fit.
+  virtual int64_t kv_token_capacity() const { return 0; }
 };
 
 }  // namespace seed::spec

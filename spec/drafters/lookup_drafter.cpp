@@ -7,19 +7,12 @@
 
 namespace seed::spec {
 
-LookupDrafter::Slot& LookupDrafter::slot_state(uint64_t slot) {
-  const auto it = slots_.find(slot);
-  SEED_CHECK(it != slots_.end(), kInvalidArgument) << "lookup drafter: slot " << slot << " was not started";
-  return it->second;
-}
-
 void LookupDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
-  SEED_CHECK(!tokens.empty(), kInvalidArgument) << "lookup drafter: slot " << slot << " started with no tokens";
-  slots_[slot] = Slot{tokens, static_cast<int>(settings.k_config.size())};
+  slots_.start(slot, tokens, LookupSlot{tokens, static_cast<int>(settings.k_config.size())});
 }
 
 DraftTree LookupDrafter::propose(uint64_t slot, int max_depth) {
-  const Slot& s = slot_state(slot);
+  const LookupSlot& s = slots_.at(slot);
   const std::vector<int32_t>& t = s.tokens;
   const size_t length = t.size();
   const size_t depth = static_cast<size_t>(std::max(0, std::min(max_depth, s.shape_depth)));
@@ -45,10 +38,8 @@ DraftTree LookupDrafter::propose(uint64_t slot, int max_depth) {
 }
 
 void LookupDrafter::advance(uint64_t slot, const Verdict& verdict) {
-  Slot& s = slot_state(slot);
+  LookupSlot& s = slots_.at(slot);
   s.tokens.insert(s.tokens.end(), verdict.tokens.begin(), verdict.tokens.end());
 }
-
-void LookupDrafter::finish(uint64_t slot) { slots_.erase(slot); }
 
 }  // namespace seed::spec

@@ -7,30 +7,27 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 
-#include "spec/api/drafter.h"
+#include "spec/drafters/drafter_slots.h"
 
 namespace seed::spec {
 
-class LookupDrafter : public Drafter {
+// What a LookupDrafter keeps per slot.
+struct LookupSlot {
+  std::vector<int32_t> tokens;  // prompt and accepted tokens
+  int shape_depth = 0;          // k_config's depth
+};
+
+class LookupDrafter : public SlotDrafter<LookupSlot> {
  public:
   static constexpr int kMaxMatch = 3;  // longest suffix matched
+
+  LookupDrafter() : SlotDrafter("lookup drafter") {}
 
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;
   // A chain of at most min(max_depth, k_config size) tokens.
   DraftTree propose(uint64_t slot, int max_depth) override;
   void advance(uint64_t slot, const Verdict& verdict) override;
-  void finish(uint64_t slot) override;
-
- private:
-  struct Slot {
-    std::vector<int32_t> tokens;  // prompt and accepted tokens
-    int shape_depth = 0;
-  };
-  Slot& slot_state(uint64_t slot);
-
-  std::map<uint64_t, Slot> slots_;
 };
 
 }  // namespace seed::spec

@@ -67,22 +67,28 @@ void DrafterPool::work(Worker& worker) {
 }
 
 Proposal DrafterPool::run(Worker& worker, const DraftTask& task, bool dead) {
-  Sequence& seq = *task.seq;
   Proposal proposal;
-  proposal.seq = &seq;
+  proposal.seq = task.seq;
   proposal.unavailable = dead;
   if (dead) return proposal;
   const Clock::time_point t0 = Clock::now();
+  if (task.kind == DraftTask::kFinish) {
+    try {
+      worker.drafter->finish(task.slot);
+    } catch (const std::exception&) {
+      // Nothing waits for a finish; a drafter that failed reports it at its next proposal.
+    }
+    return proposal;
+  }
+  Sequence& seq = *task.seq;
   try {
     if (task.kind == DraftTask::kStart) {
       worker.drafter->start(seq.slot, task.tokens.empty() ? seq.prompt : task.tokens,
                             draft_settings(*seq.request, k_config_, pruned_tree_));
-    } else if (task.kind == DraftTask::kAdvance) {
-      worker.drafter->advance(seq.slot, task.verdict);
     } else {
-      worker.drafter->finish(seq.slot);
+      worker.drafter->advance(seq.slot, task.verdict);
     }
-    if (task.kind != DraftTask::kFinish) proposal.draft = worker.drafter->propose(seq.slot, task.max_depth);
+    proposal.draft = worker.drafter->propose(seq.slot, task.max_depth);
   } catch (const std::exception& e) {
     const auto* error = dynamic_cast<const Error*>(&e);
     proposal.unavailable = error != nullptr && error->kind() == ErrorKind::kUnavailable;
@@ -107,19 +113,19 @@ void DrafterPool::deliver(Worker& worker, const DraftTask& task, Proposal propos
   if (task.kind != DraftTask::kFinish) queue_.push(std::move(proposal), worker.index);
 }
 
-void DrafterPool::assign(const std::vector<Sequence>& seqs) {
-  owner_.assign(seqs.size(), -1);
+void DrafterPool::assign(std::vector<Sequence>& seqs) {
   std::vector<int> live;
   std::lock_guard<std::mutex> lock(mutex_);
   for (size_t w = 0; w < workers_.size(); ++w) {
     if (!workers_[w]->dead) live.push_back(static_cast<int>(w));
   }
-  for (size_t i = 0; i < seqs.size() && !live.empty(); ++i) owner_[i] = live[(next_worker_ + i) % live.size()];
+  for (size_t i = 0; i < seqs.size(); ++i) seqs[i].drafter = live.empty() ? -1 : live[(next_worker_ + i) % live.size()];
   next_worker_ += seqs.size();
 }
 
 void DrafterPool::post(DraftTask task) {
-  const int owner = owner_[task.seq->slot];
+  const int owner = task.seq->drafter;
+  if (task.kind == DraftTask::kFinish) task.seq = nullptr;
   if (owner < 0) {
     if (task.kind != DraftTask::kFinish) {
       Proposal empty;
@@ -142,17 +148,17 @@ void DrafterPool::post(DraftTask task) {
   deliver(worker, task, std::move(proposal));
 }
 
-void DrafterPool::reassign(const Sequence& seq, const std::vector<Sequence>& seqs) {
+void DrafterPool::reassign(Sequence& seq, const std::vector<const Sequence*>& running) {
   std::vector<int> load(workers_.size(), 0);
-  for (const Sequence& s : seqs) {
-    if (!s.output->finished() && owner_[s.slot] >= 0) ++load[static_cast<size_t>(owner_[s.slot])];
+  for (const Sequence* s : running) {
+    if (!s->output->finished() && s->drafter >= 0) ++load[static_cast<size_t>(s->drafter)];
   }
   std::lock_guard<std::mutex> lock(mutex_);
   int best = -1;
   for (size_t w = 0; w < workers_.size(); ++w) {
     if (!workers_[w]->dead && (best < 0 || load[w] < load[static_cast<size_t>(best)])) best = static_cast<int>(w);
   }
-  owner_[seq.slot] = best;
+  seq.drafter = best;
 }
 
 void DrafterPool::drain() {

@@ -33,18 +33,21 @@ namespace seed::spec {
 
 struct DraftTask {
   enum Kind { kStart, kAdvance, kFinish } kind = kStart;
+  // kFinish: only `slot` is read once queued, so that the sequence (and the
+  // call it belongs to) may end before its drafter gets to it.
   Sequence* seq = nullptr;
+  uint64_t slot = 0;
   Verdict verdict;              // kAdvance
   int max_depth = 0;            // kStart, kAdvance
   std::vector<int32_t> tokens;  // kStart: what to start from (empty: the prompt)
 
   static DraftTask start(Sequence& seq, int max_depth, std::vector<int32_t> tokens = {}) {
-    return {kStart, &seq, {}, max_depth, std::move(tokens)};
+    return {kStart, &seq, seq.slot, {}, max_depth, std::move(tokens)};
   }
   static DraftTask advance(Sequence& seq, Verdict verdict, int max_depth) {
-    return {kAdvance, &seq, std::move(verdict), max_depth, {}};
+    return {kAdvance, &seq, seq.slot, std::move(verdict), max_depth, {}};
   }
-  static DraftTask finish(Sequence& seq) { return {kFinish, &seq, {}, 0, {}}; }
+  static DraftTask finish(Sequence& seq) { return {kFinish, &seq, seq.slot, {}, 0, {}}; }
 };
 
 class DrafterPool {
@@ -57,16 +60,16 @@ class DrafterPool {
   DrafterPool(const DrafterPool&) = delete;
   DrafterPool& operator=(const DrafterPool&) = delete;
 
-  // Assigns this call's sequences to the live drafters.
-  void assign(const std::vector<Sequence>& seqs);
+  // Assigns a call's sequences to the live drafters (Sequence::drafter).
+  void assign(std::vector<Sequence>& seqs);
   // Queues `task` on its sequence's drafter (or, with none, queues an empty
   // draft for the target). The caller's thread only, as are the others.
   void post(DraftTask task);
-  // Moves `seq` to the live drafter with the fewest unfinished sequences of
-  // `seqs`; with none alive, `seq` continues target-only.
-  void reassign(const Sequence& seq, const std::vector<Sequence>& seqs);
+  // Moves `seq` to the live drafter with the fewest of the `running`
+  // sequences; with none alive, `seq` continues target-only.
+  void reassign(Sequence& seq, const std::vector<const Sequence*>& running);
   // Waits until every drafter has done the work it holds, then forgets the
-  // proposals still queued (they point into the call's sequences).
+  // proposals still queued (they point into the calls' sequences).
   void drain();
 
  private:
@@ -93,7 +96,6 @@ class DrafterPool {
   int draft_threads_;
   VerifyQueue& queue_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<int> owner_;  // per slot of the current call: its worker, -1 none
   size_t next_worker_ = 0;  // where the next call's round-robin starts
 
   std::mutex mutex_;  // guards the workers' inboxes and dead flags, and below

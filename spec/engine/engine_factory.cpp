@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <ATen/Parallel.h>
 #include <spdlog/spdlog.h>
 
 #include "models/causal_lm.h"
@@ -15,6 +16,7 @@
 #include "spec/engine/model_target.h"
 #include "spec/engine/scheduled_engine.h"
 #include "spec/engine/step_cost.h"
+#include "spec/lookahead/lookahead_engine.h"
 
 namespace seed::spec {
 
@@ -97,6 +99,10 @@ RunSettings run_settings(const EngineOptions& o) {
   SEED_CHECK(!o.engine.drafts() || !o.drafter.needs_draft_model() || !o.draft.empty(), kInvalidArgument)
       << "--draft: engine '" << o.engine.name() << "' needs a draft model folder";
   SEED_CHECK(o.max_batch >= 1, kInvalidArgument) << "--max-batch: " << o.max_batch << " < 1";
+  if (o.lookahead) {
+    SEED_CHECK(!o.draft.empty(), kInvalidArgument) << "--lookahead: needs --draft, the model that drafts steps";
+    SEED_CHECK(o.step_verifier != nullptr, kInvalidArgument) << "--lookahead: no step verifier to judge steps";
+  }
   RunSettings settings = model_run_settings(o.target, o.chat_system);
   if (o.engine.drafts()) settings.k_config = draft_shape(o);
   if (o.tree == kPrunedTree) {
@@ -141,14 +147,14 @@ void measure_pruned_tree(RunSettings& settings, Target& target, Drafter& drafter
   const StepCost cost = measure_step_cost(target, drafter);
   // Never above 1: a node at confidence 1 always expands.
   rule.expand = static_cast<float>(std::clamp(cost.draft_ratio, 1e-3, 1.0));
-  rule.prune = std::max(rule.prune, static_cast<float>(std::min(cost.node_ratio, 1.0)));
+  rule.prune = std::max(rule.prune, static_cast<float>(std::min(cost.verify_token_ratio, 1.0)));
   spdlog::info("pruned trees: a node expands at path confidence >= {:.3f} and stays at >= {:.3f} (target step "
                "{:.3f} ms, draft step {:.3f} ms, each verified node {:.3f} ms)",
-               rule.expand, rule.prune, cost.target_s * 1e3, cost.draft_s * 1e3, cost.node_s * 1e3);
+               rule.expand, rule.prune, cost.target_s * 1e3, cost.draft_s * 1e3, cost.verify_token_s * 1e3);
 }
 
 // REQUIRES run_settings(o) passed. Empty `drafters`: draft-model drafters here.
-std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std::unique_ptr<Target> target,
+std::unique_ptr<ScheduledEngine> build(const EngineOptions& o, RunSettings settings, std::unique_ptr<Target> target,
                               std::vector<std::unique_ptr<Drafter>> drafters) {
   const EngineKind kind = o.engine;
   const auto batch_scheduler = [&] {
@@ -194,8 +200,13 @@ std::unique_ptr<Engine> build(const EngineOptions& o, RunSettings settings, std:
     for (int i = 0; i < std::max(o.drafters, 1); ++i) drafters.push_back(make_drafter(o.drafter, resources));
   }
   measure_pruned_tree(settings, *target, *drafters.front());
+  // seed: fcfs verifies one proposal of each caller per forward, up to
+  // max_batch (scheduler.h); priority, one proposal per forward.
+  const SchedulePolicy policy = o.schedule.value_or(SchedulePolicy::kFcfs);
   const Scheduler scheduler =
-      kind.batched_verify() ? batch_scheduler() : Scheduler(o.schedule.value_or(SchedulePolicy::kFcfs), 1);
+      kind.batched_verify()
+          ? batch_scheduler()
+          : Scheduler(policy, policy == SchedulePolicy::kFcfs ? static_cast<size_t>(o.max_batch) : 1);
   return ScheduledEngine::seed(kind.name(), std::move(target), std::move(drafters), settings, scheduler,
                                o.draft_threads);
 }
@@ -206,17 +217,41 @@ void check_drafter_handles(const EngineOptions& o, const std::vector<std::unique
   SEED_CHECK(!drafters.empty(), kInvalidArgument) << "engine '" << o.engine.name() << "' needs at least one drafter";
 }
 
+// `target` as it is, or under step speculation where o.lookahead asks.
+std::unique_ptr<Engine> with_lookahead(const EngineOptions& o, std::unique_ptr<Engine> target) {
+  if (!o.lookahead) return target;
+  LookaheadSettings steps = *o.lookahead;
+  steps.draft_device = o.device;
+  if (steps.async && at::get_num_threads() > 1) {
+    // The draft's thread takes one of the target's cores.
+    at::set_num_threads(at::get_num_threads() - 1);
+  }
+  std::unique_ptr<StepVerifier> verifier = o.step_verifier(*target, o);
+  return std::make_unique<LookaheadEngine>(make_engine(autoregressive_options(o, o.draft)), std::move(target),
+                                           model_run_settings(o.target, o.chat_system), steps, std::move(verifier));
+}
+
 }  // namespace
+
+EngineOptions autoregressive_options(const EngineOptions& o, const std::string& model) {
+  EngineOptions out = o;
+  out.engine = EngineKind::kArBatch;
+  out.target = model;
+  out.tree.clear();
+  out.lookahead.reset();
+  out.step_verifier = nullptr;
+  return out;
+}
 
 std::unique_ptr<Engine> make_engine(const EngineOptions& o) {
   RunSettings settings = run_settings(o);
-  return build(o, std::move(settings), load_target(o), {});
+  return with_lookahead(o, build(o, std::move(settings), load_target(o), {}));
 }
 
 std::unique_ptr<Engine> make_engine(const EngineOptions& o, std::vector<std::unique_ptr<Drafter>> drafters) {
   check_drafter_handles(o, drafters);
   RunSettings settings = run_settings(o);
-  return build(o, std::move(settings), load_target(o), std::move(drafters));
+  return with_lookahead(o, build(o, std::move(settings), load_target(o), std::move(drafters)));
 }
 
 std::unique_ptr<Engine> make_engine(const EngineOptions& o, std::unique_ptr<Target> target,
@@ -224,7 +259,7 @@ std::unique_ptr<Engine> make_engine(const EngineOptions& o, std::unique_ptr<Targ
   SEED_CHECK(target != nullptr, kInvalidArgument) << "engine '" << o.engine.name() << "' needs a target";
   if (!drafters.empty()) check_drafter_handles(o, drafters);
   RunSettings settings = run_settings(o);
-  return build(o, std::move(settings), std::move(target), std::move(drafters));
+  return with_lookahead(o, build(o, std::move(settings), std::move(target), std::move(drafters)));
 }
 
 }  // namespace seed::spec

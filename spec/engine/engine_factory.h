@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,8 +14,10 @@
 #include "spec/api/drafter_kind.h"
 #include "spec/api/engine.h"
 #include "spec/api/engine_kind.h"
-#include "spec/engine/scheduler.h"
 #include "spec/api/target.h"
+#include "spec/engine/scheduler.h"
+#include "spec/lookahead/lookahead_settings.h"
+#include "spec/lookahead/step_verifier.h"
 
 namespace seed::models {
 struct LoadOptions;
@@ -23,7 +26,17 @@ struct KvCacheOptions;
 
 namespace seed::spec {
 
+class ScheduledEngine;
+
 inline constexpr const char* kPrunedTree = "pct";
+
+struct EngineOptions;
+
+// Makes the step verifier of a lookahead engine over `target`, the engine
+// that writes the target's steps (a judge may ask it; it outlives the
+// verifier), from the options make_engine was given.
+using StepVerifierMaker =
+    std::function<std::unique_ptr<StepVerifier>(Engine& target, const EngineOptions& options)>;
 
 struct EngineOptions {
   EngineKind engine = EngineKind::kSeed;
@@ -58,7 +71,7 @@ struct EngineOptions {
   // round-robin); 0: one. `seed` sizes it to the machine
   // (launch/thread_plan.h).
   int drafters = 0;
-  int max_batch = 16;         // batched_verify kinds: proposals per target forward
+  int max_batch = 16;         // proposals per target forward: batched_verify kinds, and seed's fcfs across callers
   // seed and batched kinds: what each target forward verifies
   // (spec/engine/scheduler.h); unset: fcfs for seed, batch for seed-batch and ar-batch.
   std::optional<SchedulePolicy> schedule;
@@ -71,7 +84,19 @@ struct EngineOptions {
   // Set: text prompts are chats, rendered by the target's chat template as a
   // system turn (this text; "" for none) and the prompt as the user's turn.
   std::optional<std::string> chat_system;
+  // Set: step-level speculation (spec/lookahead/lookahead_engine.h) over the
+  // engine the rest of these options make: `draft` writes steps
+  // autoregressively (autoregressive_options), `step_verifier` (required)
+  // judges them.
+  std::optional<LookaheadSettings> lookahead;
+  StepVerifierMaker step_verifier;
 };
+
+// The options of an ar-batch engine over `model` in this process, with
+// the models' device, weights, kernel and caches of `options` and no step
+// speculation: what drafts a lookahead engine's steps, and what a judge
+// model runs on.
+EngineOptions autoregressive_options(const EngineOptions& options, const std::string& model);
 
 // How the engines load their models: device, weight dtype, kernel.
 models::LoadOptions load_options(const EngineOptions& options);
@@ -89,10 +114,12 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& options, int caches
 models::KvCacheOptions target_cache_options(const EngineOptions& options, int caches);
 
 // Throws seed::Error: kInvalidArgument naming the option (no draft for an
-// engine that drafts with a draft model, k_config entry < 1, a malformed
-// --tree file, a pruned tree for an engine that does not draft or a
-// drafter without probabilities, or with thresholds outside [0, 1]), what loading a --trigrams file throws, and what loading
-// the models throws (naming the file at fault), kInvalidArgument if the two
+// engine that drafts with a draft model or for step speculation, k_config
+// entry < 1, a malformed --tree file, a pruned tree for an engine that does
+// not draft or a drafter without probabilities, or with thresholds outside
+// [0, 1], lookahead without a step verifier), what loading a --trigrams
+// file throws, what the step verifier's maker throws, and what loading the
+// models throws (naming the file at fault), kInvalidArgument if the two
 // models' vocabularies differ.
 std::unique_ptr<Engine> make_engine(const EngineOptions& options);
 

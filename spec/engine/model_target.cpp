@@ -209,4 +209,6 @@ PrefillStats ModelTarget::prefill_stats() const {
   return stats;
 }
 
+int64_t ModelTarget::kv_token_capacity() const { return cache_.max_tokens(); }
+
 }  // namespace seed::spec

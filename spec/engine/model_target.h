@@ -44,6 +44,7 @@ class ModelTarget : public Target {
   void prefill(const std::vector<uint64_t>& slots) override;
   void finish(uint64_t slot) override;
   PrefillStats prefill_stats() const override;
+  int64_t kv_token_capacity() const override;
   // From the next verify on (a target serving engines whose drafters differ).
   void set_distribution_top_k(int k) { distribution_top_k_ = k; }
 

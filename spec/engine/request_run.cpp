@@ -12,18 +12,6 @@
 namespace seed::spec {
 namespace {
 
-void add(RequestStats& total, const RequestStats& s) {
-  total.prompt_tokens += s.prompt_tokens;
-  total.generated_tokens += s.generated_tokens;
-  total.target_forwards += s.target_forwards;
-  total.drafted_tokens += s.drafted_tokens;
-  total.accepted_tokens += s.accepted_tokens;
-  total.rejections += s.rejections;
-  total.draft_s += s.draft_s;
-  total.verify_s += s.verify_s;
-  total.wall_s += s.wall_s;
-}
-
 int tree_depth(const DraftTree& draft) {
   std::vector<int> depth(draft.tokens.size());
   int deepest = 0;
@@ -96,6 +84,7 @@ std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests,
     }
     Sequence& seq = seqs[i];
     seq.slot = i;
+    seq.index = i;
     seq.request = &r;
     seq.prompt = tokenize(r, i, settings, target.vocab_size());
     seq.stats.prompt_tokens = static_cast<int64_t>(seq.prompt.size());
@@ -154,7 +143,7 @@ std::vector<Sequence*> cancelled_by(const CompletionCallback& on_complete, const
                                     std::vector<Sequence>& seqs) {
   if (!on_complete) return {};
   std::vector<Sequence*> out;
-  for (const size_t index : on_complete(seq.slot, *seq.completion)) {
+  for (const size_t index : on_complete(seq.index, *seq.completion)) {
     SEED_CHECK(index < seqs.size(), kInvalidArgument)
         << "on_complete cancelled request " << index << " of a batch of " << seqs.size();
     Sequence& other = seqs[index];
@@ -165,31 +154,15 @@ std::vector<Sequence*> cancelled_by(const CompletionCallback& on_complete, const
   return out;
 }
 
-std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStats& stats, double wall_s,
-                                         double target_busy_s, int64_t target_forwards, const PrefillStats& before,
-                                         const PrefillStats& after) {
+std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStats& stats) {
   std::vector<Completion> out;
   for (Sequence& seq : seqs) {
     Completion c = seq.completion ? std::move(*seq.completion) : seq.output->take();
     seq.stats.generated_tokens = c.stats.generated_tokens;
     c.stats = seq.stats;
-    stats.requests += 1;
-    stats.generated_tokens += c.stats.generated_tokens;
-    stats.drafted_tokens += c.stats.drafted_tokens;
-    stats.accepted_tokens += c.stats.accepted_tokens;
-    stats.rejections += c.stats.rejections;
-    stats.draft_s += c.stats.draft_s;
-    add(seq.request->kind == RequestKind::kThought ? stats.thought : stats.evaluation, c.stats);
+    add_completion(stats, seq.request->kind, c.stats);
     out.push_back(std::move(c));
   }
-  stats.wall_s += wall_s;
-  stats.target_busy_s += target_busy_s;
-  stats.target_forwards += target_forwards;
-  stats.prefill.prompt_tokens += after.prompt_tokens - before.prompt_tokens;
-  stats.prefill.computed_tokens += after.computed_tokens - before.computed_tokens;
-  stats.prefill.evicted_blocks += after.evicted_blocks - before.evicted_blocks;
-  stats.prefill.kv_peak_bytes = std::max(stats.prefill.kv_peak_bytes, after.kv_peak_bytes);
-  stats.prefill.kv_live_bytes = after.kv_live_bytes;
   return out;
 }
 

@@ -29,10 +29,16 @@ inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// One request in flight. Its index in the batch is also its slot in the
-// target and drafters.
+// One request in flight.
 struct Sequence {
-  uint64_t slot = 0;
+  uint64_t slot = 0;     // in the target and drafters; unique among the calls in an engine
+  size_t index = 0;      // its request's index in the generate() call
+  uint64_t caller = 0;   // the call it belongs to (the scheduler serves calls round-robin)
+  int drafter = -1;      // the DrafterPool worker that drafts for it; -1: none
+  bool started = false;  // started on the target
+  bool target_seen = false;  // the target has computed its prompt (prefill or first verify)
+  bool drafting = false;     // a proposal for it is being drafted or waits in the queue
+  int64_t kv_tokens = 0;     // the target's KV tokens reserved for it while it runs
   const GenRequest* request = nullptr;
   std::vector<int32_t> prompt;
   std::optional<RequestOutput> output;
@@ -69,7 +75,7 @@ RunSettings model_run_settings(const std::string& model_dir,
 // REQUIRES settings.tokenizer.
 std::vector<int32_t> encode_prompt(const RunSettings& settings, const std::string& prompt);
 
-// Validates and tokenizes `requests`. Throws kInvalidArgument naming the
+// Validates and tokenizes `requests` (slot = index). Throws kInvalidArgument naming the
 // request index and field: empty prompt, text without a tokenizer, a token
 // outside the vocabulary, max_new_tokens < 0, an empty stop string, stop
 // strings without a tokenizer, invalid sampling. A prompt longer than the
@@ -99,15 +105,13 @@ bool apply_verdict(Sequence& seq, const DraftTree& draft, const Verdict& verdict
 void settle(Sequence& seq, double elapsed);
 
 // Tells `on_complete` (if any) that `seq` (settled) completed and ends the
-// requests it cancels in reply: those of `seqs` still running, returned so
-// that the engine frees what they hold and settles them.
+// requests it cancels in reply (by index in the call): those of `seqs` still
+// running, returned so that the engine frees what they hold and settles them.
 std::vector<Sequence*> cancelled_by(const CompletionCallback& on_complete, const Sequence& seq,
                                     std::vector<Sequence>& seqs);
 
-// Completions in request order, and the run's totals added to `stats`
-// (prefill: the target's counters `before` and `after` the run).
-std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStats& stats, double wall_s,
-                                         double target_busy_s, int64_t target_forwards, const PrefillStats& before,
-                                         const PrefillStats& after);
+// Completions in request order, their requests' counts added to `stats`
+// (the engine adds what its target forwards did).
+std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStats& stats);
 
 }  // namespace seed::spec

@@ -1,10 +1,20 @@
 #include "spec/engine/scheduled_engine.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "models/base/error.h"
 
 namespace seed::spec {
+namespace {
+
+// What a sequence's blocks hold beyond its tokens: its partly filled last
+// block and a copy-on-write copy of a shared one (blocks of 16 tokens, the
+// caches' default).
+constexpr int64_t kKvBlockSlack = 2 * 16;
+
+}  // namespace
 
 ScheduledEngine::ScheduledEngine(std::string name, std::unique_ptr<Target> target,
                                  std::vector<std::unique_ptr<Drafter>> drafters, RunSettings settings,
@@ -17,6 +27,18 @@ ScheduledEngine::ScheduledEngine(std::string name, std::unique_ptr<Target> targe
       drafters_(name_, std::move(drafters), settings_.k_config, settings_.pruned_tree, loop.threaded,
                 loop.draft_threads, queue_) {
   SEED_CHECK(target_ != nullptr, kInvalidArgument) << name_ << ": needs a target";
+  prefill_base_ = target_->prefill_stats();
+  target_prefill_ = prefill_base_;
+}
+
+DraftPlan ScheduledEngine::draft_plan() const {
+  DraftPlan plan;
+  plan.k_config = settings_.k_config;
+  if (settings_.pruned_tree) {
+    plan.pct_expand = settings_.pruned_tree->expand;
+    plan.pct_prune = settings_.pruned_tree->prune;
+  }
+  return plan;
 }
 
 std::unique_ptr<ScheduledEngine> ScheduledEngine::serial(std::string name, std::unique_ptr<Target> target,
@@ -42,143 +64,234 @@ std::unique_ptr<ScheduledEngine> ScheduledEngine::seed(std::string name, std::un
                                            std::move(settings), scheduler, LoopSettings{0, true, draft_threads});
 }
 
-std::vector<Completion> ScheduledEngine::generate(const std::vector<GenRequest>& requests,
-                                                  const CompletionCallback& on_complete) {
-  const Clock::time_point start = Clock::now();
-  const PrefillStats prefill_before = target_->prefill_stats();
-  std::vector<Sequence> seqs = prepare_sequences(requests, settings_, *target_);
+EngineStats ScheduledEngine::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void ScheduledEngine::reset_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_ = {};
+  prefill_base_ = target_prefill_;
   queue_.restart_schedule();
-  drafters_.assign(seqs);
-  // How deep the next draft of `seq` may be: its shape, the context, its budget.
-  const auto depth_of = [&](const Sequence& seq) {
-    const size_t shape = draft_shape(*seq.request, settings_.k_config, settings_.pruned_tree.has_value()).size();
-    return draft_depth(seq, *target_, static_cast<int>(shape));
-  };
-  const size_t in_flight = in_flight_ == 0 ? seqs.size() : in_flight_;
-  std::vector<bool> started(seqs.size(), false);
-  std::vector<Sequence*> unseen;  // started since the last prefill
-  size_t next = 0;  // the next request to start
-  size_t running = 0;
-  double target_s = 0;
-  int64_t forwards = 0;
+  if (in_engine_ > 0) busy_since_ = Clock::now();
+}
 
-  // Settles `seq` and frees what it holds in the target.
-  const auto free_target = [&](Sequence& seq) {
-    settle(seq, seconds_since(start));
-    if (!started[seq.slot]) return;
-    target_->finish(seq.slot);
-    --running;
-  };
-  // Retires a finished request and the ones its completion cancels: their
-  // proposals still queued or being drafted are dropped when they arrive.
-  // `drafter_holds_it`: false when the drafter already let go (it failed).
-  const auto retire = [&](Sequence& seq, bool drafter_holds_it) {
-    free_target(seq);
-    if (drafter_holds_it) drafters_.post(DraftTask::finish(seq));
-    for (Sequence* cancelled : cancelled_by(on_complete, seq, seqs)) {
-      free_target(*cancelled);
-      if (started[cancelled->slot]) drafters_.post(DraftTask::finish(*cancelled));
-    }
-  };
-  const auto start_more = [&] {
-    while (running < in_flight && next < seqs.size()) {
-      Sequence& seq = seqs[next++];
-      if (seq.output->finished()) continue;  // rejected by prepare_sequences, or cancelled
-      target_->start(seq.slot, seq.prompt, target_settings(*seq.request));
-      started[seq.slot] = true;
-      unseen.push_back(&seq);
-      ++running;
-      const int depth = depth_of(seq);
-      if (depth < 0) {
-        seq.output->end(FinishReason::kContext);
-        retire(seq, false);
-        continue;
+void ScheduledEngine::start_more() {
+  const size_t limit = in_flight_ == 0 ? std::numeric_limits<size_t>::max() : in_flight_;
+  while (running_ < limit) {
+    // The first call after the one served last that has a request to start.
+    Call* call = nullptr;
+    auto it = calls_.upper_bound(last_started_);
+    for (size_t n = 0; n < calls_.size(); ++n, ++it) {
+      if (it == calls_.end()) it = calls_.begin();
+      if (it->second->next < it->second->seqs.size()) {
+        call = it->second.get();
+        break;
       }
-      drafters_.post(DraftTask::start(seq, depth));
     }
-  };
-
-  try {
-    start_more();
-    while (running > 0) {
-      if (!unseen.empty() && queue_.empty()) {
-        // Nothing to verify until the drafters are done: the target computes
-        // the prompts it will verify first meanwhile.
-        std::vector<uint64_t> slots;
-        for (const Sequence* seq : unseen) {
-          if (!seq->output->finished()) slots.push_back(seq->slot);
-        }
-        unseen.clear();
-        const Clock::time_point t0 = Clock::now();
-        target_->prefill(slots);
-        target_s += seconds_since(t0);
-      }
-      std::vector<Proposal> taken = queue_.take();
-      std::vector<VerifyItem> items;
-      std::vector<Proposal*> verified;
-      std::vector<uint64_t> slots;
-      for (Proposal& p : taken) {
-        Sequence& seq = *p.seq;
-        if (seq.output->finished()) continue;  // cancelled while drafting
-        if (p.unavailable) {
-          // Its drafter is gone: restart the sequence on another one from
-          // everything accepted so far (drafts depend only on those tokens).
-          drafters_.reassign(seq, seqs);
-          stats_.drafter_faults += 1;
-          std::vector<int32_t> accepted = seq.prompt;
-          const std::vector<int32_t>& generated = seq.output->tokens();
-          accepted.insert(accepted.end(), generated.begin(), generated.end());
-          drafters_.post(DraftTask::start(seq, depth_of(seq), std::move(accepted)));
-          continue;
-        }
-        if (!p.error.empty()) {
-          seq.output->end(FinishReason::kError, p.error);
-          retire(seq, false);
-          continue;
-        }
-        seq.stats.draft_s += p.draft_s;
-        items.push_back({seq.slot, &p.draft});
-        verified.push_back(&p);
-        slots.push_back(seq.slot);
-      }
-      if (!items.empty()) {
-        const Clock::time_point t0 = Clock::now();
-        const std::vector<Verdict> verdicts = target_->verify(items);
-        const double verify_s = seconds_since(t0);
-        target_s += verify_s;
-        forwards += 1;
-        queue_.verified(slots);
-        for (size_t i = 0; i < verified.size(); ++i) {
-          Sequence& seq = *verified[i]->seq;
-          seq.stats.verify_s += verify_s / static_cast<double>(verified.size());
-          if (seq.output->finished()) continue;  // cancelled by a request retired before it
-          bool done = apply_verdict(seq, verified[i]->draft, verdicts[i]);
-          const int depth = done ? 0 : depth_of(seq);
-          if (!done && depth < 0) {
-            seq.output->end(FinishReason::kContext);
-            done = true;
-          }
-          if (done) {
-            retire(seq, true);
-          } else {
-            drafters_.post(DraftTask::advance(seq, verdicts[i], depth));
-          }
-        }
-      }
-      start_more();
+    if (call == nullptr) return;
+    Sequence& seq = call->seqs[call->next];
+    if (!seq.output->finished()) {
+      seq.kv_tokens = kv_tokens_at_most(seq);
+      if (!fits_in_cache(seq.kv_tokens)) return;  // until a running sequence ends
     }
-  } catch (...) {
-    // The target failed: no request can go on. Free the drafters' slots.
-    drafters_.drain();
-    for (Sequence& seq : seqs) {
-      if (started[seq.slot] && !seq.output->finished()) drafters_.post(DraftTask::finish(seq));
+    last_started_ = call->id;
+    ++call->next;
+    if (seq.output->finished()) continue;  // rejected by prepare_sequences, or cancelled
+    target_->start(seq.slot, seq.prompt, target_settings(*seq.request));
+    seq.started = true;
+    kv_reserved_ += seq.kv_tokens;
+    unseen_.push_back(&seq);
+    ++running_;
+    const int depth = depth_of(seq);
+    if (depth < 0) {
+      seq.output->end(FinishReason::kContext);
+      retire(*call, seq, false);
+      continue;
     }
-    drafters_.drain();
-    throw;
+    post(seq, DraftTask::start(seq, depth));
   }
-  drafters_.drain();
-  return take_completions(seqs, stats_, seconds_since(start), target_s, forwards, prefill_before,
-                          target_->prefill_stats());
+}
+
+int64_t ScheduledEngine::kv_tokens_at_most(const Sequence& seq) const {
+  const int64_t shape = static_cast<int64_t>(
+      draft_shape(*seq.request, settings_.k_config, settings_.pruned_tree.has_value()).size());
+  const int64_t longest = std::min<int64_t>(
+      static_cast<int64_t>(seq.prompt.size()) + seq.request->max_new_tokens + shape + 1, target_->max_positions());
+  // Copy-on-write of a shared tail block can take one block more.
+  return longest + kKvBlockSlack;
+}
+
+bool ScheduledEngine::fits_in_cache(int64_t tokens) const {
+  const int64_t capacity = target_->kv_token_capacity();
+  return capacity <= 0 || running_ == 0 || kv_reserved_ + tokens <= capacity;
+}
+
+int ScheduledEngine::depth_of(const Sequence& seq) const {
+  const size_t shape = draft_shape(*seq.request, settings_.k_config, settings_.pruned_tree.has_value()).size();
+  return draft_depth(seq, *target_, static_cast<int>(shape));
+}
+
+void ScheduledEngine::post(Sequence& seq, DraftTask task) {
+  if (task.kind != DraftTask::kFinish) seq.drafting = true;
+  drafters_.post(std::move(task));
+}
+
+void ScheduledEngine::free_target(Call& call, Sequence& seq) {
+  settle(seq, seconds_since(call.start));
+  --call.unsettled;
+  if (!seq.started) return;
+  target_->finish(seq.slot);
+  --running_;
+  kv_reserved_ -= seq.kv_tokens;
+}
+
+void ScheduledEngine::retire(Call& call, Sequence& seq, bool drafter_holds_it) {
+  free_target(call, seq);
+  if (drafter_holds_it) post(seq, DraftTask::finish(seq));
+  std::vector<Sequence*> cancelled;
+  try {
+    cancelled = cancelled_by(call.on_complete, seq, call.seqs);
+  } catch (...) {
+    // The caller's callback failed: its call ends with that error, the
+    // calls beside it go on.
+    if (!call.error) call.error = std::current_exception();
+    cancelled.clear();
+    for (Sequence& other : call.seqs) {
+      if (other.completion.has_value()) continue;  // settled
+      if (!other.output->finished()) other.output->end(FinishReason::kCancelled);
+      cancelled.push_back(&other);
+    }
+  }
+  for (Sequence* other : cancelled) {
+    free_target(call, *other);
+    if (other->started) post(*other, DraftTask::finish(*other));
+  }
+}
+
+void ScheduledEngine::step() {
+  if (!unseen_.empty() && queue_.empty()) {
+    // Nothing to verify until the drafters are done: the target computes
+    // the prompts it will verify first meanwhile.
+    std::vector<uint64_t> slots;
+    std::vector<Sequence*> fresh;
+    for (Sequence* seq : unseen_) {
+      if (seq->output->finished() || seq->target_seen) continue;
+      slots.push_back(seq->slot);
+      fresh.push_back(seq);
+    }
+    unseen_.clear();
+    if (!slots.empty()) {
+      const PrefillStats before = target_->prefill_stats();
+      const Clock::time_point t0 = Clock::now();
+      target_->prefill(slots);
+      account(seconds_since(t0), {}, fresh, before);
+    }
+  }
+  std::vector<Proposal> taken = queue_.take();
+  std::vector<VerifyItem> items;
+  std::vector<Proposal*> proposals;
+  std::vector<Sequence*> verified, fresh;
+  std::vector<uint64_t> slots;
+  for (Proposal& p : taken) {
+    Sequence& seq = *p.seq;
+    seq.drafting = false;
+    if (seq.output->finished()) continue;  // cancelled while drafting
+    Call& call = *calls_.at(seq.caller);
+    if (p.unavailable) {
+      // Its drafter is gone: restart the sequence on another one from
+      // everything accepted so far (drafts depend only on those tokens).
+      std::vector<const Sequence*> running;
+      for (const auto& entry : calls_) {
+        for (const Sequence& s : entry.second->seqs) {
+          if (s.started) running.push_back(&s);
+        }
+      }
+      drafters_.reassign(seq, running);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stats_.drafter_faults += 1;
+      }
+      std::vector<int32_t> accepted = seq.prompt;
+      const std::vector<int32_t>& generated = seq.output->tokens();
+      accepted.insert(accepted.end(), generated.begin(), generated.end());
+      post(seq, DraftTask::start(seq, depth_of(seq), std::move(accepted)));
+      continue;
+    }
+    if (!p.error.empty()) {
+      seq.output->end(FinishReason::kError, p.error);
+      retire(call, seq, false);
+      continue;
+    }
+    seq.stats.draft_s += p.draft_s;
+    items.push_back({seq.slot, &p.draft});
+    proposals.push_back(&p);
+    verified.push_back(&seq);
+    slots.push_back(seq.slot);
+    if (!seq.target_seen) fresh.push_back(&seq);
+  }
+  if (items.empty()) return;
+  const PrefillStats before = target_->prefill_stats();
+  const Clock::time_point t0 = Clock::now();
+  const std::vector<Verdict> verdicts = target_->verify(items);
+  const double verify_s = seconds_since(t0);
+  account(verify_s, verified, fresh, before);
+  queue_.verified(slots);
+  for (size_t i = 0; i < verified.size(); ++i) {
+    Sequence& seq = *verified[i];
+    seq.stats.verify_s += verify_s / static_cast<double>(verified.size());
+    if (seq.output->finished()) continue;  // cancelled by a request retired before it
+    Call& call = *calls_.at(seq.caller);
+    bool done = apply_verdict(seq, proposals[i]->draft, verdicts[i]);
+    const int depth = done ? 0 : depth_of(seq);
+    if (!done && depth < 0) {
+      seq.output->end(FinishReason::kContext);
+      done = true;
+    }
+    if (done) {
+      retire(call, seq, true);
+    } else {
+      post(seq, DraftTask::advance(seq, verdicts[i], depth));
+    }
+  }
+}
+
+void ScheduledEngine::account(double seconds, const std::vector<Sequence*>& verified,
+                              const std::vector<Sequence*>& started, const PrefillStats& before) {
+  const PrefillStats after = target_->prefill_stats();
+  // The prompt tokens this operation computed belong to the sequences it
+  // started, by prompt length (or, if none, to all it verified).
+  const std::vector<Sequence*>& sharers = started.empty() ? verified : started;
+  double prompt = 0;
+  for (const Sequence* seq : sharers) prompt += static_cast<double>(seq->prompt.size());
+  const double computed = static_cast<double>(after.computed_tokens - before.computed_tokens);
+  for (Sequence* seq : sharers) {
+    if (prompt > 0) seq->stats.prefill_share += computed * static_cast<double>(seq->prompt.size()) / prompt;
+  }
+  for (Sequence* seq : started) seq->target_seen = true;
+  for (Sequence* seq : verified) {
+    seq->target_seen = true;
+    seq->stats.target_share += 1.0 / static_cast<double>(verified.size());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.target_busy_s += seconds;
+  if (!verified.empty()) {
+    const auto width = static_cast<int64_t>(verified.size());
+    stats_.target_forwards += 1;
+    stats_.forward_sequences += width;
+    stats_.peak_forward_sequences = std::max(stats_.peak_forward_sequences, width);
+  }
+  note_prefill(after);
+}
+
+void ScheduledEngine::note_prefill(const PrefillStats& after) {
+  stats_.prefill.prompt_tokens = after.prompt_tokens - prefill_base_.prompt_tokens;
+  stats_.prefill.computed_tokens = after.computed_tokens - prefill_base_.computed_tokens;
+  stats_.prefill.evicted_blocks = after.evicted_blocks - prefill_base_.evicted_blocks;
+  stats_.prefill.kv_peak_bytes = after.kv_peak_bytes;
+  stats_.prefill.kv_live_bytes = after.kv_live_bytes;
+  target_prefill_ = after;
 }
 
 }  // namespace seed::spec

@@ -30,9 +30,24 @@
 // request with kError. The schedule never changes what a request generates:
 // drafts and verdicts are keyed by the request's stream and positions
 // (models/base/counter_rng.h), so `seed` produces exactly `sd`'s tokens.
+//
+// Many callers, one loop: several threads may be in generate() at once (a
+// run solving several problems concurrently). Each call joins the loop that
+// is running, its requests are started beside the others' (serial engines:
+// one request at a time, the calls' requests taken in turns), the
+// Scheduler serves the calls' proposals round-robin, and the call returns
+// once its own requests are done. The loop runs on one caller's thread at a
+// time: the caller that finds no loop running runs it until its own call is
+// done, then hands it to a caller still waiting. Since every draft and
+// verdict is keyed by its request, a request's tokens do not depend on the
+// calls beside it.
 #pragma once
 
+#include <condition_variable>
+#include <exception>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -71,22 +86,91 @@ class ScheduledEngine : public Engine {
   using Engine::generate;
   std::vector<Completion> generate(const std::vector<GenRequest>& requests,
                                    const CompletionCallback& on_complete) override;
+  bool serves_concurrent_calls() const override { return true; }
   std::string name() const override { return name_; }
-  EngineStats stats() const override { return stats_; }
-  // The draft shape it runs (k_config; pruned trees with their measured threshold).
-  const RunSettings& settings() const { return settings_; }
-  void reset_stats() override { stats_ = {}; }
-  // The last generate()'s schedule, in the order things happened.
-  std::vector<ScheduleEvent> schedule() const { return queue_.schedule(); }
+  EngineStats stats() const override;
+  // The draft shape it runs (k_config; pruned trees with their measured thresholds).
+  DraftPlan draft_plan() const override;
+  void reset_stats() override;
+  std::vector<ScheduleEvent> schedule() const override { return queue_.schedule(); }
 
  private:
+  // One generate() call in the engine.
+  struct Call {
+    uint64_t id = 0;  // arrival order
+    std::vector<Sequence> seqs;
+    CompletionCallback on_complete;
+    Clock::time_point start;
+    size_t next = 0;         // its next sequence to start
+    size_t unsettled = 0;    // sequences not yet settled
+    std::exception_ptr error;  // set: the call throws it
+    // Under mutex_, written by the loop:
+    bool done = false;
+    std::vector<Completion> completions;
+  };
+
+  // Runs the loop until `own` is done (the thread holds looping_).
+  void loop_until(const Call& own);
+  // Moves the submitted calls into the loop.
+  void admit();
+  // Starts sequences up to in_flight_ and what the target's KV cache holds,
+  // the calls taking turns.
+  void start_more();
+  // The target's KV tokens `seq` can hold at its longest: prompt, every
+  // token it may generate and a whole draft tree (capped at the context).
+  int64_t kv_tokens_at_most(const Sequence& seq) const;
+  // Admission, as vLLM's without preemption: a sequence starts when the
+  // cache holds it at its longest beside every running sequence at theirs,
+  // so requests in flight together never fill the cache (blocks shared by
+  // prefix make this conservative); one starts alone whatever its size.
+  bool fits_in_cache(int64_t tokens) const;
+  // One target forward (and a prefill of new prompts while nothing is ready).
+  void step();
+  // Hands the completions of the calls that are done to their callers.
+  void finish_calls();
+  // The target failed: every call in the engine fails with `error`.
+  void fail_all(std::exception_ptr error);
+  // Settles `seq` and frees what it holds in the target.
+  void free_target(Call& call, Sequence& seq);
+  // Retires a finished request and the ones its completion cancels.
+  // `drafter_holds_it`: false when the drafter already let go (it failed).
+  void retire(Call& call, Sequence& seq, bool drafter_holds_it);
+  void post(Sequence& seq, DraftTask task);
+  int depth_of(const Sequence& seq) const;
+  // Adds one target operation to the stats: its time, the sequences it
+  // verified, and its computed prompt tokens shared among `started` (the
+  // sequences whose prompts it computed).
+  void account(double seconds, const std::vector<Sequence*>& verified, const std::vector<Sequence*>& started,
+               const PrefillStats& before);
+  // Under mutex_: the target's prefill and KV counters, since reset_stats().
+  void note_prefill(const PrefillStats& after);
+
   std::string name_;
   std::unique_ptr<Target> target_;
   RunSettings settings_;
   size_t in_flight_;
-  EngineStats stats_;
   VerifyQueue queue_;
   DrafterPool drafters_;  // after queue_: its workers push into it
+
+  mutable std::mutex mutex_;  // guards what follows, up to the loop's state
+  std::condition_variable turn_;  // a call is done, or the loop is free
+  bool looping_ = false;          // a caller runs the loop
+  std::vector<std::shared_ptr<Call>> submitted_;  // not yet in the loop
+  uint64_t next_call_ = 0;
+  uint64_t next_slot_ = 0;
+  size_t in_engine_ = 0;  // calls submitted and not done
+  Clock::time_point busy_since_;
+  EngineStats stats_;
+  PrefillStats prefill_base_;    // the target's counters at reset_stats()
+  PrefillStats target_prefill_;  // the target's counters after its latest operation
+
+  // The loop's state: only the thread running the loop touches it (handed
+  // from one to the next under mutex_).
+  std::map<uint64_t, std::shared_ptr<Call>> calls_;  // by id
+  uint64_t last_started_ = 0;  // the call that started a sequence last
+  size_t running_ = 0;         // sequences started and not finished
+  int64_t kv_reserved_ = 0;    // their kv_tokens, together
+  std::vector<Sequence*> unseen_;  // started since the last prefill
 };
 
 }  // namespace seed::spec

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <numeric>
 
 #include "models/base/error.h"
@@ -25,7 +26,7 @@ SchedulePolicy parse_schedule_policy(const std::string& name) {
 }
 
 Scheduler::Scheduler(SchedulePolicy policy, size_t max_batch, int64_t max_wait)
-    : policy_(policy), max_batch_(policy == SchedulePolicy::kFcfs ? 1 : max_batch), max_wait_(max_wait) {
+    : policy_(policy), max_batch_(max_batch), max_wait_(max_wait) {
   SEED_CHECK(max_batch >= 1, kInvalidArgument) << "scheduler: max_batch " << max_batch << " < 1";
   SEED_CHECK(max_wait >= 1, kInvalidArgument) << "scheduler: max_wait " << max_wait << " < 1";
 }
@@ -44,9 +45,22 @@ std::vector<size_t> Scheduler::pick(const std::vector<ReadyProposal>& ready) {
       return ready[a].priority > ready[b].priority;
     });
   }
-  order.resize(std::min(order.size(), max_batch_));
+  // Callers in the order of their oldest proposal (the queue is oldest
+  // first), each with its proposals in the policy's order; then turns.
+  std::map<uint64_t, size_t> lane_of;
+  for (const ReadyProposal& r : ready) lane_of.emplace(r.caller, lane_of.size());
+  std::vector<std::vector<size_t>> lanes(lane_of.size());
+  for (const size_t i : order) lanes[lane_of[ready[i].caller]].push_back(i);
+  std::vector<size_t> picked;
+  // fcfs: one turn (the oldest of each caller); the others: as many as fit.
+  const size_t want = std::min(policy_ == SchedulePolicy::kFcfs ? lanes.size() : order.size(), max_batch_);
+  for (size_t turn = 0; picked.size() < want; ++turn) {
+    for (const std::vector<size_t>& lane : lanes) {
+      if (turn < lane.size() && picked.size() < want) picked.push_back(lane[turn]);
+    }
+  }
   ++forwards_;
-  return order;
+  return picked;
 }
 
 }  // namespace seed::spec

@@ -7,6 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "models/base/median.h"
+#include "spec/engine/forward_cost.h"
+
 namespace seed::spec {
 namespace {
 
@@ -18,11 +21,6 @@ constexpr int kWarmup = 3;        // caches and allocators settle
 constexpr int kRounds = 15;
 constexpr int kVerifyNodes = 16;  // about the size of a pruned tree
 constexpr int kDraftChain = 8;    // levels of the longer proposal
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
 
 template <typename Call>
 double seconds(Call call) {
@@ -84,20 +82,22 @@ StepCost measure_step_cost(Target& target, Drafter& drafter) {
   };
   // The three side by side each round, and the ratios per round, so that
   // a machine busy with other work for a while shifts all of them alike.
-  std::vector<double> target_s, draft_s, node_s, draft_ratio, node_ratio;
+  std::vector<double> target_s, draft_s, verify_token_s, draft_ratio, verify_token_ratio;
   for (int round = 0; round < kWarmup + kRounds; ++round) {
     const double t = verify_after_prompt(empty);
     const double c = chain.tokens.empty() ? t : verify_after_prompt(chain);
     const double d = draft_step();
     if (round < kWarmup) continue;
-    const double node = chain.tokens.empty() ? 0.0 : std::max(0.0, c - t) / static_cast<double>(chain.tokens.size());
+    ForwardCost forward;  // the line through this round's two forwards
+    forward.add(1, 0, t);
+    forward.add(1, static_cast<int64_t>(chain.tokens.size()), c);
     target_s.push_back(t);
     draft_s.push_back(d);
-    node_s.push_back(node);
+    verify_token_s.push_back(forward.per_token_s());
     draft_ratio.push_back(d / t);
-    node_ratio.push_back(node / t);
+    verify_token_ratio.push_back(forward.verify_token_ratio());
   }
-  return {median(draft_s), median(target_s), median(node_s), median(draft_ratio), median(node_ratio)};
+  return {median(draft_s), median(target_s), median(verify_token_s), median(draft_ratio), median(verify_token_ratio)};
 }
 
 }  // namespace seed::spec

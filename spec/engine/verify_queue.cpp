@@ -16,7 +16,7 @@ std::vector<Proposal> VerifyQueue::take() {
   std::unique_lock<std::mutex> lock(mutex_);
   ready_.wait(lock, [&] { return !queue_.empty(); });
   std::vector<ReadyProposal> ready;
-  for (const Proposal& p : queue_) ready.push_back({p.seq->request->priority, p.ready_at});
+  for (const Proposal& p : queue_) ready.push_back({p.seq->request->priority, p.ready_at, p.seq->caller});
   std::vector<Proposal> taken;
   std::vector<bool> gone(queue_.size(), false);
   for (const size_t i : scheduler_.pick(ready)) {

@@ -28,13 +28,6 @@ struct Proposal {
   bool unavailable = false;  // ...unless the drafter is gone: then it moves
 };
 
-// What the scheduler did, for tests and traces.
-struct ScheduleEvent {
-  enum Kind { kProposed, kVerified } kind;
-  uint64_t slot;
-  int worker;  // kProposed: the drafter's worker; kVerified: the forward's number
-};
-
 class VerifyQueue {
  public:
   explicit VerifyQueue(Scheduler scheduler) : scheduler_(scheduler) {}
@@ -50,7 +43,7 @@ class VerifyQueue {
   void verified(const std::vector<uint64_t>& slots);
   // Forgets the proposals still queued (they point into a finished call).
   void clear();
-  // Starts a new schedule record (a new generate() call).
+  // Starts a new schedule record (the engine's reset_stats()).
   void restart_schedule();
   std::vector<ScheduleEvent> schedule() const;
 

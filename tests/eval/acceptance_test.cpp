@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <torch/torch.h>
+
 #include <cmath>
 
 #include "models/base/error.h"
@@ -29,6 +31,8 @@ TEST(AcceptanceTest, ADraftIdenticalToTheTargetIsAlwaysAccepted) {
   const AcceptanceResult r = measure_acceptance(target, draft, prompts(), options(4));
   EXPECT_GT(r.proposed, 0);
   EXPECT_EQ(r.accepted, r.proposed);
+  EXPECT_EQ(r.rejections, 0);
+  EXPECT_DOUBLE_EQ(r.alpha(), 1.0);
   EXPECT_DOUBLE_EQ(r.tokens_per_round(), 5.0);  // k accepted + the bonus token
   // Every token was decided on and accepted.
   EXPECT_EQ(r.calibration.total(), r.proposed);
@@ -56,8 +60,28 @@ TEST(AcceptanceTest, CalibrationCountsTokensUpToTheFirstRejection) {
     EXPECT_GE(mean, b / 10.0);
     EXPECT_LE(mean, (b + 1) / 10.0);
   }
-  EXPECT_GE(c.ece(), 0.0);
-  EXPECT_LE(c.ece(), 1.0);
+}
+
+// A draft whose final norm is zero gives every token logit 0: a uniform q,
+// so each drafted token has confidence 1/V and all fall in the lowest bin,
+// whose mean confidence is 1/V. The ECE is then |acceptance rate - 1/V|.
+TEST(AcceptanceTest, AUniformDraftsCalibrationErrorIsItsAcceptanceRateLessOneOverTheVocabulary) {
+  const auto config = models::testing::tiny_config("llama");
+  std::shared_ptr<models::CausalLM> target = models::CausalLM::random(config, 1);
+  models::LlamaWeights weights = models::CausalLM::random(config, 2)->weights();
+  weights.norm = torch::zeros_like(weights.norm);
+  auto flat = std::make_shared<models::CausalLM>(config, weights, target->tensor_options());
+  const double one_over_vocab = 1.0 / static_cast<double>(config.vocab_size);
+  for (const float temperature : {0.0f, 0.7f}) {
+    AcceptanceOptions o = options(4);
+    o.sampling.temperature = temperature;
+    const Calibration c = measure_acceptance(target, flat, prompts(), o).calibration;
+    ASSERT_GT(c.total(), 0);
+    EXPECT_EQ(c.tokens[0], c.total()) << "temperature " << temperature;
+    const double rate = static_cast<double>(c.accepted[0]) / static_cast<double>(c.total());
+    if (temperature > 0) EXPECT_GT(rate, 0.0) << "p(x) / q(x) accepts some";
+    EXPECT_NEAR(c.ece(), std::abs(rate - one_over_vocab), 1e-6) << "temperature " << temperature;
+  }
 }
 
 TEST(AcceptanceTest, CalibrationErrorWeighsEachBinByItsTokens) {
@@ -80,6 +104,11 @@ TEST(AcceptanceTest, ADifferentDraftIsAcceptedPartly) {
   const AcceptanceResult r = measure_acceptance(target, draft, prompts(), options(3));
   EXPECT_GT(r.alpha(), 0.0);
   EXPECT_LT(r.alpha(), 1.0);
+  // alpha counts the tokens verification tested: none after a rejection.
+  EXPECT_GT(r.rejections, 0);
+  EXPECT_LE(r.rejections, r.rounds);
+  EXPECT_DOUBLE_EQ(r.alpha(), double(r.accepted) / double(r.accepted + r.rejections));
+  EXPECT_LT(r.accepted_fraction(), r.alpha()) << "chains of 3 rejected early leave untested tokens";
   EXPECT_EQ(r.generated, r.accepted + r.rounds);
   // Deterministic: the same seeds give the same counts.
   const AcceptanceResult again = measure_acceptance(target, draft, prompts(), options(3));

@@ -10,14 +10,16 @@
 #include <utility>
 #include <vector>
 
-#include "models/tokenizer.h"
+#include "spec/engine/engine_factory.h"
 
 namespace seed::eval {
 namespace {
 
 TEST(Game24EvalTest, ValueJudgmentsAreTheStatesCountedWithTheSolversLabels) {
-  auto model = models::CausalLM::load(std::string(SEED_ZOO_DIR) + "/tiny-target");
-  auto tokenizer = models::load_tokenizer(std::string(SEED_ZOO_DIR) + "/tiny-target");
+  spec::EngineOptions ar;
+  ar.engine = spec::EngineKind::kAr;
+  ar.target = std::string(SEED_ZOO_DIR) + "/tiny-target";
+  const std::unique_ptr<spec::Engine> engine = spec::make_engine(ar);
   Game24EvalOptions options;
   options.max_value_states = 12;
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> progress;
@@ -25,7 +27,7 @@ TEST(Game24EvalTest, ValueJudgmentsAreTheStatesCountedWithTheSolversLabels) {
     progress[phase].emplace_back(done, total);
   };
   const std::vector<tasks::Numbers> puzzles = {tasks::parse_puzzle("1 1 4 6"), tasks::parse_puzzle("4 9 10 13")};
-  const Game24EvalResult result = evaluate_game24(*model, *tokenizer, puzzles, options);
+  const Game24EvalResult result = evaluate_game24(*engine, puzzles, options);
 
   ASSERT_EQ(result.value_states, 12);
   ASSERT_EQ(result.value_judgments.size(), 12u);

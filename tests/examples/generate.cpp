@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
     at::Tensor logits = model->forward({{sequence, prompt, {}}}, cache, models::LogitsFor::kLast)[0];
 
     // 4. Decode: turn logits into the sampling distribution, draw with a uniform
-    //    keyed by (seed, request, position), feed the token back.
+    //    keyed by (seed, request, position) as every engine draws a token no
+    //    draft proposed (spec/api/verifier.h), feed the token back.
     const SamplingParams sampling{/*temperature=*/0.8f, /*top_k=*/40, /*top_p=*/0.95f};
     std::vector<float> probs(vocab);
     models::TextStream stream(*tokenizer);
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
     for (int step = 0; step < 24; ++step) {
       sampling_distribution(logits.data_ptr<float>(), vocab, sampling, probs.data());
       const RngKey key{/*seed=*/1, /*request=*/0, static_cast<uint32_t>(cache.length(sequence)),
-                       RngPurpose::kSample};
+                       RngPurpose::kResample};
       const int32_t token = sample_from(probs.data(), vocab, uniform(key));
       if (token == tokenizer->eos_id()) break;
       std::cout << stream.push(token) << std::flush;

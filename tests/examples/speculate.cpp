@@ -63,9 +63,9 @@ int main(int argc, char** argv) {
     using spec::ScheduledEngine;
     auto ar = ScheduledEngine::serial("ar", std::make_unique<spec::ModelTarget>(target), nullptr, settings);
     auto sd = ScheduledEngine::serial("sd", std::make_unique<spec::ModelTarget>(target),
-                                      std::make_unique<spec::DraftModelDrafter>(draft), settings);
+                                      spec::make_draft_model_drafter(draft), settings);
     std::vector<std::unique_ptr<spec::Drafter>> drafters;
-    for (int i = 0; i < 2; ++i) drafters.push_back(std::make_unique<spec::DraftModelDrafter>(draft));
+    for (int i = 0; i < 2; ++i) drafters.push_back(spec::make_draft_model_drafter(draft));
     auto scheduled = ScheduledEngine::seed("seed", std::make_unique<spec::ModelTarget>(target), std::move(drafters),
                                            settings, spec::Scheduler(spec::SchedulePolicy::kFcfs, 1),
                                            /*draft_threads=*/1);

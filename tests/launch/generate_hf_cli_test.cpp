@@ -2,7 +2,7 @@
 // and generation_config.json instead of tokenizer.model: the release's
 // sampling settings apply when the user gives none, and every id of the
 // eos_token_id list ends the text. --chat renders the prompt with the
-// folder's chat template and adds no second BOS.
+// folder's chat template (and --chat-var's variables) and adds no second BOS.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -80,7 +80,8 @@ TEST(GenerateHfCliTest, ChatRendersThePromptWithTheTemplate) {
       << json{{"bos_token", "<|bos|>"},
               {"add_bos_token", true},
               {"chat_template", "{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}"
-                                "{% if add_generation_prompt %}[assistant]{% endif %}"}}
+                                "{% if add_generation_prompt %}[assistant]{% endif %}"
+                                "{% if enable_thinking is defined and not enable_thinking %}[no-think]{% endif %}"}}
              .dump();
   const testing::Outcome chat = testing::run_command(generate + " --system 'Be brief.'");
   ASSERT_EQ(chat.exit_code, 0) << chat.output;
@@ -88,6 +89,10 @@ TEST(GenerateHfCliTest, ChatRendersThePromptWithTheTemplate) {
       << chat.output;
   // One <|bos|> (the template's) + 36 bytes: the tokenizer adds no second one.
   EXPECT_NE(chat.output.find("prompt 37 tokens"), std::string::npos) << chat.output;
+  const testing::Outcome no_think = testing::run_command(generate + " --chat-var enable_thinking=false");
+  ASSERT_EQ(no_think.exit_code, 0) << no_think.output;
+  EXPECT_NE(no_think.output.find(R"(chat prompt: "<|bos|>[user]hi[assistant][no-think]")"), std::string::npos)
+      << no_think.output;
   fs::remove_all(dir);
 }
 

@@ -23,14 +23,6 @@ using nlohmann::json;
 
 class LookaheadMpirunTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("seed_lookahead_mpirun_test_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    seed::testing::write_synthetic_game24_csv(dir_ / "24.csv");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs `seed run` (under `launcher`, if any) into dir_/name; returns its
   // exit status.
   int run(const std::string& launcher, const std::string& name, const std::string& extra,
@@ -61,7 +53,8 @@ class LookaheadMpirunTest : public ::testing::Test {
     return json::parse(in);
   }
 
-  fs::path dir_;
+  seed::testing::Game24ScratchDir scratch_{"seed_lookahead_mpirun_test"};
+  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(LookaheadMpirunTest, GreedyExactLookaheadWritesWhatOneProcessAndArWrite) {

@@ -5,10 +5,13 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 
 #include "tests/launch/command_outcome.h"
@@ -68,6 +71,39 @@ TEST_F(RunCliTest, WritesOneLinePerProblemAndASummary) {
   EXPECT_EQ(trees["problems"][0]["tree"]["chosen_path"].size(), 2u);  // root and one thought
 }
 
+// --schedule-out: every proposal is queued by a drafter and verified once,
+// after it was queued, and the forwards numbered in the trace are the
+// forwards summary.json counts.
+TEST_F(RunCliTest, TheScheduleTraceHasEveryProposalQueuedThenVerifiedOnce) {
+  const fs::path trace = out_ / "schedule.jsonl";
+  const Outcome r = run_command(seed_run("seed-batch", (out_ / "s").string(),
+                                         "--limit 3 --drafters 2 --schedule-out " + trace.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::map<uint64_t, int> queued;  // slot -> proposals queued and not yet verified
+  std::set<int> forwards;
+  size_t verified = 0;
+  for (const json& event : read_lines(trace)) {
+    const uint64_t slot = event["slot"];
+    if (event["event"] == "proposed") {
+      EXPECT_GE(event["drafter"].get<int>(), 0);
+      EXPECT_LT(event["drafter"].get<int>(), 2);
+      ++queued[slot];
+    } else {
+      ASSERT_EQ(event["event"], "verified");
+      ASSERT_GT(queued[slot], 0) << "slot " << slot << " verified before it was proposed";
+      --queued[slot];
+      ++verified;
+      forwards.insert(event["forward"].get<int>());
+    }
+  }
+  EXPECT_GT(verified, 0u);
+  for (const auto& [slot, left] : queued) EXPECT_EQ(left, 0) << "slot " << slot << " queued and never verified";
+  std::ifstream summary_file(out_ / "s" / "summary.json");
+  const json summary = json::parse(summary_file);
+  EXPECT_EQ(static_cast<int64_t>(forwards.size()), summary["engine_invocation"]["target_forwards"].get<int64_t>());
+  EXPECT_EQ(*forwards.rbegin() + 1, static_cast<int>(forwards.size())) << "forwards are numbered 0, 1, ...";
+}
+
 TEST_F(RunCliTest, ResumeComputesOnlyTheMissingProblemsAndRefusesOtherSettings) {
   const std::string out = (out_ / "r").string();
   ASSERT_EQ(run_command(seed_run("ar", out, "--limit 1")).exit_code, 0);
@@ -100,7 +136,11 @@ TEST_F(RunCliTest, AFileSizeLimitEndsTheRunWithAnErrorNamingTheFileAndTheRunResu
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   const std::vector<json> lines = read_lines(out_ / "full" / "results.jsonl");
   ASSERT_EQ(lines.size(), 4u);
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(lines[i]["index"], i);
+  // Problems in flight together append in the order they finish.
+  std::vector<int> indices;
+  for (const json& line : lines) indices.push_back(line["index"].get<int>());
+  std::sort(indices.begin(), indices.end());
+  EXPECT_EQ(indices, std::vector<int>({0, 1, 2, 3}));
 }
 
 TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
@@ -172,9 +212,11 @@ TEST_F(RunCliTest, BenchSearchWritesTheDocumentedJsonRows) {
   const json rows = json::parse(std::ifstream(json_path))["rows"];
   ASSERT_EQ(rows.size(), 2u);
   for (const char* key : {"task", "search", "engine", "prefix_cache", "prefill_tokens", "prompt_tokens", "tokens",
-                          "correct", "wall_s"}) {
+                          "correct", "wall_s", "concurrency"}) {
     EXPECT_TRUE(rows[0].contains(key)) << key;
   }
+  // auto on `seed`: chains of thought share forwards, both problems at once.
+  EXPECT_EQ(rows[0]["concurrency"], 2);
   EXPECT_FALSE(rows[0]["prefix_cache"].get<bool>());
   EXPECT_TRUE(rows[1]["prefix_cache"].get<bool>());
   EXPECT_EQ(rows[0]["tokens"], rows[1]["tokens"]);

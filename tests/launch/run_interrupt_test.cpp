@@ -43,19 +43,12 @@ struct Interrupt {
 
 class RunInterruptTest : public ::testing::TestWithParam<Interrupt> {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("seed_run_interrupt_test_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    seed::testing::write_synthetic_game24_csv(dir_ / "24.csv");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string seed_run(const std::string& extra) const {
     return seed::testing::zoo_seed_run(dir_, "bfs --depth 1 --n 2 --b 1", kProblems, extra);
   }
 
-  fs::path dir_;
+  seed::testing::Game24ScratchDir scratch_{"seed_run_interrupt_test"};
+  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_P(RunInterruptTest, SaysWhatIsKeptExitsWithItsStatusAndTheRunResumes) {

@@ -1,10 +1,13 @@
-// A 24.csv in Tree of Thoughts' layout, so that `seed run` tests need nothing
-// outside the repository. Rows 901-1000 (the task's test split) cycle through
+// A 24.csv in Tree of Thoughts' layout with a few known puzzles, for `seed
+// run` tests. Rows 901-1000 (the task's test split) cycle through
 // the real file's first four test puzzles; every other row repeats the last.
 #pragma once
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 namespace seed::testing {
 
@@ -16,5 +19,24 @@ inline void write_synthetic_game24_csv(const std::filesystem::path& path) {
     csv << rank << "," << puzzles[rank < 901 ? 3 : (rank - 901) % 4] << ",10.0,90.00%,10.0,1.0\n";
   }
 }
+
+// A test's scratch folder, fresh when made and removed with it, holding the
+// synthetic puzzles as 24.csv.
+class Game24ScratchDir {
+ public:
+  explicit Game24ScratchDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()))) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+    write_synthetic_game24_csv(path_ / "24.csv");
+  }
+  ~Game24ScratchDir() { std::filesystem::remove_all(path_); }
+  Game24ScratchDir(const Game24ScratchDir&) = delete;
+  Game24ScratchDir& operator=(const Game24ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace seed::testing

@@ -72,14 +72,6 @@ pid_t find_process(const std::string& marker, const std::string& rank) {
 
 class TargetRankFaultTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("seed_target_fault_test_" + std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    seed::testing::write_synthetic_game24_csv(dir_ / "24.csv");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string seed_run(const std::string& extra) const {
     return seed::testing::zoo_seed_run(dir_, "cot", kProblems, extra);
   }
@@ -136,7 +128,8 @@ class TargetRankFaultTest : public ::testing::Test {
     EXPECT_EQ(*indices.rbegin(), kProblems - 1);
   }
 
-  fs::path dir_;
+  seed::testing::Game24ScratchDir scratch_{"seed_target_fault_test"};
+  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(TargetRankFaultTest, AKilledTargetRankEndsTheJobNamingItAndTheRunResumes) {

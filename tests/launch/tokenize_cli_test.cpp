@@ -109,6 +109,36 @@ TEST(TokenizeCliTest, ChatRendersMessagesWithTheTemplate) {
   fs::remove_all(dir);
 }
 
+// --chat-var NAME=JSON: template variables, as apply_chat_template's keyword
+// arguments; a later NAME wins, and a malformed one is named with the fix.
+TEST(TokenizeCliTest, ChatVarPassesTemplateVariables) {
+  const fs::path dir = write_model_folder();
+  std::ofstream(dir / "tokenizer_config.json")
+      << json{{"bos_token", "<s>"},
+              {"chat_template", "{% for m in messages %}{{ m.content }}{% endfor %}"
+                                "{% if thinking is defined and thinking is false %} b{% endif %}"
+                                "{% if name is defined %} {{ name }}{% endif %}"}}
+             .dump();
+  const std::string messages = std::string(R"([{"role": "user", "content": "a"}])") + "\n";
+  EXPECT_EQ(tokenize(dir, "--chat", messages).output, "\"a\"\n");
+  EXPECT_EQ(tokenize(dir, "--chat --chat-var thinking=false", messages).output, "\"a b\"\n");
+  EXPECT_EQ(tokenize(dir, "--chat --chat-var thinking=true", messages).output, "\"a\"\n");
+  EXPECT_EQ(tokenize(dir, "--chat --chat-var thinking=false --chat-var name='\"ab\"'", messages).output,
+            "\"a b ab\"\n");
+  EXPECT_EQ(tokenize(dir, "--chat --chat-var thinking=false --chat-var thinking=true", messages).output, "\"a\"\n");
+  for (const auto& [flags, message] :
+       {std::pair<std::string, std::string>{"--chat-var thinking", "expected NAME=JSON"},
+        {"--chat-var name=ab", "the value is not JSON (quote a string: name='\"ab\"')"},
+        {"--chat-var 1x=2", "'1x' is not a template variable name"},
+        {"--chat-var messages=[]", "the command sets messages itself"}}) {
+    const testing::Outcome bad = tokenize(dir, "--chat " + flags, messages, true);
+    EXPECT_EQ(bad.exit_code, 1) << flags;
+    EXPECT_NE(bad.output.find(message), std::string::npos) << bad.output;
+  }
+  EXPECT_NE(tokenize(dir, "--chat-var thinking=false", "\"a\"\n", true).exit_code, 0);  // needs --chat
+  fs::remove_all(dir);
+}
+
 TEST(TokenizeCliTest, MalformedTokenizerJsonNamesFileAndField) {
   const fs::path dir = write_model_folder();
   json broken = json::parse(std::ifstream(dir / "tokenizer.json"));

@@ -84,6 +84,37 @@ constexpr char kQwen2Config[] = R"({
   "vocab_size": 151936
 })";
 
+// Qwen/Qwen3-0.6B/config.json as published: 16 heads of 128 over a hidden
+// size of 1024, no attention bias, tied head.
+constexpr char kQwen3Config[] = R"({
+  "architectures": ["Qwen3ForCausalLM"],
+  "attention_bias": false,
+  "attention_dropout": 0.0,
+  "bos_token_id": 151643,
+  "eos_token_id": 151645,
+  "head_dim": 128,
+  "hidden_act": "silu",
+  "hidden_size": 1024,
+  "initializer_range": 0.02,
+  "intermediate_size": 3072,
+  "max_position_embeddings": 40960,
+  "max_window_layers": 28,
+  "model_type": "qwen3",
+  "num_attention_heads": 16,
+  "num_hidden_layers": 28,
+  "num_key_value_heads": 8,
+  "rms_norm_eps": 1e-06,
+  "rope_scaling": null,
+  "rope_theta": 1000000,
+  "sliding_window": null,
+  "tie_word_embeddings": true,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.51.0",
+  "use_cache": true,
+  "use_sliding_window": false,
+  "vocab_size": 151936
+})";
+
 // A small valid config that error tests break one field at a time.
 json tiny_config() {
   return {{"model_type", "llama"},       {"vocab_size", 64},       {"hidden_size", 32},
@@ -179,6 +210,25 @@ TEST_F(ModelConfigTest, Qwen2ImpliesAttentionBiasAndCountsTiedEmbeddingsOnce) {
   EXPECT_FALSE(ModelConfig::from_json(explicit_bias, "qwen2.json").attention_bias);
 }
 
+TEST_F(ModelConfigTest, Qwen3HasQkNormsAndAHeadDimOfItsOwn) {
+  const ModelConfig c = ModelConfig::from_json(json::parse(kQwen3Config), "qwen3.json");
+  EXPECT_TRUE(c.has_qk_norm());
+  EXPECT_FALSE(c.attention_bias);
+  EXPECT_EQ(c.head_dim, 128);
+  EXPECT_EQ(c.q_size(), 2048);  // twice the hidden size
+  EXPECT_EQ(c.kv_size(), 1024);
+  EXPECT_EQ(c.max_position_embeddings, 40960);
+  EXPECT_EQ(c.num_parameters(), 596049920);  // Qwen3-0.6B: 0.44B besides the embedding
+  EXPECT_FALSE(ModelConfig::from_json(json::parse(kQwen2Config), "qwen2.json").has_qk_norm());
+
+  json no_head_dim = json::parse(kQwen3Config);
+  no_head_dim.erase("head_dim");  // transformers' Qwen3Config default, not hidden / heads
+  EXPECT_EQ(ModelConfig::from_json(no_head_dim, "qwen3.json").head_dim, 128);
+  json biased = json::parse(kQwen3Config);
+  biased["attention_bias"] = true;  // would need a bias on o_proj too
+  EXPECT_TRUE(rejects(biased, {"field 'attention_bias' is true", "Qwen3"}));
+}
+
 // seed attends to every earlier position: a sliding window shorter than the
 // context ends the context there (beyond it the function would differ).
 TEST_F(ModelConfigTest, ASlidingWindowEndsTheContext) {
@@ -222,7 +272,7 @@ TEST_F(ModelConfigTest, ReadsLegacyLinearRopeScalingKey) {
 }
 
 TEST_F(ModelConfigTest, RoundTripsThroughJsonAndFile) {
-  for (const char* text : {kLlama31Config, kQwen2Config}) {
+  for (const char* text : {kLlama31Config, kQwen2Config, kQwen3Config}) {
     const ModelConfig original = ModelConfig::from_json(json::parse(text), "original.json");
     expect_same(ModelConfig::from_json(original.to_json(), "round_trip.json"), original);
 
@@ -244,6 +294,8 @@ TEST_F(ModelConfigTest, ToJsonWritesHuggingFaceKeys) {
   EXPECT_EQ(llama["architectures"], json::array({"LlamaForCausalLM"}));
   EXPECT_EQ(llama["rope_scaling"]["rope_type"], "llama3");
   EXPECT_EQ(llama["eos_token_id"], json::array({128001, 128008, 128009}));
+  EXPECT_EQ(ModelConfig::from_json(json::parse(kQwen3Config), "qwen3.json").to_json()["architectures"],
+            json::array({"Qwen3ForCausalLM"}));
 }
 
 TEST_F(ModelConfigTest, MissingFileIsNotFound) {
@@ -310,7 +362,7 @@ TEST_F(ModelConfigTest, UnknownRopeTypeIsInvalidArgument) {
 TEST_F(ModelConfigTest, UnknownModelTypeIsInvalidArgument) {
   json config = tiny_config();
   config["model_type"] = "gpt2";
-  EXPECT_TRUE(rejects(config, {"field 'model_type' is 'gpt2'", "llama, mistral, qwen2"}));
+  EXPECT_TRUE(rejects(config, {"field 'model_type' is 'gpt2'", "llama, mistral, qwen2, qwen3"}));
 }
 
 TEST_F(ModelConfigTest, UnsupportedMlpIsInvalidArgument) {

@@ -9,7 +9,8 @@
 namespace seed::models::testing {
 
 // "llama" (GQA, untied), "llama3" (Llama-3 rope scaling), "mistral",
-// "qwen2" (q/k/v bias), "tied" (tied embeddings, no GQA).
+// "qwen2" (q/k/v bias), "qwen3" (q/k norms, head_dim apart from
+// hidden / heads, tied), "tied" (tied embeddings, no GQA).
 inline ModelConfig tiny_config(const std::string& variant) {
   ModelConfig c;
   c.model_type = "llama";
@@ -36,6 +37,11 @@ inline ModelConfig tiny_config(const std::string& variant) {
     c.model_type = "qwen2";
     c.attention_bias = true;
     c.tie_word_embeddings = true;
+  } else if (variant == "qwen3") {
+    c.model_type = "qwen3";
+    c.head_dim = 12;  // 4 heads x 12 = 48 query columns from a hidden size of 32
+    c.rms_norm_eps = 1e-6;
+    c.tie_word_embeddings = true;
   } else if (variant == "tied") {
     c.tie_word_embeddings = true;
     c.num_key_value_heads = 4;
@@ -43,6 +49,6 @@ inline ModelConfig tiny_config(const std::string& variant) {
   return c;
 }
 
-inline std::vector<std::string> all_variants() { return {"llama", "llama3", "mistral", "qwen2", "tied"}; }
+inline std::vector<std::string> all_variants() { return {"llama", "llama3", "mistral", "qwen2", "qwen3", "tied"}; }
 
 }  // namespace seed::models::testing

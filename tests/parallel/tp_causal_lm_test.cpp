@@ -14,6 +14,7 @@
 #include "parallel/mpi_communicator.h"
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
+#include "tests/parallel/tp_logits.h"
 #include "tests/throws_error.h"
 
 namespace seed::models {
@@ -21,41 +22,11 @@ namespace {
 
 using parallel::testing::mpi_world;
 using seed::testing::throws_error;
+using testing::expect_same_logits;
 
 constexpr int kTp = 2;
 constexpr double kTolerance = 1e-4;
 constexpr uint64_t kSeed = 11;
-
-void expect_close(const at::Tensor& tp, const at::Tensor& whole, const std::string& what) {
-  ASSERT_EQ(tp.sizes(), whole.sizes()) << what;
-  const double diff = (tp - whole).abs().max().item<double>();
-  EXPECT_LE(diff, kTolerance) << what << ": largest difference " << diff;
-}
-
-// Prefill two sequences of different lengths, decode one token each, then
-// verify a token tree on one and a chain on the other, comparing every step.
-void expect_same_logits(CausalLM& tp, CausalLM& whole, const std::string& what) {
-  KvCache tp_cache = tp.make_cache({/*block_size=*/4}), whole_cache = whole.make_cache({/*block_size=*/4});
-  const SequenceId a = tp_cache.create(), b = tp_cache.create();
-  ASSERT_EQ(whole_cache.create(), a);
-  ASSERT_EQ(whole_cache.create(), b);
-  const std::vector<std::vector<SequenceInput>> steps = {
-      {{a, {1, 5, 9, 2, 59, 33, 7, 8, 40}, {}}, {b, {3, 14, 15, 9, 26}, {}}},
-      {{a, {12}, {}}, {b, {58}, {}}},
-      {{a, {4, 18, 19, 22, 5}, {-1, 0, 0, 1, -1}}, {b, {2, 7}, {}}},
-  };
-  const char* names[] = {"prefill", "decode", "tree"};
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const LogitsFor which = i == 1 ? LogitsFor::kLast : LogitsFor::kAll;
-    expect_close(tp.forward(steps[i], tp_cache, which), whole.forward(steps[i], whole_cache, which),
-                 what + " " + names[i]);
-  }
-  // The cache holds this rank's kv heads only: half of them, or the one
-  // kv head a rank shares when there are fewer kv heads than ranks.
-  const int64_t kv_heads = whole.config().num_key_value_heads;
-  const int64_t local_kv_heads = kv_heads % kTp == 0 ? kv_heads / kTp : 1;
-  EXPECT_EQ(tp_cache.bytes_per_token() * kv_heads, whole_cache.bytes_per_token() * local_kv_heads) << what;
-}
 
 class TpCausalLmTest : public ::testing::Test {
  protected:
@@ -76,7 +47,7 @@ TEST_F(TpCausalLmTest, EveryVariantMatchesTheWholeModel) {
     auto tp = CausalLM::random(config, kSeed, options_);
     EXPECT_EQ(tp->shard().size, kTp);
     EXPECT_LT(tp->weights().parameter_bytes(), whole->weights().parameter_bytes()) << variant;
-    expect_same_logits(*tp, *whole, variant);
+    expect_same_logits(*tp, *whole, kTolerance, variant);
   }
 }
 
@@ -85,7 +56,7 @@ TEST_F(TpCausalLmTest, UnevenVocabularyMatchesTheWholeModel) {
   config.vocab_size = 61;                             // ranks hold 31 and 30 rows
   auto whole = CausalLM::random(config, kSeed);
   auto tp = CausalLM::random(config, kSeed, options_);
-  expect_same_logits(*tp, *whole, "vocab 61");
+  expect_same_logits(*tp, *whole, kTolerance, "vocab 61");
 }
 
 TEST_F(TpCausalLmTest, EachRankLoadsItsShardFromAModelFolder) {
@@ -93,7 +64,7 @@ TEST_F(TpCausalLmTest, EachRankLoadsItsShardFromAModelFolder) {
   at::Tensor pid = at::full({1}, static_cast<int64_t>(getpid()), at::kLong);
   group_->broadcast(pid, 0);
   const std::string dir = ::testing::TempDir() + "seed-tp-model-" + std::to_string(pid.item<int64_t>());
-  for (const char* variant : {"llama", "qwen2"}) {
+  for (const char* variant : {"llama", "qwen2", "qwen3"}) {
     const ModelConfig config = testing::tiny_config(variant);
     if (group_->rank() == 0) {
       std::filesystem::create_directories(dir);
@@ -102,7 +73,7 @@ TEST_F(TpCausalLmTest, EachRankLoadsItsShardFromAModelFolder) {
     group_->barrier();
     auto whole = CausalLM::load(dir);
     auto tp = CausalLM::load(dir, options_);
-    expect_same_logits(*tp, *whole, std::string("loaded ") + variant);
+    expect_same_logits(*tp, *whole, kTolerance, std::string("loaded ") + variant);
     group_->barrier();  // everyone has read the folder before it is rewritten
   }
   if (group_->rank() == 0) std::filesystem::remove_all(dir);

@@ -3,7 +3,9 @@
 #include "models/tp_shard.h"
 
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
+#include "models/model_weights.h"
 #include "tests/models/tiny_models.h"
 #include "tests/throws_error.h"
 
@@ -50,6 +52,24 @@ TEST(TpShard, ReplicatesKvHeadsWhenTheyAreFewerThanRanks) {
     EXPECT_EQ(s.kv_heads, 1);
     EXPECT_EQ(s.kv_head_begin, rank / 2) << "rank " << rank;
   }
+}
+
+// Qwen3's heads are head_dim wide whatever hidden / heads is, and its
+// per-head q/k norms go whole to every rank.
+TEST(TpShard, CutsQwen3HeadsOfTheirHeadDimAndKeepsTheQkNormsWhole) {
+  const ModelConfig c = tiny_config("qwen3");  // hidden 32; 4 heads and 2 kv heads of 12
+  const TpShard s = TpShard::of(c, 1, 2);
+  EXPECT_EQ(s.local_config(c).q_size(), 24);
+  EXPECT_EQ(s.local_config(c).kv_size(), 12);
+  const auto cpu = torch::TensorOptions().dtype(torch::kFloat);
+  const LlamaWeights full = random_weights(c, /*seed=*/3, cpu);
+  const LlamaWeights part = shard_weights(full, c, s, cpu);
+  const DecoderLayerWeights &whole = full.layers[1], &mine = part.layers[1];
+  const at::Tensor& qkv = whole.qkv.weight;  // q rows [0, 48), k [48, 72), v [72, 96)
+  EXPECT_TRUE(mine.qkv.weight.equal(torch::cat({qkv.narrow(0, 24, 24), qkv.narrow(0, 60, 12), qkv.narrow(0, 84, 12)})));
+  EXPECT_TRUE(mine.o.weight.equal(whole.o.weight.narrow(1, 24, 24)));
+  EXPECT_TRUE(mine.q_norm.equal(whole.q_norm));
+  EXPECT_TRUE(mine.k_norm.equal(whole.k_norm));
 }
 
 TEST(TpShard, LastRankHoldsTheShortVocabularyShard) {

@@ -43,7 +43,7 @@ spec::DraftTree tree_draft(int round, int64_t vocab) {
 
 TEST(TpTarget, LeadersVerdictsEqualTheWholeModelsTarget) {
   ASSERT_GE(mpi_world().world_size(), kTp) << "run under mpirun -np 2 or more";
-  for (const std::string& variant : {std::string("llama"), std::string("mistral")}) {
+  for (const std::string& variant : {std::string("llama"), std::string("mistral"), std::string("qwen3")}) {
     SCOPED_TRACE(variant);
     const models::ModelConfig config = models::testing::tiny_config(variant);
     std::unique_ptr<Communicator> group = make_mpi_communicator(0, kTp);

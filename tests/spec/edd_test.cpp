@@ -89,7 +89,7 @@ TEST_F(EddTest, FeedingHiddenStatesRoundByRoundEqualsRecomputingThePrefix) {
   const at::Tensor states = torch::randn({12, hidden});
   const std::vector<int32_t> tokens = {5, 1, 7, 33, 2, 8, 61, 4, 4, 19, 0, 12, 6};  // the last: the bonus
 
-  // Rounds as EddDrafter runs them: the new hidden states, a bonus token and
+  // Rounds as the EDD drafter runs them: the new hidden states, a bonus token and
   // a drafted node, whose rows are dropped before the next round.
   models::KvCache cache = edd->make_cache();
   const models::SequenceId seq = cache.create();
@@ -191,19 +191,19 @@ TEST_F(EddTest, TheFirstProposalWaitsForTheTargetsHiddenStates) {
   models::KvCacheOptions options;
   options.hidden_layer = 0;
   ModelTarget target(models::CausalLM::load(pairs_->pair.target), options);
-  EddDrafter drafter(edd);
+  const std::unique_ptr<Drafter> drafter = make_edd_drafter(edd);
   DraftSettings settings;
   settings.k_config = {1, 1, 1};
   const std::vector<int32_t> prompt = {4, 8, 15, 16, 23, 42};
   target.start(1, prompt, {});
-  drafter.start(1, prompt, settings);
-  const DraftTree first = drafter.propose(1, 3);
+  drafter->start(1, prompt, settings);
+  const DraftTree first = drafter->propose(1, 3);
   EXPECT_TRUE(first.tokens.empty());
   const Verdict verdict = target.verify({{1, &first}}).front();
   EXPECT_EQ(verdict.hidden_from, 0);
   EXPECT_EQ(verdict.hidden.size(), prompt.size() * static_cast<size_t>(edd->config().hidden_size));
-  drafter.advance(1, verdict);
-  const DraftTree second = drafter.propose(1, 3);
+  drafter->advance(1, verdict);
+  const DraftTree second = drafter->propose(1, 3);
   EXPECT_EQ(second.tokens.size(), 3u);
   const Verdict next = target.verify({{1, &second}}).front();
   EXPECT_EQ(next.hidden_from, static_cast<int64_t>(prompt.size()));
@@ -212,7 +212,7 @@ TEST_F(EddTest, TheFirstProposalWaitsForTheTargetsHiddenStates) {
   // A verdict from a target that keeps no hidden states.
   Verdict bare = next;
   bare.hidden.clear();
-  EXPECT_TRUE(throws_error([&] { drafter.advance(1, bare); }, ErrorKind::kInvalidArgument, {"hidden", "layer 0"}));
+  EXPECT_TRUE(throws_error([&] { drafter->advance(1, bare); }, ErrorKind::kInvalidArgument, {"hidden", "layer 0"}));
 }
 
 TEST_F(EddTest, AnEddThatDoesNotFitTheTargetIsAnErrorNamingDraft) {

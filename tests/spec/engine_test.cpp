@@ -47,8 +47,9 @@ class EngineTest : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete pairs_; }
 
-  static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
-                                        const ModelPair* pair = nullptr, bool prefix_cache = true) {
+  static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {},
+                                                 int drafters = 2, const ModelPair* pair = nullptr,
+                                                 bool prefix_cache = true) {
     EngineOptions o;
     o.prefix_cache = prefix_cache;
     o.engine = EngineKind::parse(name);
@@ -58,6 +59,22 @@ class EngineTest : public ::testing::Test {
     o.k_config = std::move(k_config);
     o.drafters = drafters;
     return make_engine(o);
+  }
+
+  // `seed` (kFcfs, one proposal per forward) or `seed-batch` (kBatch), built
+  // by hand so that its schedule can be read: chains of three, `drafters`
+  // draft-model drafters on as many threads.
+  static std::unique_ptr<ScheduledEngine> scheduled_seed(SchedulePolicy policy, int drafters) {
+    auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
+    const std::shared_ptr<const models::CausalLM> draft = models::CausalLM::load(pair_->draft);
+    RunSettings settings;
+    settings.k_config = {1, 1, 1};
+    std::vector<std::unique_ptr<Drafter>> handles;
+    for (int i = 0; i < drafters; ++i) handles.push_back(make_draft_model_drafter(draft));
+    const int max_batch = policy == SchedulePolicy::kFcfs ? 1 : 16;
+    return ScheduledEngine::seed(policy == SchedulePolicy::kFcfs ? "seed" : "seed-batch",
+                                 std::make_unique<ModelTarget>(target), std::move(handles), settings,
+                                 Scheduler(policy, max_batch), drafters);
   }
 
   // Six requests with prompts of different lengths and their own streams.
@@ -262,13 +279,13 @@ TEST_F(EngineTest, SampledEnginesAreLossless) {
 }
 
 TEST_F(EngineTest, FcfsVerifiesProposalsInArrivalOrderAndFinishesMoreRequestsThanDrafters) {
-  auto e = engine("seed", {}, 2);
+  auto e = scheduled_seed(SchedulePolicy::kFcfs, 2);
   const std::vector<Completion> out = e->generate(requests(1.0f));
   for (const Completion& c : out) {
     EXPECT_EQ(c.finish, FinishReason::kLength);
     EXPECT_EQ(c.tokens.size(), 20u);
   }
-  const std::vector<ScheduleEvent> schedule = dynamic_cast<ScheduledEngine&>(*e).schedule();
+  const std::vector<ScheduleEvent> schedule = e->schedule();
   std::vector<uint64_t> proposed, verified;
   int last_batch = -1;
   for (const ScheduleEvent& event : schedule) {
@@ -285,11 +302,11 @@ TEST_F(EngineTest, FcfsVerifiesProposalsInArrivalOrderAndFinishesMoreRequestsTha
 }
 
 TEST_F(EngineTest, BatchedSeedVerifiesEveryReadyProposalOnceInArrivalOrder) {
-  auto e = engine("seed-batch", {}, 3);
+  auto e = scheduled_seed(SchedulePolicy::kBatch, 3);
   e->generate(requests(1.0f));
   std::vector<uint64_t> proposed, verified;
   std::map<int, int> batch_sizes;
-  for (const ScheduleEvent& event : dynamic_cast<ScheduledEngine&>(*e).schedule()) {
+  for (const ScheduleEvent& event : e->schedule()) {
     (event.kind == ScheduleEvent::kProposed ? proposed : verified).push_back(event.slot);
     if (event.kind == ScheduleEvent::kVerified) ++batch_sizes[event.worker];
   }
@@ -320,19 +337,19 @@ TEST_F(EngineTest, PriorityScheduleVerifiesTheMostUrgentRequestsFirst) {
 class FailingDrafter : public Drafter {
  public:
   FailingDrafter(std::shared_ptr<const models::CausalLM> model, uint64_t failing_slot)
-      : inner_(std::move(model)), failing_slot_(failing_slot) {}
+      : inner_(make_draft_model_drafter(std::move(model))), failing_slot_(failing_slot) {}
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
-    inner_.start(slot, tokens, settings);
+    inner_->start(slot, tokens, settings);
   }
   DraftTree propose(uint64_t slot, int max_depth) override {
     if (slot == failing_slot_ && ++proposals_ == 3) SEED_FAIL(kIo) << "draft weights vanished";
-    return inner_.propose(slot, max_depth);
+    return inner_->propose(slot, max_depth);
   }
-  void advance(uint64_t slot, const Verdict& verdict) override { inner_.advance(slot, verdict); }
-  void finish(uint64_t slot) override { inner_.finish(slot); }
+  void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
 
  private:
-  DraftModelDrafter inner_;
+  std::unique_ptr<Drafter> inner_;
   uint64_t failing_slot_;
   int proposals_ = 0;
 };
@@ -344,7 +361,7 @@ TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
   RunSettings settings;
   settings.k_config = {1, 1, 1};
   std::vector<std::unique_ptr<Drafter>> drafters;
-  drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
+  drafters.push_back(make_draft_model_drafter(draft));
   drafters.push_back(std::make_unique<FailingDrafter>(draft, 3));
   auto seed = ScheduledEngine::seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
                                     Scheduler(SchedulePolicy::kFcfs, 1), 1);
@@ -370,27 +387,27 @@ TEST_F(EngineTest, ADrafterFailureEndsOnlyItsRequest) {
 class VanishingDrafter : public Drafter {
  public:
   VanishingDrafter(std::shared_ptr<const models::CausalLM> model, int proposals)
-      : inner_(std::move(model)), left_(proposals) {}
+      : inner_(make_draft_model_drafter(std::move(model))), left_(proposals) {}
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
     check();
-    inner_.start(slot, tokens, settings);
+    inner_->start(slot, tokens, settings);
   }
   DraftTree propose(uint64_t slot, int max_depth) override {
     check();
     --left_;
-    return inner_.propose(slot, max_depth);
+    return inner_->propose(slot, max_depth);
   }
   void advance(uint64_t slot, const Verdict& verdict) override {
     check();
-    inner_.advance(slot, verdict);
+    inner_->advance(slot, verdict);
   }
-  void finish(uint64_t slot) override { inner_.finish(slot); }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
 
  private:
   void check() const {
     if (left_ <= 0) SEED_FAIL(kUnavailable) << "draft rank 2 stopped answering";
   }
-  DraftModelDrafter inner_;
+  std::unique_ptr<Drafter> inner_;
   int left_;
 };
 
@@ -402,9 +419,9 @@ TEST_F(EngineTest, SequencesOfAVanishedDrafterMoveOnWithTheSameTokens) {
   for (float temperature : {0.0f, 1.0f}) {
     const auto sd = tokens_of(engine("sd")->generate(requests(temperature)));
     std::vector<std::unique_ptr<Drafter>> drafters;
-    drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
+    drafters.push_back(make_draft_model_drafter(draft));
     drafters.push_back(std::make_unique<VanishingDrafter>(draft, 4));
-    drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
+    drafters.push_back(make_draft_model_drafter(draft));
     auto seed = ScheduledEngine::seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
                                       Scheduler(SchedulePolicy::kFcfs, 1), 1);
     EXPECT_EQ(tokens_of(seed->generate(requests(temperature))), sd) << temperature;
@@ -478,21 +495,22 @@ TEST_F(EngineTest, APrefilledSlotGetsTheVerdictsOfAFreshOne) {
 TEST_F(EngineTest, DrafterThreadsKeepTheirTeamSize) {
   class TeamNotingDrafter final : public Drafter {
    public:
-    explicit TeamNotingDrafter(std::shared_ptr<const models::CausalLM> model) : inner_(std::move(model)) {}
+    explicit TeamNotingDrafter(std::shared_ptr<const models::CausalLM> model)
+        : inner_(make_draft_model_drafter(std::move(model))) {}
     void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
-      inner_.start(slot, tokens, settings);
+      inner_->start(slot, tokens, settings);
     }
     DraftTree propose(uint64_t slot, int max_depth) override {
-      DraftTree tree = inner_.propose(slot, max_depth);  // runs ATen's parallel ops
+      DraftTree tree = inner_->propose(slot, max_depth);  // runs ATen's parallel ops
       teams.push_back(omp_get_max_threads());
       return tree;
     }
-    void advance(uint64_t slot, const Verdict& verdict) override { inner_.advance(slot, verdict); }
-    void finish(uint64_t slot) override { inner_.finish(slot); }
+    void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
+    void finish(uint64_t slot) override { inner_->finish(slot); }
     std::vector<int> teams;
 
    private:
-    DraftModelDrafter inner_;
+    std::unique_ptr<Drafter> inner_;
   };
   const int own = at::get_num_threads();
   at::set_num_threads(3);
@@ -520,7 +538,7 @@ TEST_F(EngineTest, DraftersShareOneDraftModelAcrossThreads) {
   settings.k_config = {2, 1, 1};
   settings.seed = 5;
   const std::vector<GenRequest> batch = requests(1.0f);
-  const auto drafts_of = [&](DraftModelDrafter& drafter, size_t first, size_t step) {
+  const auto drafts_of = [&](Drafter& drafter, size_t first, size_t step) {
     std::vector<std::vector<int32_t>> out(batch.size());
     for (size_t i = first; i < batch.size(); i += step) {
       DraftSettings own = settings;  // each thread its own copy
@@ -530,11 +548,11 @@ TEST_F(EngineTest, DraftersShareOneDraftModelAcrossThreads) {
     }
     return out;
   };
-  DraftModelDrafter alone(draft);
-  const auto expected = drafts_of(alone, 0, 1);
+  const std::unique_ptr<Drafter> alone = make_draft_model_drafter(draft);
+  const auto expected = drafts_of(*alone, 0, 1);
 
-  std::vector<std::unique_ptr<DraftModelDrafter>> drafters;
-  for (int t = 0; t < 3; ++t) drafters.push_back(std::make_unique<DraftModelDrafter>(draft));
+  std::vector<std::unique_ptr<Drafter>> drafters;
+  for (int t = 0; t < 3; ++t) drafters.push_back(make_draft_model_drafter(draft));
   EXPECT_EQ(draft.use_count(), 5) << "the test, `alone` and three drafters hold one model";
   std::vector<std::vector<std::vector<int32_t>>> got(drafters.size());
   std::vector<std::thread> threads;

@@ -8,20 +8,27 @@
 #include "models/tokenizer.h"
 #include "spec/engine/engine_factory.h"
 #include "spec/lookahead/lookahead_engine.h"
+#include "tests/throws_error.h"
 
 namespace seed::spec {
 namespace {
 
+using ::seed::testing::throws_error;
+
 const std::string kZoo = SEED_ZOO_DIR;
 
-std::unique_ptr<Engine> zoo_engine(const std::string& name, const std::string& device = "cpu") {
+EngineOptions zoo_options(const std::string& name, const std::string& device = "cpu") {
   EngineOptions o;
   o.engine = EngineKind::parse(name);
   o.target = kZoo + "/tiny-target";
   o.draft = kZoo + "/tiny-draft";
   o.drafters = 2;
   o.device = device;
-  return make_engine(o);
+  return o;
+}
+
+std::unique_ptr<Engine> zoo_engine(const std::string& name, const std::string& device = "cpu") {
+  return make_engine(zoo_options(name, device));
 }
 
 std::vector<GenRequest> propose_requests(float temperature) {
@@ -79,25 +86,30 @@ TEST(EngineTextTest, StopStringsEosAndLengthEndRequestsAlikeInEveryEngine) {
 
 // Greedy, with the exact verifier, a drafted step is committed only when it
 // is the target's own next step: lookahead writes the target's text, over a
-// speculative target engine too.
+// speculative target engine too. make_engine builds it from the options.
 TEST(EngineTextTest, GreedyLookaheadWithTheExactVerifierWritesTheTargetsText) {
   const std::vector<GenRequest> requests = propose_requests(0.0f);
   const std::vector<Completion> ar = zoo_engine("ar")->generate(requests);
-  const RunSettings settings = model_run_settings(kZoo + "/tiny-target");
   for (const std::string target : {"ar", "sd"}) {
-    EngineOptions draft;
-    draft.engine = EngineKind::parse("ar-batch");
-    draft.target = kZoo + "/tiny-draft";
-    LookaheadSettings steps;
-    steps.gamma = 2;
-    LookaheadEngine lookahead(make_engine(draft), zoo_engine(target), settings, steps, make_step_verifier("exact"));
-    const std::vector<Completion> out = lookahead.generate(requests);
+    EngineOptions o = zoo_options(target);
+    o.lookahead.emplace();
+    o.lookahead->gamma = 2;
+    o.step_verifier = [](Engine&, const EngineOptions&) { return make_step_verifier("exact"); };
+    const std::unique_ptr<Engine> lookahead = make_engine(o);
+    EXPECT_EQ(lookahead->name(), "lookahead(" + target + ")");
+    EXPECT_EQ(lookahead->draft_plan().k_config, zoo_engine(target)->draft_plan().k_config);
+    const std::vector<Completion> out = lookahead->generate(requests);
     for (size_t i = 0; i < out.size(); ++i) {
       EXPECT_EQ(out[i].text, ar[i].text) << target << " request " << i;
       EXPECT_EQ(out[i].finish, ar[i].finish) << target << " request " << i;
     }
-    EXPECT_GT(lookahead.step_stats().accepted_steps, 0) << "the zoo pair agrees on some steps";
+    const StepStats steps = lookahead->stats().steps;
+    EXPECT_GT(steps.accepted_steps, 0) << "the zoo pair agrees on some steps";
+    EXPECT_EQ(steps.mean_gamma(), 2.0);
   }
+  EngineOptions unjudged = zoo_options("ar");
+  unjudged.lookahead.emplace();
+  EXPECT_TRUE(throws_error([&] { make_engine(unjudged); }, ErrorKind::kInvalidArgument, {"--lookahead", "verifier"}));
 }
 
 // What a round commits at a step depends only on the text before it: the
@@ -130,7 +142,7 @@ TEST(EngineTextTest, AsynchronousLookaheadCommitsWhatTheSynchronousOneDoes) {
     EXPECT_EQ(b[i].text, a[i].text) << "request " << i;
     EXPECT_EQ(b[i].finish, a[i].finish) << "request " << i;
   }
-  EXPECT_EQ(async.step_stats().accepted_steps, sync.step_stats().accepted_steps);
+  EXPECT_EQ(async.stats().steps.accepted_steps, sync.stats().steps.accepted_steps);
 }
 
 // On a GPU the asynchronous engine's draft thread queues its kernels on a
@@ -146,14 +158,14 @@ TEST(EngineTextTest, OnCudaTheAsynchronousDraftOnItsOwnStreamChangesNoText) {
   LookaheadSettings steps;
   steps.gamma = 3;
   steps.async = true;
-  steps.draft_device = c10::Device(cuda);
+  steps.draft_device = cuda;
   LookaheadEngine lookahead(make_engine(draft), zoo_engine("sd", cuda), model_run_settings(kZoo + "/tiny-target"),
                             steps, make_step_verifier("exact"));
   const std::vector<GenRequest> requests = propose_requests(0.0f);
   const std::vector<Completion> ar = zoo_engine("ar", cuda)->generate(requests);
   const std::vector<Completion> out = lookahead.generate(requests);
   for (size_t i = 0; i < ar.size(); ++i) EXPECT_EQ(out[i].text, ar[i].text) << "request " << i;
-  EXPECT_GT(lookahead.step_stats().accepted_steps, 0) << "the zoo pair agrees on some steps";
+  EXPECT_GT(lookahead.stats().steps.accepted_steps, 0) << "the zoo pair agrees on some steps";
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // ForwardCost: the line through what target forwards cost by the drafted
 // tokens they verify.
-#include "spec/lookahead/forward_cost.h"
+#include "spec/engine/forward_cost.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@ TEST(ForwardCost, FitsTheLineThroughCallsThatVerifiedDifferentDraftLengths) {
   for (const int drafted : {3, 7, 15}) cost.add(10, 10 * drafted, 10 * (1e-3 + 1e-4 * drafted));
   EXPECT_NEAR(cost.base_s(), 1e-3, 1e-9);
   EXPECT_NEAR(cost.per_token_s(), 1e-4, 1e-9);
+  EXPECT_NEAR(cost.verify_token_ratio(), 0.1, 1e-6);
 }
 
 TEST(ForwardCost, WithoutSpreadOrWithAFallingLineAForwardCostsItsMean) {
@@ -22,6 +23,7 @@ TEST(ForwardCost, WithoutSpreadOrWithAFallingLineAForwardCostsItsMean) {
   cost.add(6, 42, 6 * 4e-3);  // the same 7 tokens a forward: no slope to see
   EXPECT_FALSE(cost.empty());
   EXPECT_EQ(cost.per_token_s(), 0);
+  EXPECT_EQ(cost.verify_token_ratio(), 0);
   EXPECT_NEAR(cost.base_s(), 3.2e-3, 1e-12);
   ForwardCost falling;
   falling.add(10, 10, 10 * 5e-3);

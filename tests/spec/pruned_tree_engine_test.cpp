@@ -75,15 +75,14 @@ TEST_F(PrunedTreeEngineTest, GreedyEveryEngineProducesTheArTokens) {
         EXPECT_GT(s.alpha(), 0.0) << name;
         EXPECT_GT(s.tau(), 1.0) << name;
       }
-      const auto& settings = dynamic_cast<const ScheduledEngine&>(*e).settings();
-      ASSERT_TRUE(settings.pruned_tree.has_value());
+      const DraftPlan plan = e->draft_plan();
       if (threshold > 0) {
-        EXPECT_EQ(settings.pruned_tree->expand, threshold);
-        EXPECT_EQ(settings.pruned_tree->prune, 0.01f) << "epsilon as given";
+        EXPECT_EQ(plan.pct_expand, threshold);
+        EXPECT_EQ(plan.pct_prune, 0.01f) << "epsilon as given";
       }
-      EXPECT_GE(settings.pruned_tree->prune, 0.01f);
-      EXPECT_GT(settings.pruned_tree->expand, 0.0f) << "measured when not given";
-      EXPECT_EQ(settings.k_config, std::vector<int>(10, 5)) << "the top 5 to depth 10 by default";
+      EXPECT_GE(plan.pct_prune, 0.01f);
+      EXPECT_GT(plan.pct_expand, 0.0f) << "measured when not given";
+      EXPECT_EQ(plan.k_config, std::vector<int>(10, 5)) << "the top 5 to depth 10 by default";
     }
   }
 }
@@ -144,15 +143,15 @@ TEST_F(PrunedTreeEngineTest, SampledEnginesAreLossless) {
 TEST_F(PrunedTreeEngineTest, DraftsFollowTheRule) {
   const PrunedTree rule{0.1f, 0.02f};
   std::shared_ptr<models::CausalLM> draft = models::CausalLM::load(pair_->draft);
-  DraftModelDrafter drafter(draft);
+  const std::unique_ptr<Drafter> drafter = make_draft_model_drafter(draft);
   for (const float temperature : {0.0f, 0.7f}) {
     DraftSettings settings;
     settings.sampling.temperature = temperature;
     settings.k_config = std::vector<int>(6, 4);
     settings.pruned = rule;
     const std::vector<int32_t> prompt = {3, 9, 14, 2};
-    drafter.start(1, prompt, settings);
-    const DraftTree tree = drafter.propose(1, 6);
+    drafter->start(1, prompt, settings);
+    const DraftTree tree = drafter->propose(1, 6);
     ASSERT_FALSE(tree.tokens.empty());
     EXPECT_TRUE(tree.deterministic);
     // Confidence of each node, recomputed from the draft model.
@@ -186,19 +185,18 @@ TEST_F(PrunedTreeEngineTest, DraftsFollowTheRule) {
       ++expanded_per_depth[static_cast<size_t>(depth[i])];
     }
     for (const int expanded : expanded_per_depth) EXPECT_LE(expanded, 10);
-    drafter.finish(1);
+    drafter->finish(1);
   }
 }
 
 TEST_F(PrunedTreeEngineTest, StepCostIsMeasuredOnTheHandles) {
   auto target = std::make_unique<ModelTarget>(models::CausalLM::load(pair_->target), models::KvCacheOptions{});
-  DraftModelDrafter drafter(std::shared_ptr<const models::CausalLM>(models::CausalLM::load(pair_->draft)));
-  const StepCost cost = measure_step_cost(*target, drafter);
+  const std::unique_ptr<Drafter> drafter = make_draft_model_drafter(models::CausalLM::load(pair_->draft));
+  const StepCost cost = measure_step_cost(*target, *drafter);
   EXPECT_GT(cost.draft_s, 0.0);
   EXPECT_GT(cost.target_s, 0.0);
-  EXPECT_GE(cost.node_s, 0.0);
   // The slots it used are gone: starting them again is a fresh start.
-  EXPECT_NO_THROW(measure_step_cost(*target, drafter));
+  EXPECT_NO_THROW(measure_step_cost(*target, *drafter));
 }
 
 // A drafter whose every proposal first waits `latency`, as a draft rank's
@@ -223,14 +221,50 @@ class DelayedDrafter final : public Drafter {
 
 TEST_F(PrunedTreeEngineTest, AStepCostLeavesOutWhatEveryProposalCostsWhateverItsDepth) {
   auto target = std::make_unique<ModelTarget>(models::CausalLM::load(pair_->target), models::KvCacheOptions{});
-  DraftModelDrafter drafter(std::shared_ptr<const models::CausalLM>(models::CausalLM::load(pair_->draft)));
+  const std::unique_ptr<Drafter> drafter = make_draft_model_drafter(models::CausalLM::load(pair_->draft));
   const std::chrono::milliseconds latency(10);
-  DelayedDrafter remote(drafter, latency);
+  DelayedDrafter remote(*drafter, latency);
   const StepCost cost = measure_step_cost(*target, remote);
   // A draft step of these tiny models is far below the latency; counted
   // per proposal, the latency alone would make it 10 ms.
   EXPECT_LT(cost.draft_s, 0.5 * std::chrono::duration<double>(latency).count());
   EXPECT_GT(cost.draft_s, 0.0);
+}
+
+// A target whose every verify first waits `per_node` for each drafted node
+// it verifies, as a forward whose cost grows with its tokens (a CPU's).
+class NodeCostTarget final : public Target {
+ public:
+  NodeCostTarget(Target& inner, std::chrono::milliseconds per_node) : inner_(inner), per_node_(per_node) {}
+  int64_t vocab_size() const override { return inner_.vocab_size(); }
+  int64_t max_positions() const override { return inner_.max_positions(); }
+  void start(uint64_t slot, const std::vector<int32_t>& prompt, const TargetSettings& settings) override {
+    inner_.start(slot, prompt, settings);
+  }
+  int64_t room(uint64_t slot) const override { return inner_.room(slot); }
+  std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override {
+    size_t nodes = 0;
+    for (const VerifyItem& item : items) nodes += item.draft->tokens.size();
+    std::this_thread::sleep_for(per_node_ * static_cast<int64_t>(nodes));
+    return inner_.verify(items);
+  }
+  void finish(uint64_t slot) override { inner_.finish(slot); }
+  PrefillStats prefill_stats() const override { return inner_.prefill_stats(); }
+
+ private:
+  Target& inner_;
+  std::chrono::milliseconds per_node_;
+};
+
+// What a node adds to a verify is at least the wait it adds: a lower bound
+// the sleep guarantees however busy the machine is.
+TEST_F(PrunedTreeEngineTest, ANodesStepCostIsWhatItAddsToAVerify) {
+  ModelTarget model(models::CausalLM::load(pair_->target), models::KvCacheOptions{});
+  const std::chrono::milliseconds per_node(2);
+  NodeCostTarget target(model, per_node);
+  const std::unique_ptr<Drafter> drafter = make_draft_model_drafter(models::CausalLM::load(pair_->draft));
+  const StepCost cost = measure_step_cost(target, *drafter);
+  EXPECT_GE(cost.verify_token_s, 0.5 * std::chrono::duration<double>(per_node).count());
 }
 
 TEST_F(PrunedTreeEngineTest, BadOptionsAreErrorsNamingThem) {

@@ -1,6 +1,7 @@
-// Every engine on a model pair of Llama 3's real shape (128,256 tokens,
-// llama3 rope scaling, tied embeddings; tests/models/golden), prompts that
-// use ids past 100k: every engine runs, and greedy output equals `ar`'s.
+// Every engine on model pairs of real shapes (tests/models/golden): Llama 3
+// (128,256 tokens, llama3 rope scaling, tied embeddings) and Qwen3 (151,936
+// tokens, per-head q/k norms, heads wider than hidden / heads), prompts
+// that use ids past 100k: every engine runs, and greedy output equals `ar`'s.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,25 +15,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(RealShapeEngines, EveryEngineGivesArTokensOnALlama3ShapedPair) {
-  const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_" + std::to_string(::getpid()));
-  const std::string config = std::string(SEED_GOLDEN_DIR) + "/llama3.config.json";
+// A target and a draft of the golden config `name` (different weights), and
+// three greedy requests whose prompt i is prompt(i).
+void expect_every_engine_gives_ar_tokens(const std::string& name, std::vector<int32_t> (*prompt)(int)) {
+  const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_" + name + "_" + std::to_string(::getpid()));
+  const std::string config = std::string(SEED_GOLDEN_DIR) + "/" + name + ".config.json";
   models::testing::write_portable_model(config, (dir / "target").string(), /*seed=*/0);
   models::testing::write_portable_model(config, (dir / "draft").string(), /*seed=*/1);
 
   std::vector<GenRequest> requests;
   for (int i = 0; i < 3; ++i) {
     GenRequest r;
-    r.prompt_tokens = {128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234};
+    r.prompt_tokens = prompt(i);
     r.max_new_tokens = 10;
     r.sampling.temperature = 0.0f;
     r.stream = static_cast<uint64_t>(i);
     requests.push_back(r);
   }
   std::vector<std::vector<int32_t>> expected;
-  for (const std::string name : {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"}) {
+  for (const std::string engine : {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"}) {
     EngineOptions o;
-    o.engine = EngineKind::parse(name);
+    o.engine = EngineKind::parse(engine);
     o.target = (dir / "target").string();
     o.draft = (dir / "draft").string();
     o.draft_length = 3;
@@ -41,14 +44,27 @@ TEST(RealShapeEngines, EveryEngineGivesArTokensOnALlama3ShapedPair) {
     const std::vector<Completion> out = make_engine(o)->generate(requests);
     std::vector<std::vector<int32_t>> tokens;
     for (const Completion& c : out) {
-      ASSERT_NE(c.finish, FinishReason::kError) << name << ": " << c.error;
-      ASSERT_FALSE(c.tokens.empty()) << name;
+      ASSERT_NE(c.finish, FinishReason::kError) << engine << ": " << c.error;
+      ASSERT_FALSE(c.tokens.empty()) << engine;
       tokens.push_back(c.tokens);
     }
     if (expected.empty()) expected = tokens;
-    EXPECT_EQ(tokens, expected) << name;
+    EXPECT_EQ(tokens, expected) << name << " " << engine;
   }
   fs::remove_all(dir);
+}
+
+TEST(RealShapeEngines, EveryEngineGivesArTokensOnALlama3ShapedPair) {
+  expect_every_engine_gives_ar_tokens("llama3", [](int i) {
+    return std::vector<int32_t>{128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234};
+  });
+}
+
+TEST(RealShapeEngines, EveryEngineGivesArTokensOnAQwen3ShapedPair) {
+  // <|im_start|>, "user", "\n", ids past 100k, the last ids of the vocabulary
+  expect_every_engine_gives_ar_tokens("qwen3", [](int i) {
+    return std::vector<int32_t>{151644, 872, 198, 100000 + 7 * i, 151935 - 31 * i, 1234 + i};
+  });
 }
 
 }  // namespace

@@ -51,6 +51,26 @@ TEST(SchedulerTest, PriorityNeverStarvesALowPriorityProposal) {
   EXPECT_EQ(served_at, kMaxWait);
 }
 
+// Callers take turns, the one with the oldest proposal first; priorities
+// compare within a caller only.
+TEST(SchedulerTest, CallersTakeTurnsOldestFirstAndPrioritiesRankWithinACaller) {
+  std::vector<ReadyProposal> ready;
+  for (int i = 0; i < 40; ++i) ready.push_back({0.0, 0, /*caller=*/7});  // a wide level, queued first
+  ready.push_back({0.0, 1, /*caller=*/9});                             // one request of another caller
+  Scheduler batch(SchedulePolicy::kBatch, /*max_batch=*/4);
+  EXPECT_EQ(batch.pick(ready), std::vector<size_t>({0, 40, 1, 2}));
+  // fcfs: the oldest of each caller, one each.
+  Scheduler fcfs(SchedulePolicy::kFcfs, /*max_batch=*/4);
+  EXPECT_EQ(fcfs.pick(ready), std::vector<size_t>({0, 40}));
+  Scheduler fcfs_one(SchedulePolicy::kFcfs, /*max_batch=*/1);
+  EXPECT_EQ(fcfs_one.pick(ready), std::vector<size_t>({0}));
+
+  // Caller 1's urgent proposal does not outrank caller 2's older one.
+  const std::vector<ReadyProposal> mixed = {{0.1, 0, 2}, {0.9, 0, 1}, {0.5, 0, 2}, {0.3, 0, 1}};
+  Scheduler priority(SchedulePolicy::kPriority, /*max_batch=*/3);
+  EXPECT_EQ(priority.pick(mixed), std::vector<size_t>({2, 1, 0}));
+}
+
 TEST(SchedulerTest, PolicyNamesRoundTripAndUnknownOnesAreErrors) {
   for (const SchedulePolicy p : {SchedulePolicy::kFcfs, SchedulePolicy::kBatch, SchedulePolicy::kPriority}) {
     EXPECT_EQ(parse_schedule_policy(schedule_policy_name(p)), p);

@@ -122,14 +122,14 @@ TEST(BlocksworldTest, IllegalActionsNameTheRestrictionAndApplyThrows) {
             std::string::npos);
 }
 
-TEST(BlocksworldTest, ValidateStateRejectsBrokenInvariants) {
-  EXPECT_NO_THROW(blocks_validate_state(BlocksState{{kBlue, kOnTable, kInHand}}));
-  EXPECT_THROW(blocks_validate_state(BlocksState{{kBlue, kRed, kOnTable}}), Error);  // cycle
-  EXPECT_THROW(blocks_validate_state(BlocksState{{kYellow, kYellow, kOnTable}}), Error);
-  EXPECT_THROW(blocks_validate_state(BlocksState{{kInHand, kInHand, kOnTable}}), Error);
-  EXPECT_THROW(blocks_validate_state(BlocksState{{kBlue, kInHand, kOnTable}}), Error);
-  EXPECT_THROW(blocks_validate_state(BlocksState{{kRed}}), Error);  // on itself
-  EXPECT_THROW(blocks_validate_state(BlocksState{}), Error);
+TEST(BlocksworldTest, StateErrorNamesTheBrokenInvariant) {
+  EXPECT_EQ(blocks_state_error(BlocksState{{kBlue, kOnTable, kInHand}}), "");
+  EXPECT_EQ(blocks_state_error(BlocksState{{kBlue, kRed, kOnTable}}), "blocks form a cycle through block 0");
+  EXPECT_EQ(blocks_state_error(BlocksState{{kYellow, kYellow, kOnTable}}), "two blocks stand on block 2");
+  EXPECT_EQ(blocks_state_error(BlocksState{{kInHand, kInHand, kOnTable}}), "2 blocks in the hand; at most one");
+  EXPECT_EQ(blocks_state_error(BlocksState{{kBlue, kInHand, kOnTable}}), "block 0 stands on the held block 1");
+  EXPECT_EQ(blocks_state_error(BlocksState{{kRed}}), "block 0 stands on invalid position 0");
+  EXPECT_EQ(blocks_state_error(BlocksState{}), "0 blocks; expected 1..8");
 }
 
 TEST(BlocksworldTest, BfsPlanIsValidAndOptimalOnHandMadeInstances) {

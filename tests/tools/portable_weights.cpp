@@ -71,6 +71,10 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> checkpoint_layout(cons
       out.push_back({p + "self_attn.v_proj.bias", {c.kv_size()}});
     }
     out.push_back({p + "self_attn.o_proj.weight", {h, c.q_size()}});
+    if (c.has_qk_norm()) {
+      out.push_back({p + "self_attn.q_norm.weight", {c.head_dim}});
+      out.push_back({p + "self_attn.k_norm.weight", {c.head_dim}});
+    }
     out.push_back({p + "post_attention_layernorm.weight", {h}});
     out.push_back({p + "mlp.gate_proj.weight", {c.intermediate_size, h}});
     out.push_back({p + "mlp.up_proj.weight", {c.intermediate_size, h}});

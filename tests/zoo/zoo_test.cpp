@@ -4,9 +4,9 @@
 
 #include <sstream>
 
-#include "models/autoregressive.h"
 #include "models/causal_lm.h"
 #include "models/tokenizer.h"
+#include "spec/engine/engine_factory.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 #include "tasks/game24.h"
@@ -18,19 +18,14 @@ const std::string kTarget = std::string(SEED_ZOO_DIR) + "/tiny-target";
 const std::string kDraft = std::string(SEED_ZOO_DIR) + "/tiny-draft";
 
 std::string greedy_completion(const std::string& model_dir, const std::string& prompt, int64_t limit) {
-  auto model = models::CausalLM::load(model_dir);
-  auto tokenizer = models::load_tokenizer(model_dir);
-  models::KvCache cache = model->make_cache();
-  models::DecodeOptions options;
-  options.max_new_tokens = limit;
-  options.sampling.temperature = 0.0f;
-  options.stop_tokens = {tokenizer->eos_id()};
-  std::vector<int32_t> tokens;
-  models::decode_autoregressive(*model, cache, tokenizer->encode(prompt, true), options, [&](int32_t token) {
-    tokens.push_back(token);
-    return true;
-  });
-  return tokenizer->decode(tokens);
+  spec::EngineOptions ar;
+  ar.engine = spec::EngineKind::kAr;
+  ar.target = model_dir;
+  spec::GenRequest request;
+  request.prompt = prompt;
+  request.max_new_tokens = limit;
+  request.sampling.temperature = 0.0f;
+  return spec::make_engine(ar)->generate({request}).front().text;
 }
 
 TEST(ZooTest, TargetAndDraftLoadAndShareTheTokenizer) {

@@ -9,24 +9,17 @@
 namespace seed::spec {
 
 AdedDrafter::AdedDrafter(std::shared_ptr<TrigramStore> store, AdedSearchOptions search)
-    : store_(std::move(store)), search_(search) {
+    : SlotDrafter("aded drafter"), store_(std::move(store)), search_(search) {
   SEED_CHECK(store_ != nullptr, kInvalidArgument) << "aded drafter: no tri-gram store";
 }
 
-AdedDrafter::Slot& AdedDrafter::slot_state(uint64_t slot) {
-  const auto it = slots_.find(slot);
-  SEED_CHECK(it != slots_.end(), kInvalidArgument) << "aded drafter: slot " << slot << " was not started";
-  return it->second;
-}
-
 void AdedDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
-  SEED_CHECK(!tokens.empty(), kInvalidArgument) << "aded drafter: slot " << slot << " started with no tokens";
-  Slot& s = slots_[slot] = Slot{tokens, settings, store_->table(settings.group)};
+  AdedSlot& s = slots_.start(slot, tokens, AdedSlot{tokens, settings, store_->table(settings.group)});
   s.table->adjust(s.tokens, s.tokens.size());
 }
 
 DraftTree AdedDrafter::propose(uint64_t slot, int max_depth) {
-  Slot& s = slot_state(slot);
+  AdedSlot& s = slots_.at(slot);
   const std::vector<int>& shape = s.settings.k_config;
   const size_t depth = static_cast<size_t>(std::max(0, std::min(max_depth, static_cast<int>(shape.size()))));
   DraftTree draft;
@@ -67,11 +60,9 @@ DraftTree AdedDrafter::propose(uint64_t slot, int max_depth) {
 }
 
 void AdedDrafter::advance(uint64_t slot, const Verdict& verdict) {
-  Slot& s = slot_state(slot);
+  AdedSlot& s = slots_.at(slot);
   s.tokens.insert(s.tokens.end(), verdict.tokens.begin(), verdict.tokens.end());
   s.table->adjust(s.tokens, s.tokens.size());
 }
-
-void AdedDrafter::finish(uint64_t slot) { slots_.erase(slot); }
 
 }  // namespace seed::spec

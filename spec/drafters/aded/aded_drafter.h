@@ -22,16 +22,22 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 
 #include "spec/drafters/aded/aded_search.h"
-#include "spec/api/drafter.h"
+#include "spec/drafters/drafter_slots.h"
 #include "spec/drafters/aded/trigram_store.h"
 
 namespace seed::spec {
 
-class AdedDrafter : public Drafter {
+// What an AdedDrafter keeps per slot.
+struct AdedSlot {
+  std::vector<int32_t> tokens;  // prompt and accepted tokens
+  DraftSettings settings;
+  std::shared_ptr<AdaptiveTrigrams> table;  // the group's
+};
+
+class AdedDrafter : public SlotDrafter<AdedSlot> {
  public:
   static constexpr int kMaxNodes = 64;  // draft nodes of one proposal
 
@@ -44,19 +50,10 @@ class AdedDrafter : public Drafter {
   // Adds the verdict's tokens to the slot's context and adapts the group's
   // table to the context's last tokens.
   void advance(uint64_t slot, const Verdict& verdict) override;
-  void finish(uint64_t slot) override;
 
  private:
-  struct Slot {
-    std::vector<int32_t> tokens;  // prompt and accepted tokens
-    DraftSettings settings;
-    std::shared_ptr<AdaptiveTrigrams> table;
-  };
-  Slot& slot_state(uint64_t slot);
-
   std::shared_ptr<TrigramStore> store_;
   AdedSearchOptions search_;
-  std::map<uint64_t, Slot> slots_;
 };
 
 }  // namespace seed::spec

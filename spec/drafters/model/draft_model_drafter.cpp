@@ -8,56 +8,35 @@
 #include <optional>
 
 #include "models/base/error.h"
-#include "spec/drafters/model/draft_tree_growth.h"
+#include "spec/drafters/model/model_drafter.h"
 
 namespace seed::spec {
+namespace {
 
-struct DraftModelDrafter::Slot {
-  models::SequenceId main = 0;
-  bool started = false;        // `main` exists (from the first proposal on)
-  DraftSettings settings;
+// What the drafter keeps per slot.
+struct DraftModelSlot : ModelSlot {
+  explicit DraftModelSlot(const std::vector<int32_t>& tokens)
+      : unfed(tokens), accepted(static_cast<int64_t>(tokens.size())) {}
   std::vector<int32_t> unfed;  // accepted tokens not yet in the cache
   int64_t accepted = 0;        // accepted tokens (in the cache or unfed)
-  // The last proposal: cache length before it, the nodes fed on the main
-  // sequence (its rank-0 path), and the forks its other branches used.
+  // The last proposal: cache length before it and the nodes fed on the
+  // main sequence (its rank-0 path).
   int64_t base = 0;
   std::vector<int32_t> main_path;
-  std::vector<models::SequenceId> forks;
 };
 
-DraftModelDrafter::DraftModelDrafter(std::shared_ptr<const models::CausalLM> model,
-                                     models::KvCacheOptions cache_options)
-    : model_(std::move(model)),
-      cache_(model_->make_cache(cache_options)),
-      stream_(model_->tensor_options().device()) {
-  SEED_CHECK(model_->shard().is_whole(), kInvalidArgument)
-      << "drafter: the draft model is tp rank " << model_->shard().rank << " of " << model_->shard().size
-      << "; drafters run whole models";
-}
+class DraftModelDrafter : public ModelDrafter<DraftModelSlot> {
+ public:
+  DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options)
+      : ModelDrafter("drafter", std::move(model), cache_options) {}
 
-DraftModelDrafter::~DraftModelDrafter() = default;
-
-DraftModelDrafter::Slot& DraftModelDrafter::slot_state(uint64_t slot) {
-  const auto it = slots_.find(slot);
-  SEED_CHECK(it != slots_.end(), kInvalidArgument) << "drafter: slot " << slot << " was not started";
-  return it->second;
-}
-
-void DraftModelDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
-  const models::DeviceStream::Scope on_stream(stream_);
-  check_draft_start("drafter", slot, tokens, settings);
-  finish(slot);
-  Slot s;
-  s.settings = settings;
-  s.unfed = tokens;
-  s.accepted = static_cast<int64_t>(tokens.size());
-  slots_.emplace(slot, std::move(s));
-}
+  DraftTree propose(uint64_t slot, int max_depth) override;
+  void advance(uint64_t slot, const Verdict& verdict) override;
+};
 
 DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
   const models::DeviceStream::Scope on_stream(stream_);
-  Slot& s = slot_state(slot);
-  release_forks(s);
+  DraftModelSlot& s = released_slot(slot);
   s.main_path.clear();
   const int64_t context = model_->config().max_position_embeddings;
   // Nodes of depth d sit at position accepted + d - 1; the last level is
@@ -80,16 +59,14 @@ DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
   const at::Tensor logits = model_->forward({{s.main, s.unfed, {}}}, cache_, models::LogitsFor::kLast);
   s.unfed.clear();
   s.base = cache_.length(s.main);
-  GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, s.accepted, depth, true);
+  GrownDraft grown = grow(s, logits, s.accepted, depth, true);
   s.main_path = std::move(grown.main_path);
-  s.forks = std::move(grown.forks);
   return std::move(grown.tree);
 }
 
 void DraftModelDrafter::advance(uint64_t slot, const Verdict& verdict) {
   const models::DeviceStream::Scope on_stream(stream_);
-  Slot& s = slot_state(slot);
-  release_forks(s);
+  DraftModelSlot& s = released_slot(slot);
   // Keep the accepted nodes the main sequence already holds; feed the rest.
   size_t kept = 0;
   while (kept < verdict.accepted.size() && kept < s.main_path.size() &&
@@ -102,18 +79,11 @@ void DraftModelDrafter::advance(uint64_t slot, const Verdict& verdict) {
   s.accepted += static_cast<int64_t>(verdict.tokens.size());
 }
 
-void DraftModelDrafter::finish(uint64_t slot) {
-  const models::DeviceStream::Scope on_stream(stream_);
-  const auto it = slots_.find(slot);
-  if (it == slots_.end()) return;
-  release_forks(it->second);
-  if (it->second.started) cache_.release(it->second.main);
-  slots_.erase(it);
-}
+}  // namespace
 
-void DraftModelDrafter::release_forks(Slot& s) {
-  for (models::SequenceId f : s.forks) cache_.release(f);
-  s.forks.clear();
+std::unique_ptr<Drafter> make_draft_model_drafter(std::shared_ptr<const models::CausalLM> model,
+                                                  models::KvCacheOptions cache_options) {
+  return std::make_unique<DraftModelDrafter>(std::move(model), cache_options);
 }
 
 }  // namespace seed::spec

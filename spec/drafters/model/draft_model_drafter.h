@@ -1,4 +1,5 @@
-// DraftModelDrafter: a small causal LM that drafts chains or token trees.
+// The draft-model drafter: a small causal LM that drafts chains or token
+// trees.
 //
 // Per slot it keeps a KV-cache sequence of the accepted tokens. A proposal
 // feeds the tokens accepted since the last one, then grows the tree level
@@ -14,45 +15,21 @@
 // of its tokens that the drafter's KV cache holds (KvCache's prefix table),
 // so the requests of one search state, and siblings, prefill once per drafter.
 //
-// The draft model is shared: the drafters of one engine (one per worker
-// thread) hold the same immutable CausalLM, and so one copy of its packed
-// weights; each drafter owns only its KV cache and slots.
+// The draft model is shared, the cache and the slots each drafter's own
+// (model_drafter.h), so drafters built from one model may run on threads
+// of their own.
 #pragma once
 
-#include <cstdint>
-#include <map>
 #include <memory>
 
 #include "models/causal_lm.h"
-#include "models/device_stream.h"
 #include "spec/api/drafter.h"
 
 namespace seed::spec {
 
-class DraftModelDrafter : public Drafter {
- public:
-  // Shares `model` (REQUIRES a whole model, not a tensor-parallel shard) and
-  // owns its KV cache, so drafters built from one model may run on
-  // different threads (CausalLM::forward is const and thread-safe).
-  explicit DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options = {});
-  ~DraftModelDrafter() override;
-
-  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;
-  DraftTree propose(uint64_t slot, int max_depth) override;
-  void advance(uint64_t slot, const Verdict& verdict) override;
-  void finish(uint64_t slot) override;
-
- private:
-  struct Slot;
-  Slot& slot_state(uint64_t slot);
-  void release_forks(Slot& s);
-
-  std::shared_ptr<const models::CausalLM> model_;
-  models::KvCache cache_;
-  // Its own CUDA stream, so drafters on their threads overlap with the
-  // target and with each other on one GPU.
-  models::DeviceStream stream_;
-  std::map<uint64_t, Slot> slots_;
-};
+// Shares `model`. Throws kInvalidArgument for a tensor-parallel shard:
+// drafters run whole models.
+std::unique_ptr<Drafter> make_draft_model_drafter(std::shared_ptr<const models::CausalLM> model,
+                                                  models::KvCacheOptions cache_options = {});
 
 }  // namespace seed::spec

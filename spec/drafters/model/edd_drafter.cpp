@@ -6,54 +6,37 @@
 #include <algorithm>
 
 #include "models/base/error.h"
-#include "spec/drafters/model/draft_tree_growth.h"
+#include "spec/drafters/model/model_drafter.h"
 
 namespace seed::spec {
+namespace {
 
-struct EddDrafter::Slot {
-  DraftSettings settings;
+// What the drafter keeps per slot.
+struct EddSlot : ModelSlot {
+  explicit EddSlot(const std::vector<int32_t>& prompt) : tokens(prompt) {}
   std::vector<int32_t> tokens;  // accepted tokens; the last is the bonus
   // Hidden states received and not yet in the cache: positions
   // [unfed_from, unfed_from + rows).
   std::vector<float> unfed;
   int64_t unfed_from = 0;
-  bool blind = false;            // some positions' hidden states never came
-  bool started = false;          // `main` exists
-  models::SequenceId main = 0;
-  int64_t hidden_rows = 0;       // positions [0, hidden_rows) of `main` hold hidden-state K/V
-  std::vector<models::SequenceId> forks;
+  bool blind = false;       // some positions' hidden states never came
+  int64_t hidden_rows = 0;  // positions [0, hidden_rows) of `main` hold hidden-state K/V
 };
 
-EddDrafter::EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options)
-    : model_(std::move(model)),
-      cache_(model_->make_cache(cache_options)),
-      stream_(model_->tensor_options().device()) {
-  SEED_CHECK(model_->config().is_edd(), kInvalidArgument) << "EDD drafter: the model's config names no target layer";
-  SEED_CHECK(model_->shard().is_whole(), kInvalidArgument) << "EDD drafter: drafters run whole models";
-}
+class EddDrafter : public ModelDrafter<EddSlot> {
+ public:
+  EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options)
+      : ModelDrafter("EDD drafter", std::move(model), cache_options) {
+    SEED_CHECK(model_->config().is_edd(), kInvalidArgument) << "EDD drafter: the model's config names no target layer";
+  }
 
-EddDrafter::~EddDrafter() = default;
-
-EddDrafter::Slot& EddDrafter::slot_state(uint64_t slot) {
-  const auto it = slots_.find(slot);
-  SEED_CHECK(it != slots_.end(), kInvalidArgument) << "EDD drafter: slot " << slot << " was not started";
-  return it->second;
-}
-
-void EddDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
-  const models::DeviceStream::Scope on_stream(stream_);
-  check_draft_start("EDD drafter", slot, tokens, settings);
-  finish(slot);
-  Slot s;
-  s.settings = settings;
-  s.tokens = tokens;
-  slots_.emplace(slot, std::move(s));
-}
+  DraftTree propose(uint64_t slot, int max_depth) override;
+  void advance(uint64_t slot, const Verdict& verdict) override;
+};
 
 DraftTree EddDrafter::propose(uint64_t slot, int max_depth) {
   const models::DeviceStream::Scope on_stream(stream_);
-  Slot& s = slot_state(slot);
-  release_forks(s);
+  EddSlot& s = released_slot(slot);
   const int64_t hidden = model_->config().hidden_size;
   const int64_t bonus = static_cast<int64_t>(s.tokens.size()) - 1;  // the bonus token's position
   const int64_t known = s.unfed_from + static_cast<int64_t>(s.unfed.size()) / hidden;
@@ -85,15 +68,12 @@ DraftTree EddDrafter::propose(uint64_t slot, int max_depth) {
   s.unfed.clear();
   s.unfed_from = bonus;
 
-  GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, bonus + 1, depth, false);
-  s.forks = std::move(grown.forks);
-  return std::move(grown.tree);
+  return grow(s, logits, bonus + 1, depth, false).tree;
 }
 
 void EddDrafter::advance(uint64_t slot, const Verdict& verdict) {
   const models::DeviceStream::Scope on_stream(stream_);
-  Slot& s = slot_state(slot);
-  release_forks(s);
+  EddSlot& s = released_slot(slot);
   // The bonus token's and the draft's rows go; their positions come back
   // as the hidden states of this verdict.
   if (s.started) cache_.truncate(s.main, s.hidden_rows);
@@ -114,18 +94,11 @@ void EddDrafter::advance(uint64_t slot, const Verdict& verdict) {
   if (!s.blind) s.unfed.insert(s.unfed.end(), verdict.hidden.begin(), verdict.hidden.end());
 }
 
-void EddDrafter::finish(uint64_t slot) {
-  const models::DeviceStream::Scope on_stream(stream_);
-  const auto it = slots_.find(slot);
-  if (it == slots_.end()) return;
-  release_forks(it->second);
-  if (it->second.started) cache_.release(it->second.main);
-  slots_.erase(it);
-}
+}  // namespace
 
-void EddDrafter::release_forks(Slot& s) {
-  for (models::SequenceId f : s.forks) cache_.release(f);
-  s.forks.clear();
+std::unique_ptr<Drafter> make_edd_drafter(std::shared_ptr<const models::CausalLM> model,
+                                          models::KvCacheOptions cache_options) {
+  return std::make_unique<EddDrafter>(std::move(model), cache_options);
 }
 
 }  // namespace seed::spec

@@ -1,4 +1,4 @@
-// EddDrafter: drafts with an EDD (Zheng & Wang 2025, EDD-PCT, sec. 3.1),
+// The EDD drafter: drafts with an EDD (Zheng & Wang 2025, EDD-PCT, sec. 3.1),
 // a one-layer decoder that reads the target's own hidden states.
 //
 // The EDD's input at an accepted position is the target's hidden state
@@ -17,44 +17,23 @@
 // empty: that round decodes one token and brings the prompt's hidden states.
 // A slot that arrives mid-stream (its drafter died and the engine moved it
 // here) never gets the earlier positions' hidden states and drafts nothing.
-// Otherwise as DraftModelDrafter: chains, fixed trees and pruned trees,
-// greedy or sampled; one shared model, a cache per drafter.
+// Otherwise as the draft-model drafter: chains, fixed trees and pruned trees,
+// greedy or sampled; one shared model, a cache per drafter
+// (model_drafter.h).
 #pragma once
 
-#include <cstdint>
-#include <map>
 #include <memory>
 
 #include "models/causal_lm.h"
-#include "models/device_stream.h"
 #include "spec/api/drafter.h"
 
 namespace seed::spec {
 
-class EddDrafter : public Drafter {
- public:
-  // REQUIRES model->config().is_edd() and a whole model.
-  explicit EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options = {});
-  ~EddDrafter() override;
-
-  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;
-  DraftTree propose(uint64_t slot, int max_depth) override;
-  // Throws kInvalidArgument when the verdict lacks the hidden states of the
-  // positions the slot's drafts need (a target that keeps none).
-  void advance(uint64_t slot, const Verdict& verdict) override;
-  void finish(uint64_t slot) override;
-
- private:
-  struct Slot;
-  Slot& slot_state(uint64_t slot);
-  void release_forks(Slot& s);
-
-  std::shared_ptr<const models::CausalLM> model_;
-  models::KvCache cache_;
-  // Its own CUDA stream, so drafters on their threads overlap with the
-  // target and with each other on one GPU.
-  models::DeviceStream stream_;
-  std::map<uint64_t, Slot> slots_;
-};
+// Shares `model`. Throws kInvalidArgument unless model->config().is_edd()
+// and it is a whole model (not a tensor-parallel shard). Its advance()
+// throws kInvalidArgument when a verdict lacks the hidden states of the
+// positions the slot's drafts need (a target that keeps none).
+std::unique_ptr<Drafter> make_edd_drafter(std::shared_ptr<const models::CausalLM> model,
+                                          models::KvCacheOptions cache_options = {});
 
 }  // namespace seed::spec

@@ -57,9 +57,4 @@ bool NgramTable::lookup(const std::vector<int32_t>& context, Entry* out) const {
   return false;
 }
 
-size_t NgramTable::size() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return entries_.size();
-}
-
 }  // namespace seed::spec

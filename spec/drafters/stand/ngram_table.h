@@ -42,8 +42,6 @@ class NgramTable {
   // that was seen; false if none was.
   bool lookup(const std::vector<int32_t>& context, Entry* out) const;
 
-  size_t size() const;  // contexts stored, all lengths
-
   // The merge rule above, without the lock (for tests).
   static void merge(Entry& entry, const TopTokens& next);
 

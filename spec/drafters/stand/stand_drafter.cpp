@@ -12,26 +12,20 @@
 namespace seed::spec {
 
 StandDrafter::StandDrafter(std::shared_ptr<NgramStore> store, int64_t vocab, std::optional<StaticTree> tree)
-    : store_(std::move(store)), vocab_(vocab), tree_(std::move(tree)) {
+    : SlotDrafter("stand drafter"), store_(std::move(store)), vocab_(vocab), tree_(std::move(tree)) {
   if (tree_) accepted_per_node_.assign(static_cast<size_t>(tree_->size()), 0);
   SEED_CHECK(store_ != nullptr, kInvalidArgument) << "stand drafter: no n-gram store";
   SEED_CHECK(vocab_ > 0, kInvalidArgument) << "stand drafter: vocab " << vocab_ << " < 1";
 }
 
-StandDrafter::Slot& StandDrafter::slot_state(uint64_t slot) {
-  const auto it = slots_.find(slot);
-  SEED_CHECK(it != slots_.end(), kInvalidArgument) << "stand drafter: slot " << slot << " was not started";
-  return it->second;
-}
-
 void StandDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) {
-  SEED_CHECK(!tokens.empty(), kInvalidArgument) << "stand drafter: slot " << slot << " started with no tokens";
-  slots_[slot] = Slot{tokens, settings, store_->table(settings.group),
-                      tree_ ? *tree_ : StaticTree::from_k_config(settings.k_config), {}};
+  slots_.start(slot, tokens,
+               StandSlot{tokens, settings, store_->table(settings.group),
+                         tree_ ? *tree_ : StaticTree::from_k_config(settings.k_config), {}});
 }
 
 DraftTree StandDrafter::propose(uint64_t slot, int max_depth) {
-  Slot& s = slot_state(slot);
+  StandSlot& s = slots_.at(slot);
   s.placed.clear();
   const bool greedy = s.settings.sampling.greedy();
   DraftTree draft;
@@ -107,7 +101,7 @@ DraftTree StandDrafter::propose(uint64_t slot, int max_depth) {
 }
 
 void StandDrafter::advance(uint64_t slot, const Verdict& verdict) {
-  Slot& s = slot_state(slot);
+  StandSlot& s = slots_.at(slot);
   if (!accepted_per_node_.empty()) {
     for (const int32_t node : verdict.accepted) {
       ++accepted_per_node_[static_cast<size_t>(s.placed[static_cast<size_t>(node)])];
@@ -115,7 +109,5 @@ void StandDrafter::advance(uint64_t slot, const Verdict& verdict) {
   }
   learn_verdict(*s.table, s.tokens, verdict.tokens, verdict.target_top);
 }
-
-void StandDrafter::finish(uint64_t slot) { slots_.erase(slot); }
 
 }  // namespace seed::spec

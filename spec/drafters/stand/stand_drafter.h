@@ -24,17 +24,25 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 
-#include "spec/api/drafter.h"
+#include "spec/drafters/drafter_slots.h"
 #include "spec/drafters/stand/ngram_store.h"
 #include "spec/drafters/stand/static_tree.h"
 
 namespace seed::spec {
 
-class StandDrafter : public Drafter {
+// What a StandDrafter keeps per slot.
+struct StandSlot {
+  std::vector<int32_t> tokens;  // accepted so far
+  DraftSettings settings;
+  std::shared_ptr<NgramTable> table;  // the group's
+  StaticTree tree;
+  std::vector<int32_t> placed;  // the last proposal: node of `tree` of each draft node
+};
+
+class StandDrafter : public SlotDrafter<StandSlot> {
  public:
   // Shares `store` with the engine's other drafters. `tree`: the static
   // tree to fill; none: each slot's k_config (a product tree).
@@ -45,7 +53,6 @@ class StandDrafter : public Drafter {
   // Adds the target's distributions at the verdict's tokens to the group's
   // table, then the tokens to the slot's context.
   void advance(uint64_t slot, const Verdict& verdict) override;
-  void finish(uint64_t slot) override;
 
   // Constructed with a tree: per node of it, how many verdicts accepted
   // the draft token placed there (what STAND's tree optimisation keeps the
@@ -53,19 +60,9 @@ class StandDrafter : public Drafter {
   const std::vector<int64_t>& accepted_per_node() const { return accepted_per_node_; }
 
  private:
-  struct Slot {
-    std::vector<int32_t> tokens;  // accepted so far
-    DraftSettings settings;
-    std::shared_ptr<NgramTable> table;
-    StaticTree tree;
-    std::vector<int32_t> placed;  // the last proposal: node of `tree` of each draft node
-  };
-  Slot& slot_state(uint64_t slot);
-
   std::shared_ptr<NgramStore> store_;
   int64_t vocab_;
   std::optional<StaticTree> tree_;
-  std::map<uint64_t, Slot> slots_;
   std::vector<int64_t> accepted_per_node_;
 };
 

@@ -1,4 +1,4 @@
-#include "spec/lookahead/forward_cost.h"
+#include "spec/engine/forward_cost.h"
 
 #include <algorithm>
 
@@ -19,6 +19,11 @@ double ForwardCost::per_token_s() const {
 double ForwardCost::base_s() const {
   if (empty()) return 0;
   return fit_.mean_y() - per_token_s() * fit_.mean_x();
+}
+
+double ForwardCost::verify_token_ratio() const {
+  const double per_token = per_token_s();
+  return per_token > 0 ? per_token / base_s() : 0;
 }
 
 }  // namespace seed::spec

@@ -1,15 +1,17 @@
 // ForwardCost: a target forward's time as a line in the drafted tokens it
 // verifies, t(x) = base + per_token * x, fitted by weighted least squares
-// over what target calls measured. The token-level model of speculation
-// (lookahead_theory.h) takes a forward to cost the same whatever it
-// verifies, which holds on a GPU with headroom; on a CPU a forward's cost
-// grows with its tokens, and a drafted token then also costs its share of
-// the verification.
+// over measured forwards. The token-level model of speculation
+// (spec/lookahead/lookahead_theory.h) takes a forward to cost the same
+// whatever it verifies, which holds on a GPU with headroom; on a CPU a
+// forward's cost grows with its tokens, and a drafted token then also costs
+// its share of the verification: verify_token_ratio(), the one definition
+// of that share, which the pruned trees' thresholds (step_cost.h) and the
+// adaptive lookahead (spec/lookahead/lookahead_planner.h) both read.
 #pragma once
 
 #include <cstdint>
 
-#include "spec/lookahead/line_fit.h"
+#include "spec/engine/line_fit.h"
 
 namespace seed::spec {
 
@@ -25,6 +27,10 @@ class ForwardCost {
   // What each drafted token adds to a forward: 0 until the points spread
   // over a token or more (a standard deviation), never below 0.
   double per_token_s() const;
+  // per_token_s() over base_s(): what verifying a drafted token adds to a
+  // target forward, in forwards that verify none. About 0 on a GPU with
+  // headroom, a tenth or more on a CPU; 0 while nothing is measured.
+  double verify_token_ratio() const;
 
  private:
   LineFit fit_;  // seconds a forward by drafted tokens a forward, weighted by forwards

@@ -1,0 +1,93 @@
+// ModelDrafter: what the drafters over a draft model (DraftModelDrafter,
+// EddDrafter) share. The model is shared by the engine's drafters (one
+// copy of its packed weights; CausalLM::forward is const and thread-safe);
+// each drafter owns its KV cache, its slots and a device stream of its own,
+// so that drafters on their threads overlap the target and each other on
+// one GPU. A slot's proposals hold cache sequences: its main one (the
+// accepted tokens, from its first proposal on) and the forks its draft
+// tree's other branches used; finish() releases them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "models/base/error.h"
+#include "models/causal_lm.h"
+#include "models/device_stream.h"
+#include "spec/drafters/drafter_slots.h"
+#include "spec/drafters/model/draft_tree_growth.h"
+
+namespace seed::spec {
+
+// What every model drafter keeps per slot (its Slot derives from it, and
+// is made from the slot's starting tokens): the request's settings and the
+// slot's cache sequences.
+struct ModelSlot {
+  DraftSettings settings;
+  bool started = false;  // `main` exists
+  models::SequenceId main = 0;
+  std::vector<models::SequenceId> forks;
+};
+
+template <typename Slot>
+class ModelDrafter : public SlotDrafter<Slot> {
+ public:
+  // Starts `slot` afresh (finishing what it held). Throws kInvalidArgument
+  // for what check_draft_start refuses.
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
+    check_draft_start(this->slots_.drafter(), slot, tokens, settings);
+    finish(slot);
+    Slot s(tokens);
+    s.settings = settings;
+    this->slots_.start(slot, tokens, std::move(s));
+  }
+  void finish(uint64_t slot) override {
+    const models::DeviceStream::Scope on_stream(stream_);
+    Slot* s = this->slots_.find(slot);
+    if (s == nullptr) return;
+    release_forks(*s);
+    if (s->started) cache_.release(s->main);
+    this->slots_.erase(slot);
+  }
+
+ protected:
+  // `name` names the drafter in errors (a literal). Throws kInvalidArgument
+  // for a tensor-parallel shard: drafters run whole models.
+  ModelDrafter(const char* name, std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options)
+      : SlotDrafter<Slot>(name),
+        model_(std::move(model)),
+        cache_(model_->make_cache(cache_options)),
+        stream_(model_->tensor_options().device()) {
+    SEED_CHECK(model_->shard().is_whole(), kInvalidArgument)
+        << name << ": the draft model is tp rank " << model_->shard().rank << " of " << model_->shard().size
+        << "; drafters run whole models";
+  }
+
+  // The slot's state, the forks of its last proposal released.
+  Slot& released_slot(uint64_t slot) {
+    Slot& s = this->slots_.at(slot);
+    release_forks(s);
+    return s;
+  }
+  // The slot's draft tree grown from `logits` (grow_draft_tree); the slot
+  // keeps the forks it uses until they are released.
+  GrownDraft grow(Slot& s, const at::Tensor& logits, int64_t position, int depth, bool shareable) {
+    GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, position, depth, shareable);
+    s.forks = std::move(grown.forks);
+    return grown;
+  }
+
+  std::shared_ptr<const models::CausalLM> model_;
+  models::KvCache cache_;
+  models::DeviceStream stream_;
+
+ private:
+  void release_forks(ModelSlot& s) {
+    for (const models::SequenceId f : s.forks) cache_.release(f);
+    s.forks.clear();
+  }
+};
+
+}  // namespace seed::spec

@@ -1,0 +1,64 @@
+// `seed run --concurrency 4` under launch/mpirun.sh -n 3: rank 0 runs four
+// searches at once against the coordinator, the target rank and the draft
+// rank serve them all, and every problem's answer and tokens are what one
+// process solving the problems one at a time writes (sampled, so this holds
+// only if each request's draws are its own).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "tests/launch/synthetic_game24_csv.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class ConcurrencyMpirunTest : public ::testing::Test {
+ protected:
+  // Runs `seed run` (under `launcher`, if any) into dir_/name; returns its
+  // exit status.
+  int run(const std::string& launcher, const std::string& name, const std::string& extra) const {
+    const std::string src = SEED_SOURCE_DIR;
+    const std::string command = "timeout -k 10 400 " + launcher + std::string(SEED_BINARY) + " --threads 1 run --task " +
+                                src + "/tasks/game24 --target " + src + "/models/zoo/tiny-target --draft " + src +
+                                "/models/zoo/tiny-draft --data " + (dir_ / "24.csv").string() +
+                                " --search bfs --engine seed-batch --limit 4 --out " + (dir_ / name).string() + " " +
+                                extra + " > " + (dir_ / (name + ".log")).string() + " 2>&1";
+    return std::system(command.c_str());
+  }
+
+  // Each problem's answer and token counts, by problem index.
+  std::map<int64_t, json> results(const std::string& name) const {
+    std::map<int64_t, json> out;
+    std::ifstream in(dir_ / name / "results.jsonl");
+    std::string line;
+    while (std::getline(in, line)) {
+      const json row = json::parse(line);
+      out[row["index"].get<int64_t>()] = {row["answer"], row["tokens"], row["thought_tokens"], row["evaluation_tokens"]};
+    }
+    return out;
+  }
+
+  seed::testing::Game24ScratchDir scratch_{"seed_concurrency_mpirun_test"};
+  const fs::path& dir_ = scratch_.path();
+};
+
+TEST_F(ConcurrencyMpirunTest, FourProblemsAtOnceOverRanksWriteWhatOneProcessWritesOneAtATime) {
+  ASSERT_EQ(run(std::string(SEED_SOURCE_DIR) + "/launch/mpirun.sh -n 3 -- ", "np3", "--concurrency 4"), 0)
+      << "see " << (dir_ / "np3.log");
+  ASSERT_EQ(run("", "serial", "--concurrency 1"), 0) << "see " << (dir_ / "serial.log");
+  ASSERT_EQ(results("np3").size(), 4u);
+  EXPECT_EQ(results("np3"), results("serial"));
+  std::ifstream log(dir_ / "np3.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("concurrency: 4 problems in flight"), std::string::npos) << text;
+}
+
+}  // namespace
