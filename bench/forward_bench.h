@@ -3,7 +3,9 @@
 // Answers the two questions speculative decoding depends on: how close is
 // batch-1 decode to the memory-bandwidth bound (weights bytes / bandwidth),
 // and how much does a forward over k tokens cost relative to one token (how
-// much verification width is free). Times are medians over repeats.
+// much verification width is free), at a given number of tokens already in
+// the cache; and what the model and its cache hold in memory. Times are
+// medians over repeats.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -21,7 +23,7 @@ struct ForwardBenchOptions {
   int repeats = 5;              // medians over this many repeats
   int decode_tokens = 32;       // tokens decoded per decode repeat
   int prefill_tokens = 128;     // prompt length for the prefill figure
-  int context_tokens = 64;      // cached tokens before the k-token forwards
+  int context_tokens = 64;      // cached tokens before each decode step and k-token forward
   std::vector<int64_t> widths = {1, 2, 4, 8, 16};  // k of forward_time_ratio
 };
 
@@ -31,8 +33,9 @@ struct ForwardBenchResult {
   std::string kernel;        // the CPU matrix kernel ("avx512", "avx2", "portable"); "" off CPU
   std::string weights_dtype; // of the projection matrices
   std::string x_dtype;       // what the kernel multiplies them with: "float32", or "bfloat16" (panel_gemm_rounds_x)
-  double copy_bandwidth = 0;  // bytes/s, STREAM copy convention (read + write)
-  double read_bandwidth = 0;  // bytes/s, a sum over a weight-sized buffer
+  // bytes/s of one pass over the matrices as the model holds them: the bytes
+  // a decode step reads, where they are (no buffer of their size beside them)
+  double read_bandwidth = 0;
   double decode_seconds_per_token = 0;
   double decode_tokens_per_s = 0;
   double prefill_tokens_per_s = 0;
@@ -47,6 +50,10 @@ struct ForwardBenchResult {
   // k -> time of a k-token forward over a 1-token one: how much verification
   // width is free (not what a drafted token adds: spec/engine/forward_cost.h)
   std::map<int64_t, double> forward_time_ratio;
+  int64_t context_tokens = 0;  // in the cache before each decode step and k-token forward
+  // Peak resident memory of the process (getrusage) after loading and
+  // running: the weights, the KV blocks written, and the runtime.
+  int64_t resident_bytes = 0;
 
   nlohmann::json to_json() const;
 };

@@ -19,7 +19,7 @@ std::vector<GemmBenchRow> run_gemm_bench(models::CausalLM& model, const std::vec
   std::vector<std::pair<at::Tensor, at::Tensor>> blas;  // (weight, weight^T)
   auto add = [&](const models::Linear& linear) {
     panel.push_back(&linear);
-    const at::Tensor w = linear.weight.to(torch::kFloat).contiguous();
+    const at::Tensor w = linear.unpacked().to(torch::kFloat).contiguous();
     blas.emplace_back(w, w.t().contiguous());
   };
   for (const auto& layer : model.weights().layers) {

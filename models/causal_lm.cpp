@@ -194,6 +194,7 @@ ForwardPlan plan_forward(const ModelConfig& config, const std::vector<SequenceIn
     throw;
   }
 
+  plan.block_size = cache.block_size();
   plan.first_row.push_back(0);
   for (int64_t b = 0; b < plan.batch; ++b) {
     const SequenceInput& in = batch[b];
@@ -210,8 +211,7 @@ ForwardPlan plan_forward(const ModelConfig& config, const std::vector<SequenceIn
     for (int64_t i = from; i < n; ++i) plan.logit_rows.push_back(first + i);
     plan.rows += n;
     plan.first_row.push_back(plan.rows);
-    plan.slots.emplace_back();
-    cache.append_slots(in.sequence, plan.slots.back());
+    plan.blocks.push_back(cache.block_table(in.sequence));
   }
   return plan;
 }
@@ -275,8 +275,10 @@ std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const Loa
   const at::TensorOptions tensor_options = compute_options(options.device);
   ModelConfig config = ModelConfig::from_file(model_dir + "/config.json");
   const TpShard shard = shard_of(config, options.tp_group);  // before reading any weights
+  const std::optional<CpuKernel> pack_for =
+      options.keep_parameters ? std::nullopt : std::optional<CpuKernel>(options.cpu_kernel);
   LlamaWeights weights =
-      load_weights(Checkpoint::open(model_dir), config, tensor_options, shard, options.weights_dtype);
+      load_weights(Checkpoint::open(model_dir), config, tensor_options, shard, options.weights_dtype, pack_for);
   weights.cpu_kernel = options.cpu_kernel;
   weights.fused_cpu_layers = options.fused_cpu_layers;
   return std::make_unique<CausalLM>(std::move(config), std::move(weights), tensor_options, options.tp_group);
@@ -290,6 +292,7 @@ std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t s
   if (!shard.is_whole()) weights = shard_weights(weights, config, shard, tensor_options);
   if (options.weights_dtype && tensor_options.device().is_cpu()) weights.convert_matrices(*options.weights_dtype);
   weights.cpu_kernel = options.cpu_kernel;
+  weights.keep_parameters = options.keep_parameters;
   weights.fused_cpu_layers = options.fused_cpu_layers;
   return std::make_unique<CausalLM>(config, std::move(weights), tensor_options, options.tp_group);
 }
@@ -303,8 +306,8 @@ CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions o
       options_(options),
       rope_(std::make_unique<Rope>()) {
   const int64_t qkv_rows = (shard_.heads + 2 * shard_.kv_heads) * config_.head_dim;
-  SEED_CHECK(weights_.layers.empty() || weights_.layers[0].qkv.weight.size(0) == qkv_rows, kInvalidArgument)
-      << "the weights have " << weights_.layers[0].qkv.weight.size(0) << " q/k/v rows, but tp rank " << shard_.rank
+  SEED_CHECK(weights_.layers.empty() || weights_.layers[0].qkv.out_features() == qkv_rows, kInvalidArgument)
+      << "the weights have " << weights_.layers[0].qkv.out_features() << " q/k/v rows, but tp rank " << shard_.rank
       << " of " << shard_.size << " holds " << qkv_rows << "; pass the rank's shard (shard_weights)";
   rope_->inv_freq = rope_inverse_frequencies(config_);
   weights_.prepare_for_inference();
@@ -319,12 +322,12 @@ KvCache CausalLM::make_cache(KvCacheOptions cache_options) const {
 
 at::Tensor CausalLM::embed(const at::Tensor& tokens) const {
   // Half-size embeddings widen only the rows looked up.
-  if (!tp_) return weights_.embed.index_select(0, tokens).to(options_.dtype());
+  if (!tp_) return weights_.lookup(tokens).to(options_.dtype());
   // Vocabulary-parallel: each rank looks up the tokens in its rows, zeros
   // the others, and the sum over ranks has every row exactly once.
   const at::Tensor local = tokens - shard_.vocab_begin;
   const at::Tensor mine = (local >= 0) & (local < shard_.vocab);
-  at::Tensor x = weights_.embed.index_select(0, local.clamp(0, shard_.vocab - 1)).to(options_.dtype());
+  at::Tensor x = weights_.lookup(local.clamp(0, shard_.vocab - 1)).to(options_.dtype());
   x.masked_fill_(mine.logical_not().unsqueeze(1), 0);
   tp_->all_reduce_sum(x);
   return x;
@@ -385,12 +388,11 @@ at::Tensor CausalLM::tensor_layers(at::Tensor x, const ForwardPlan& plan, KvCach
   // gathered from the cache, positions a row may not see masked.
   const int64_t B = plan.batch, S = plan.seq;
   int64_t T = 0;
-  for (const auto& slots : plan.slots) T = std::max<int64_t>(T, static_cast<int64_t>(slots.size()));
-  std::vector<int64_t> gather_slots;
-  gather_slots.reserve(B * T);
+  for (int64_t b = 0; b < B; ++b) T = std::max(T, plan.cached[b] + plan.first_row[b + 1] - plan.first_row[b]);
+  std::vector<int64_t> gather_slots(B * T, KvCache::kTrashSlot);
   for (int64_t b = 0; b < B; ++b) {
-    gather_slots.insert(gather_slots.end(), plan.slots[b].begin(), plan.slots[b].end());
-    gather_slots.resize((b + 1) * T, KvCache::kTrashSlot);
+    const int64_t length = plan.cached[b] + plan.first_row[b + 1] - plan.first_row[b];
+    for (int64_t p = 0; p < length; ++p) gather_slots[b * T + p] = plan.slot(b, p);
   }
   std::vector<float> mask_rows(B * S * T, mask_value(options_.dtype().toScalarType()));
   std::vector<int64_t> attended;
@@ -457,7 +459,7 @@ at::Tensor CausalLM::forward_full(const at::Tensor& tokens, std::optional<c10::S
 
 at::Tensor CausalLM::embed_rows(const at::Tensor& tokens) {
   check_whole("embed_rows");
-  const at::Tensor rows = weights_.embed.index_select(0, tokens.reshape({-1}).to(options_.device()));
+  const at::Tensor rows = weights_.lookup(tokens.reshape({-1}).to(options_.device()));
   std::vector<int64_t> shape = tokens.sizes().vec();
   shape.push_back(config_.hidden_size);
   return rows.to(options_.dtype()).view(shape);
@@ -500,11 +502,12 @@ at::Tensor CausalLM::full_layers(at::Tensor x, int64_t batch, const at::Tensor& 
   const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim;
   SEED_CHECK(hidden_layer < c.num_hidden_layers, kInvalidArgument)
       << "hidden states of layer " << hidden_layer << " asked of a model with " << c.num_hidden_layers << " layers";
-  // Training reads `weight` through torch::linear (autograd); the transposed
+  // Training reads `weight` through torch::linear (autograd); the packed
   // inference copies may be stale while weights change. The casts to `mm`
   // are autograd ops, so gradients reach the weights in their own dtype.
+  // Weights held only packed are unpacked per use (no gradients then).
   auto linear = [mm](const Linear& l, const at::Tensor& x) {
-    return torch::linear(x.to(mm), l.weight.to(mm), l.bias.defined() ? l.bias.to(mm) : l.bias);
+    return torch::linear(x.to(mm), l.unpacked().to(mm), l.bias.defined() ? l.bias.to(mm) : l.bias);
   };
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
@@ -526,7 +529,7 @@ at::Tensor CausalLM::full_layers(at::Tensor x, int64_t batch, const at::Tensor& 
 void CausalLM::save(const std::string& model_dir, std::optional<c10::ScalarType> dtype) const {
   check_whole("save");
   ModelConfig config = config_;
-  const c10::ScalarType matrices = dtype.value_or(weights_.embed.scalar_type());
+  const c10::ScalarType matrices = dtype.value_or(weights_.lm_head.dtype());
   config.torch_dtype = matrices == torch::kBFloat16 ? "bfloat16" : matrices == torch::kHalf ? "float16" : "float32";
   write_checkpoint(model_dir, to_named_tensors(weights_, config_, dtype));
   config.save(model_dir + "/config.json");

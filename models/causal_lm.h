@@ -60,6 +60,11 @@ struct LoadOptions {
   // CPU: forward() runs its layers as plain loops (causal_lm_cpu.cpp);
   // false runs them as ATen ops, the path CUDA takes (tests compare the two).
   bool fused_cpu_layers = true;
+  // CPU: keep each matrix's [out, in] parameter beside its packed copy, as
+  // training needs (weights().parameters(), gradients through forward_full).
+  // false holds the weights once: each matrix is packed as it is read and
+  // replaces its parameter; forward_full and save unpack what they read.
+  bool keep_parameters = false;
 };
 
 // The new tokens one sequence contributes to a batched forward.

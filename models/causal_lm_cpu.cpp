@@ -24,19 +24,24 @@ namespace seed::models {
 
 namespace {
 
-// For each row, the cache slots it attends to in position order: its
-// sequence's cached prefix, then its ancestors among the new tokens and
-// itself.
+// For each row, the cache positions it attends to in position order: a
+// chain row its sequence's positions up to its own (read through the block
+// table), a tree node the cached prefix and then its ancestors and itself.
 AttentionRows attention_rows(const ForwardPlan& plan) {
   AttentionRows rows;
-  rows.begin.reserve(plan.rows + 1);
-  std::vector<int64_t> attended;
+  rows.block_size = plan.block_size;
+  std::vector<int64_t> attended, extra;
   for (int64_t r = 0; r < plan.rows; ++r) {
-    const std::vector<int64_t>& slots = plan.slots[plan.sequence[r]];
-    rows.slots.insert(rows.slots.end(), slots.begin(), slots.begin() + plan.cached[plan.sequence[r]]);
+    const int64_t b = plan.sequence[r];
     plan.attended_new_positions(r, attended);
-    for (int64_t p : attended) rows.slots.push_back(slots[p]);
-    rows.begin.push_back(static_cast<int64_t>(rows.slots.size()));
+    // How many of the attended new positions follow the prefix without a gap.
+    int64_t contiguous = 0;
+    while (contiguous < static_cast<int64_t>(attended.size()) && attended[contiguous] == plan.cached[b] + contiguous) {
+      ++contiguous;
+    }
+    extra.clear();
+    for (size_t i = contiguous; i < attended.size(); ++i) extra.push_back(plan.slot(b, attended[i]));
+    rows.add(plan.blocks[b].data(), plan.cached[b] + contiguous, extra.data(), static_cast<int64_t>(extra.size()));
   }
   return rows;
 }
@@ -49,7 +54,7 @@ at::Tensor CausalLM::cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& 
   int64_t M = plan.rows;  // rows still computed (see the last layer)
   const int64_t E = c.hidden_size, H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;
   const int64_t qkv_width = (H + 2 * Hkv) * D, kv_width = Hkv * D;
-  const int64_t inter = weights_.layers.empty() ? 0 : weights_.layers[0].gate.weight.size(0);  // this rank's
+  const int64_t inter = weights_.layers.empty() ? 0 : weights_.layers[0].gate.out_features();  // this rank's
   AttentionRows rows = attention_rows(plan);
   const CpuKernel kernel = weights_.cpu_kernel;
   const float eps = static_cast<float>(c.rms_norm_eps);
@@ -101,13 +106,12 @@ at::Tensor CausalLM::cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& 
     if (l == c.num_hidden_layers - 1 && l != cache.hidden_layer() && kept < M) {
       at::Tensor out = torch::empty({kept, E}, x.options());
       AttentionRows kept_rows;
+      kept_rows.block_size = rows.block_size;
       for (int64_t i = 0; i < kept; ++i) {
         const int64_t r = plan.logit_rows[i];  // ascending, so r >= i: moving rows forward is safe
         std::memcpy(out.data_ptr<float>() + i * E, residual + r * E, E * sizeof(float));
         std::memmove(qkv + i * qkv_width, qkv + r * qkv_width, qkv_width * sizeof(float));
-        kept_rows.slots.insert(kept_rows.slots.end(), rows.slots.begin() + rows.begin[r],
-                               rows.slots.begin() + rows.begin[r + 1]);
-        kept_rows.begin.push_back(static_cast<int64_t>(kept_rows.slots.size()));
+        kept_rows.add(rows.tables[r], rows.prefix[r], rows.extra.data() + rows.begin[r], rows.begin[r + 1] - rows.begin[r]);
       }
       x = out;
       residual = x.data_ptr<float>();

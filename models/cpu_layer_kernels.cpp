@@ -43,10 +43,12 @@ SEED_INLINE float dot(const float* __restrict a, const float* __restrict b, int6
   return fold(part);
 }
 
-// Replaces s[0, n) by exp(s - max s) and returns 1 / their sum.
-SEED_INLINE float softmax_numerators(float* __restrict s, int64_t n) {
-  float top = s[0];
-  for (int64_t j = 1; j < n; ++j) top = std::max(top, s[j]);
+// Attended entries per step of the online softmax: the scratch a row needs
+// is this many scores per query head, whatever the context.
+constexpr int64_t kChunk = 64;
+
+// Replaces s[0, n) by exp(s - top) and returns their sum.
+SEED_INLINE float exp_sum(float* __restrict s, int64_t n, float top) {
   for (int64_t j = 0; j < n; ++j) s[j] = exp_nonpositive(s[j] - top);
   float part[kLanes] = {};
   int64_t j = 0;
@@ -54,7 +56,7 @@ SEED_INLINE float softmax_numerators(float* __restrict s, int64_t n) {
     for (int64_t t = 0; t < kLanes; ++t) part[t] += s[j + t];
   }
   for (int64_t t = 0; j < n; ++j, ++t) part[t] += s[j];
-  return 1.0f / fold(part);
+  return fold(part);
 }
 
 // Vectors of floats as values (a GCC vector extension), one per instruction
@@ -73,7 +75,7 @@ SEED_INLINE Vec load(const float* p) {
   return v;
 }
 
-// out[0, W) = sum over j of p[j] * (values + slots[j] * stride)[0, W), W a
+// out[0, W) += sum over j of p[j] * (values + slots[j] * stride)[0, W), W a
 // multiple of 16. The sums stay in registers across positions; written as
 // plain loops, the compiler kept them in memory and chained every
 // position's add through a store and a reload.
@@ -81,7 +83,8 @@ template <typename Vec, int64_t W>
 SEED_INLINE void weighted_sum(const float* __restrict p, const int64_t* slots, int64_t n,
                               const float* __restrict values, int64_t stride, float* __restrict out) {
   constexpr int64_t kVectors = W / kLanesOf<Vec>;
-  Vec acc[kVectors] = {};
+  Vec acc[kVectors];
+  std::memcpy(acc, out, sizeof acc);
   for (int64_t j = 0; j < n; ++j) {
     const float* v = values + slots[j] * stride;
     for (int64_t i = 0; i < kVectors; ++i) acc[i] += p[j] * load<Vec>(v + kLanesOf<Vec> * i);
@@ -90,48 +93,71 @@ SEED_INLINE void weighted_sum(const float* __restrict p, const int64_t* slots, i
 }
 
 // One query row against one kv head: the `group` query heads that read it.
-// scratch holds their scores [group, n], scaled queries [group, dim] and
-// softmax denominators [group].
+// scratch holds their scaled queries [group, dim], the scores of one chunk
+// [group, kChunk], and each head's running maximum and sum [group] each.
+// The output rows accumulate the weighted values, rescaled whenever a
+// chunk raises a head's maximum.
 template <typename Vec>
-SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_head, std::vector<float>& scratch) {
+SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_head, float* scratch) {
   const int64_t group = a.heads / a.kv_heads, dim = a.dim, kv_stride = a.kv_heads * dim;
-  const int64_t first = a.rows->begin[row], n = a.rows->begin[row + 1] - first;
-  const int64_t* slots = a.rows->slots.data() + first;
-  scratch.resize(group * (n + dim + 1));
-  float* scores = scratch.data();
-  float* q = scores + group * n;
-  float* inv_sum = q + group * dim;
+  const int64_t n = a.rows->length(row);
+  float* q = scratch;
+  float* scores = q + group * dim;
+  float* top = scores + group * kChunk;
+  float* sum = top + group;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dim));
   const float* q_in = a.q + row * a.q_stride + kv_head * group * dim;
   for (int64_t i = 0; i < group * dim; ++i) q[i] = q_in[i] * scale;
-  for (int64_t j = 0; j < n; ++j) {
-    const float* k = a.keys + slots[j] * kv_stride + kv_head * dim;
-    for (int64_t h = 0; h < group; ++h) scores[h * n + j] = dot(q + h * dim, k, dim);
-  }
-  for (int64_t h = 0; h < group; ++h) inv_sum[h] = softmax_numerators(scores + h * n, n);
   float* out = a.out + row * a.heads * dim + kv_head * group * dim;
+  std::fill(out, out + group * dim, 0.0f);
   const float* v = a.values + kv_head * dim;
-  for (int64_t h = 0; h < group; ++h) {
-    const float* p = scores + h * n;
-    float* o = out + h * dim;
-    int64_t d = 0;
-    for (; d + 64 <= dim; d += 64) weighted_sum<Vec, 64>(p, slots, n, v + d, kv_stride, o + d);
-    for (; d + 32 <= dim; d += 32) weighted_sum<Vec, 32>(p, slots, n, v + d, kv_stride, o + d);
-    for (; d + 16 <= dim; d += 16) weighted_sum<Vec, 16>(p, slots, n, v + d, kv_stride, o + d);
-    if (d < dim) {  // the rest of a head size that is not a multiple of 16
-      std::fill(o + d, o + dim, 0.0f);
-      for (int64_t j = 0; j < n; ++j) {
+  int64_t slots[kChunk];
+  for (int64_t first = 0; first < n; first += kChunk) {
+    const int64_t c = std::min(kChunk, n - first);
+    a.rows->slots(row, first, c, slots);
+    for (int64_t j = 0; j < c; ++j) {
+      const float* k = a.keys + slots[j] * kv_stride + kv_head * dim;
+      for (int64_t h = 0; h < group; ++h) scores[h * kChunk + j] = dot(q + h * dim, k, dim);
+    }
+    for (int64_t h = 0; h < group; ++h) {
+      float* p = scores + h * kChunk;
+      float chunk_top = p[0];
+      for (int64_t j = 1; j < c; ++j) chunk_top = std::max(chunk_top, p[j]);
+      float* o = out + h * dim;
+      if (first == 0) {
+        top[h] = chunk_top;
+        sum[h] = exp_sum(p, c, chunk_top);
+      } else {
+        const float new_top = std::max(top[h], chunk_top);
+        const float rescale = exp_nonpositive(top[h] - new_top);
+        top[h] = new_top;
+        sum[h] = sum[h] * rescale + exp_sum(p, c, new_top);
+        if (rescale != 1.0f) {
+          for (int64_t i = 0; i < dim; ++i) o[i] *= rescale;
+        }
+      }
+      int64_t d = 0;
+      for (; d + 64 <= dim; d += 64) weighted_sum<Vec, 64>(p, slots, c, v + d, kv_stride, o + d);
+      for (; d + 32 <= dim; d += 32) weighted_sum<Vec, 32>(p, slots, c, v + d, kv_stride, o + d);
+      for (; d + 16 <= dim; d += 16) weighted_sum<Vec, 16>(p, slots, c, v + d, kv_stride, o + d);
+      for (int64_t j = 0; d < dim && j < c; ++j) {  // the rest of a head size that is not a multiple of 16
         for (int64_t i = d; i < dim; ++i) o[i] += p[j] * v[slots[j] * kv_stride + i];
       }
     }
-    for (int64_t i = 0; i < dim; ++i) o[i] *= inv_sum[h];
+  }
+  for (int64_t h = 0; h < group; ++h) {
+    const float inv_sum = 1.0f / sum[h];
+    for (int64_t i = 0; i < dim; ++i) out[h * dim + i] *= inv_sum;
   }
 }
 
 template <typename Vec>
 SEED_INLINE void attention_items(const PagedAttentionArgs& a, int64_t begin, int64_t end) {
-  std::vector<float> scratch;
-  for (int64_t item = begin; item < end; ++item) attend<Vec>(a, item / a.kv_heads, item % a.kv_heads, scratch);
+  const int64_t group = a.heads / a.kv_heads;
+  std::vector<float> scratch(group * (a.dim + kChunk + 2));
+  for (int64_t item = begin; item < end; ++item) {
+    attend<Vec>(a, item / a.kv_heads, item % a.kv_heads, scratch.data());
+  }
 }
 
 // silu(g) = g * sigmoid(g), with exp taken of -|g| only, so it never overflows.
@@ -163,12 +189,38 @@ void silu_mul_portable(float* gate, const float* up, int64_t n) { silu_mul_body(
 
 }  // namespace
 
+int64_t AttentionRows::total_length() const {
+  int64_t total = 0;
+  for (int64_t m = 0; m < count(); ++m) total += length(m);
+  return total;
+}
+
+void AttentionRows::add(const int32_t* table, int64_t prefix_length, const int64_t* extra_slots,
+                        int64_t extra_count) {
+  tables.push_back(table);
+  prefix.push_back(prefix_length);
+  extra.insert(extra.end(), extra_slots, extra_slots + extra_count);
+  begin.push_back(static_cast<int64_t>(extra.size()));
+}
+
+void AttentionRows::slots(int64_t m, int64_t first, int64_t n, int64_t* out) const {
+  const int64_t end = first + n, in_table = std::min(end, prefix[m]);
+  int64_t p = first;
+  while (p < in_table) {  // one block at a time
+    const int64_t block_start = p - p % block_size;
+    const int64_t slot_of_start = tables[m][p / block_size] * block_size;
+    const int64_t stop = std::min(in_table, block_start + block_size);
+    for (; p < stop; ++p) *out++ = slot_of_start + (p - block_start);
+  }
+  for (; p < end; ++p) *out++ = extra[begin[m] + p - prefix[m]];
+}
+
 void paged_attention(CpuKernel kernel, const PagedAttentionArgs& args) {
   const int64_t rows = args.rows->count(), items = rows * args.kv_heads;
   if (items == 0) return;
   // Each item reads its slots' keys and values once per query head.
   const int64_t flops_per_item =
-      std::max<int64_t>(1, 4 * args.dim * (args.heads / args.kv_heads) * static_cast<int64_t>(args.rows->slots.size()) / rows);
+      std::max<int64_t>(1, 4 * args.dim * (args.heads / args.kv_heads) * args.rows->total_length() / rows);
   const int64_t grain = std::max<int64_t>(1, kMinFlopsPerThread / flops_per_item);
   at::parallel_for(0, items, grain, [&](int64_t begin, int64_t end) {
     switch (kernel) {

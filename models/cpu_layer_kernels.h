@@ -17,13 +17,27 @@
 
 namespace seed::models {
 
-// Which cached positions each query row attends to, as slots of the KV
-// cache's pool: row m reads slots[begin[m] .. begin[m + 1]).
+// Which cached positions each query row attends to, in position order: the
+// first prefix[m] positions of its sequence, found through the sequence's
+// block table (position p at slot table[p / block_size] * block_size +
+// p % block_size), then the slots extra[begin[m] .. begin[m + 1]) (a tree
+// node's ancestors among the new tokens). Nothing here grows with the
+// context but the block tables, which the cache holds anyway.
 struct AttentionRows {
+  int64_t block_size = 1;
+  std::vector<const int32_t*> tables;  // per row; borrowed, must outlive the attention
+  std::vector<int64_t> prefix;         // per row
   std::vector<int64_t> begin{0};
-  std::vector<int64_t> slots;
+  std::vector<int64_t> extra;
 
-  int64_t count() const { return static_cast<int64_t>(begin.size()) - 1; }
+  int64_t count() const { return static_cast<int64_t>(prefix.size()); }
+  // Positions row m attends to.
+  int64_t length(int64_t m) const { return prefix[m] + begin[m + 1] - begin[m]; }
+  int64_t total_length() const;
+  // Appends a row: `prefix` positions of `table`, then `extra_slots`.
+  void add(const int32_t* table, int64_t prefix, const int64_t* extra_slots, int64_t extra_count);
+  // out[0, n): the slots of row m's attended entries [first, first + n).
+  void slots(int64_t m, int64_t first, int64_t n, int64_t* out) const;
 };
 
 struct PagedAttentionArgs {
@@ -38,8 +52,12 @@ struct PagedAttentionArgs {
 };
 
 // out = softmax(q k^T / sqrt(dim)) v for every row and query head; query
-// head h reads kv head h / (heads / kv_heads). Splits rows and kv heads
-// over the intra-op threads. REQUIRES every row to attend to a slot.
+// head h reads kv head h / (heads / kv_heads). The keys and values are read
+// in place, a fixed number of attended entries at a time with an online
+// softmax (running maximum and sum), so the scratch memory is the same at
+// any context; a row's result depends on its attended entries alone, never
+// on where they sit in the pool. Splits rows and kv heads over the intra-op
+// threads. REQUIRES every row to attend to a slot.
 void paged_attention(CpuKernel kernel, const PagedAttentionArgs& args);
 
 // gate[i] = silu(gate[i]) * up[i] for i < n.

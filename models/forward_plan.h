@@ -21,7 +21,14 @@ struct ForwardPlan {
   // Per sequence.
   std::vector<int64_t> first_row;            // B + 1 entries
   std::vector<int64_t> cached;               // tokens in the cache before this forward
-  std::vector<std::vector<int64_t>> slots;   // the slot of each position, new tokens included
+  // The block table of each sequence, new tokens included: position p at
+  // slot(b, p). A copy, so that attention never sees the cache change.
+  std::vector<std::vector<int32_t>> blocks;
+  int64_t block_size = 1;
+
+  int64_t slot(int64_t b, int64_t position) const {
+    return blocks[b][position / block_size] * block_size + position % block_size;
+  }
 
   // The positions of new tokens row `row` attends to, ascending: itself and
   // its ancestors (for a chain, every new token up to it). Every row also

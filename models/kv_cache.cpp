@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "models/base/error.h"
+#include "models/lazy_zeros.h"
 #include "models/prefix_table.h"
 
 namespace seed::models {
@@ -38,6 +39,7 @@ struct KvCache::Impl {
   std::unordered_map<SequenceId, Sequence> sequences;
   SequenceId next_id = 0;
   KvCacheStats stats;
+  int64_t bytes_per_token = 0;  // KvCache::bytes_per_token()
 
   int64_t block_size() const { return cache_options.block_size; }
   int64_t num_blocks() const { return static_cast<int64_t>(refcount.size()); }
@@ -50,6 +52,21 @@ struct KvCache::Impl {
   }
   const Sequence& get(SequenceId id) const { return const_cast<Impl*>(this)->get(id); }
 
+  // Blocks the pool tensor has room for; the allocator hands out
+  // num_blocks() of them.
+  int64_t capacity() const { return pool.defined() ? pool.size(2) / block_size() : 0; }
+
+  // Blocks a new CPU pool reserves: the budget's, or else one sequence of
+  // the model's whole context. Only written blocks take memory
+  // (lazy_zeros), so the reservation costs address space, not memory.
+  int64_t cpu_reservation() const {
+    if (cache_options.max_blocks > 0) return cache_options.max_blocks + 1;
+    return (config.max_position_embeddings + block_size() - 1) / block_size() + 1;
+  }
+
+  // Hands the allocator more blocks (doubling, within the budget), moving
+  // the pool to a larger tensor only when it is out of room: on CPU rarely
+  // (past the reservation), and then copying only the blocks handed out.
   // The pool stays a normal tensor even when forward() grows it under
   // InferenceMode: an inference tensor could not be written outside that
   // mode (commit_path, fork's copy-on-write), and callers run both.
@@ -58,23 +75,26 @@ struct KvCache::Impl {
     const int64_t old_blocks = num_blocks();
     int64_t new_blocks = std::max<int64_t>(old_blocks * 2, cache_options.initial_blocks + 1);
     if (cache_options.max_blocks > 0) new_blocks = std::min(new_blocks, cache_options.max_blocks + 1);
-    at::Tensor grown = torch::zeros({config.num_hidden_layers, 2, new_blocks * block_size(),
-                                     config.num_key_value_heads, config.head_dim},
-                                    options);
-    if (pool.defined()) grown.narrow(2, 0, pool.size(2)).copy_(pool);
-    pool = grown;
-    if (cache_options.hidden_layer >= 0) {
-      at::Tensor grown_hidden = torch::zeros({new_blocks * block_size(), config.hidden_size}, options);
-      if (hidden.defined()) grown_hidden.narrow(0, 0, hidden.size(0)).copy_(hidden);
-      hidden = grown_hidden;
+    if (new_blocks > capacity()) {
+      const bool cpu = options.device().is_cpu();
+      const int64_t room = cpu ? std::max(new_blocks, cpu_reservation()) : new_blocks;
+      const auto zeros = [&](at::IntArrayRef shape) { return cpu ? lazy_zeros(shape, options) : torch::zeros(shape, options); };
+      const int64_t used = old_blocks * block_size();
+      at::Tensor grown = zeros({config.num_hidden_layers, 2, room * block_size(), config.num_key_value_heads, config.head_dim});
+      if (used > 0) grown.narrow(2, 0, used).copy_(pool.narrow(2, 0, used));
+      pool = grown;
+      if (cache_options.hidden_layer >= 0) {
+        at::Tensor grown_hidden = zeros({room * block_size(), config.hidden_size});
+        if (used > 0) grown_hidden.narrow(0, 0, used).copy_(hidden.narrow(0, 0, used));
+        hidden = grown_hidden;
+      }
     }
     refcount.resize(new_blocks, 0);
     for (int64_t b = new_blocks - 1; b >= std::max<int64_t>(old_blocks, 1); --b) {
       free_blocks.push_back(static_cast<int32_t>(b));
     }
     refcount[kTrashBlock] = 1;
-    const int64_t bytes = (pool.numel() + (hidden.defined() ? hidden.numel() : 0)) * pool.element_size();
-    stats.peak_bytes = std::max(stats.peak_bytes, bytes);
+    stats.peak_bytes = std::max(stats.peak_bytes, new_blocks * block_size() * bytes_per_token);
   }
 
   // A free block; else a new one while the budget allows; else the least
@@ -180,6 +200,7 @@ KvCache::KvCache(const ModelConfig& config, at::TensorOptions options, KvCacheOp
     int64_t& max_blocks = impl_->cache_options.max_blocks;
     max_blocks = max_blocks > 0 ? std::min(max_blocks, blocks) : blocks;
   }
+  impl_->bytes_per_token = bytes_per_token();
   impl_->grow();
 }
 
@@ -321,12 +342,14 @@ void KvCache::append_slots(SequenceId sequence, std::vector<int64_t>& out) const
   for (int64_t p = 0; p < seq.length; ++p) out.push_back(impl_->slot(seq, p));
 }
 
-at::Tensor KvCache::keys(int64_t layer) const { return impl_->pool[layer][0]; }
-at::Tensor KvCache::values(int64_t layer) const { return impl_->pool[layer][1]; }
+const std::vector<int32_t>& KvCache::block_table(SequenceId sequence) const { return impl_->get(sequence).blocks; }
+
+at::Tensor KvCache::keys(int64_t layer) const { return impl_->pool[layer][0].narrow(0, 0, impl_->num_blocks() * impl_->block_size()); }
+at::Tensor KvCache::values(int64_t layer) const { return impl_->pool[layer][1].narrow(0, 0, impl_->num_blocks() * impl_->block_size()); }
 int64_t KvCache::hidden_layer() const { return impl_->cache_options.hidden_layer; }
 at::Tensor KvCache::hidden_states() const {
   SEED_CHECK(impl_->hidden.defined(), kInvalidArgument) << "this KV cache keeps no hidden states (hidden_layer)";
-  return impl_->hidden;
+  return impl_->hidden.narrow(0, 0, impl_->num_blocks() * impl_->block_size());
 }
 
 }  // namespace seed::models

@@ -21,7 +21,10 @@
 // batched forward write there and masked positions read from there.
 //
 // Tensor layout: [layers, 2 (k, v), slots, kv_heads, head_dim], in the
-// model's compute dtype on its device. Keys are stored after RoPE.
+// model's compute dtype on its device. Keys are stored after RoPE. On CPU
+// the pool reserves room for its budget (or the model's context) up front
+// but takes memory only for the blocks written (lazy_zeros.h), so it grows
+// on demand without copying; elsewhere it doubles by copying.
 // Not thread-safe: one owner (the engine) drives it.
 #pragma once
 
@@ -39,7 +42,7 @@ using SequenceId = int64_t;
 
 struct KvCacheOptions {
   int64_t block_size = 16;      // tokens per block: sharing granularity
-  int64_t initial_blocks = 64;  // the pool doubles when it runs out
+  int64_t initial_blocks = 64;  // blocks handed out first; doubled when they run out
   int64_t max_blocks = 0;       // 0 = unbounded; else extend() throws kOutOfRange
   int64_t max_bytes = 0;        // 0 = unbounded; else the pool's bytes (bounds max_blocks)
   bool prefix_cache = true;     // share and keep full blocks by content
@@ -107,6 +110,9 @@ class KvCache {
   void publish(SequenceId sequence);
   // Slot of every position [0, length) of `sequence`, in order.
   void append_slots(SequenceId sequence, std::vector<int64_t>& out) const;
+  // The blocks of `sequence`: position p is at slot
+  // table[p / block_size()] * block_size() + p % block_size().
+  const std::vector<int32_t>& block_table(SequenceId sequence) const;
   static constexpr int64_t kTrashSlot = 0;
   at::Tensor keys(int64_t layer) const;    // [slots, kv_heads, head_dim]
   at::Tensor values(int64_t layer) const;  // [slots, kv_heads, head_dim]

@@ -46,10 +46,28 @@ c10::ScalarType scalar_type_of(WeightDtype dtype) {
   return torch::kFloat;
 }
 
+int64_t Linear::out_features() const { return weight.defined() ? weight.size(0) : packed_out; }
+int64_t Linear::in_features() const { return weight.defined() ? weight.size(1) : packed_in; }
+c10::ScalarType Linear::dtype() const { return weight.defined() ? weight.scalar_type() : panels.scalar_type(); }
+
+at::Tensor Linear::unpacked() const {
+  if (weight.defined()) return weight;
+  return unpacked_rows(torch::arange(packed_out, torch::TensorOptions().dtype(torch::kLong)));
+}
+
+at::Tensor Linear::unpacked_rows(const at::Tensor& rows) const {
+  if (weight.defined()) return weight.index_select(0, rows);
+  const at::Tensor index = rows.to(torch::kCPU, torch::kLong).contiguous();
+  at::Tensor out = torch::empty({index.size(0), packed_in}, panels.options());
+  unpack_panel_rows(kernel, weight_dtype_of(panels.scalar_type()), panels.data_ptr(), packed_in,
+                    index.data_ptr<int64_t>(), index.size(0), out.data_ptr());
+  return out;
+}
+
 at::Tensor Linear::operator()(const at::Tensor& x) const {
   if (!panels.defined()) return torch::linear(x, weight, bias);
   const at::Tensor input = x.contiguous();
-  at::Tensor y = torch::empty({x.size(0), weight.size(0)}, x.options());
+  at::Tensor y = torch::empty({x.size(0), out_features()}, x.options());
   apply(input.data_ptr<float>(), x.size(0), y.data_ptr<float>());
   return y;
 }
@@ -62,8 +80,8 @@ void Linear::apply(const float* x, int64_t rows, float* y) const {
   args.bias = bias.defined() ? bias.data_ptr<float>() : nullptr;
   args.y = y;
   args.M = rows;
-  args.K = weight.size(1);
-  args.N = weight.size(0);
+  args.K = in_features();
+  args.N = out_features();
   // Split panels over the intra-op threads, each thread doing at least
   // kMinFmasPerThread of work (below that, waking threads costs more).
   const int64_t fmas_per_panel = rows * args.K * panels.size(2);
@@ -76,7 +94,11 @@ void Linear::apply(const float* x, int64_t rows, float* y) const {
   });
 }
 
-void Linear::prepare_for_inference(CpuKernel cpu_kernel) {
+void Linear::prepare_for_inference(CpuKernel cpu_kernel, bool keep_parameter) {
+  if (!weight.defined()) {  // held only packed
+    if (cpu_kernel == kernel) return;
+    weight = unpacked();
+  }
   panels = at::Tensor();
   kernel = cpu_kernel;
   if (!weight.is_cpu()) return;
@@ -87,18 +109,30 @@ void Linear::prepare_for_inference(CpuKernel cpu_kernel) {
   const WeightDtype dtype = weight_dtype_of(w.scalar_type());
   panels = torch::empty({(out + width - 1) / width, panel_rows(kernel, dtype, in), width}, w.options());
   pack_panels(kernel, dtype, w.data_ptr(), out, in, panels.data_ptr());
+  packed_out = out;
+  packed_in = in;
+  if (!keep_parameter) weight = at::Tensor();
 }
 
 void LlamaWeights::prepare_for_inference() {
   for (auto& layer : layers) {
     for (Linear* linear : {&layer.qkv, &layer.o, &layer.gate, &layer.up, &layer.down}) {
-      linear->prepare_for_inference(cpu_kernel);
+      linear->prepare_for_inference(cpu_kernel, keep_parameters);
     }
   }
-  lm_head.prepare_for_inference(cpu_kernel);
+  const bool tied = embed.defined() && lm_head.weight.is_same(embed);
+  lm_head.prepare_for_inference(cpu_kernel, keep_parameters);
+  // A tied embedding is then looked up in the LM head's packed copy.
+  if (tied && !lm_head.weight.defined()) embed = at::Tensor();
+}
+
+at::Tensor LlamaWeights::lookup(const at::Tensor& tokens) const {
+  return embed.defined() ? embed.index_select(0, tokens) : lm_head.unpacked_rows(tokens);
 }
 
 void LlamaWeights::convert_matrices(WeightDtype dtype) {
+  SEED_CHECK(embed.defined() && lm_head.weight.defined(), kInvalidArgument)
+      << "convert_matrices needs the parameters; these weights are held only packed (keep_parameters)";
   const c10::ScalarType type = scalar_type_of(dtype);
   const bool tied = lm_head.weight.is_same(embed);
   embed = embed.to(type);
@@ -111,12 +145,24 @@ void LlamaWeights::convert_matrices(WeightDtype dtype) {
 }
 
 int64_t LlamaWeights::parameter_bytes() const {
-  int64_t bytes = 0;
-  for (const at::Tensor& t : parameters()) bytes += t.nbytes();
+  const auto matrix_bytes = [](const Linear& l) {
+    return l.out_features() * l.in_features() * static_cast<int64_t>(c10::elementSize(l.dtype())) +
+           (l.bias.defined() ? static_cast<int64_t>(l.bias.nbytes()) : 0);
+  };
+  int64_t bytes = (embed.defined() ? embed.nbytes() : 0) + norm.nbytes();
+  for (const auto& layer : layers) {
+    bytes += layer.input_norm.nbytes() + layer.post_norm.nbytes();
+    for (const Linear* linear : {&layer.qkv, &layer.o, &layer.gate, &layer.up, &layer.down}) {
+      bytes += matrix_bytes(*linear);
+    }
+  }
+  if (!embed.defined() || !lm_head.weight.is_same(embed)) bytes += matrix_bytes(lm_head);
   return bytes;
 }
 
 std::vector<at::Tensor> LlamaWeights::parameters() const {
+  SEED_CHECK(keep_parameters && embed.defined(), kInvalidArgument)
+      << "the parameters were dropped for their packed copy; load with keep_parameters to train";
   std::vector<at::Tensor> out = {embed};
   for (const auto& layer : layers) {
     out.insert(out.end(), {layer.input_norm, layer.qkv.weight, layer.o.weight, layer.post_norm,
@@ -142,7 +188,11 @@ c10::ScalarType cpu_matrix_dtype(c10::ScalarType stored, std::optional<WeightDty
 }
 
 LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c, const TpShard& s,
-                        at::TensorOptions options, std::optional<WeightDtype> matrix_dtype) {
+                        at::TensorOptions options, std::optional<WeightDtype> matrix_dtype,
+                        std::optional<CpuKernel> pack_for) {
+  const auto pack = [&](Linear& linear) {
+    if (pack_for) linear.prepare_for_inference(*pack_for, /*keep_parameter=*/false);
+  };
   // Keeps entries [begin, begin + count) of `dim`; a part is copied out so
   // that the whole tensor is freed. Matrices (`matrix`) may keep a
   // half-size dtype on CPU; everything else computes in options' dtype.
@@ -163,7 +213,16 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
   const int64_t kv_begin = s.kv_head_begin * D, kv_rows = s.kv_heads * D;
   const int64_t i_begin = s.intermediate_begin, i_rows = s.intermediate;
   LlamaWeights w;
+  w.keep_parameters = !pack_for;
+  if (pack_for) w.cpu_kernel = *pack_for;
   w.embed = read("model.embed_tokens.weight", {c.vocab_size, hidden}, 0, s.vocab_begin, s.vocab);
+  // Tied models may still store lm_head.weight; the embedding is the truth.
+  // Packed first, while nothing else is held: the largest matrix.
+  if (c.tie_word_embeddings) {
+    w.lm_head.weight = w.embed;
+    pack(w.lm_head);
+    if (pack_for) w.embed = at::Tensor();
+  }
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const std::string p = layer_prefix(l);
     DecoderLayerWeights layer;
@@ -187,22 +246,24 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
     layer.gate.weight = read(p + "mlp.gate_proj.weight", {c.intermediate_size, hidden}, 0, i_begin, i_rows);
     layer.up.weight = read(p + "mlp.up_proj.weight", {c.intermediate_size, hidden}, 0, i_begin, i_rows);
     layer.down.weight = read(p + "mlp.down_proj.weight", {hidden, c.intermediate_size}, 1, i_begin, i_rows);
+    for (Linear* linear : {&layer.qkv, &layer.o, &layer.gate, &layer.up, &layer.down}) pack(*linear);
     w.layers.push_back(std::move(layer));
   }
   w.norm = replicated("model.norm.weight", hidden);
-  // Tied models may still store lm_head.weight; the embedding is the truth.
-  w.lm_head.weight = c.tie_word_embeddings
-                         ? w.embed
-                         : read("lm_head.weight", {c.vocab_size, hidden}, 0, s.vocab_begin, s.vocab);
+  if (!c.tie_word_embeddings) {
+    w.lm_head.weight = read("lm_head.weight", {c.vocab_size, hidden}, 0, s.vocab_begin, s.vocab);
+    pack(w.lm_head);
+  }
   return w;
 }
 
 }  // namespace
 
 LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& c, at::TensorOptions options,
-                          const TpShard& shard, std::optional<WeightDtype> matrix_dtype) {
+                          const TpShard& shard, std::optional<WeightDtype> matrix_dtype,
+                          std::optional<CpuKernel> pack_for) {
   auto read = [&](const std::string& name, const std::vector<int64_t>& shape) { return checkpoint.read(name, shape); };
-  return load_shard(read, c, shard, options, matrix_dtype);
+  return load_shard(read, c, shard, options, matrix_dtype, options.device().is_cpu() ? pack_for : std::nullopt);
 }
 
 LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& c, const TpShard& shard,
@@ -210,7 +271,7 @@ LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& c, const
   std::map<std::string, at::Tensor> named;
   for (auto& [name, tensor] : to_named_tensors(full, c, options.dtype().toScalarType())) named.emplace(name, tensor);
   auto read = [&](const std::string& name, const std::vector<int64_t>&) { return named.at(name); };
-  return load_shard(read, c, shard, options, WeightDtype::kFloat32);
+  return load_shard(read, c, shard, options, WeightDtype::kFloat32, std::nullopt);
 }
 
 LlamaWeights random_weights(const ModelConfig& c, uint64_t seed, at::TensorOptions options) {
@@ -250,12 +311,12 @@ NamedTensors to_named_tensors(const LlamaWeights& w, const ModelConfig& c, std::
     out.emplace_back(name, t.detach().to(torch::kCPU, dtype.value_or(t.scalar_type())).contiguous());
   };
   const std::vector<int64_t> qkv_sizes = {c.q_size(), c.kv_size(), c.kv_size()};
-  add("model.embed_tokens.weight", w.embed);
+  add("model.embed_tokens.weight", w.embed.defined() ? w.embed : w.lm_head.unpacked());
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const std::string p = layer_prefix(l);
     const DecoderLayerWeights& layer = w.layers[l];
     add(p + "input_layernorm.weight", layer.input_norm);
-    const auto qkv = layer.qkv.weight.split_with_sizes(qkv_sizes);
+    const auto qkv = layer.qkv.unpacked().split_with_sizes(qkv_sizes);
     add(p + "self_attn.q_proj.weight", qkv[0]);
     add(p + "self_attn.k_proj.weight", qkv[1]);
     add(p + "self_attn.v_proj.weight", qkv[2]);
@@ -269,14 +330,14 @@ NamedTensors to_named_tensors(const LlamaWeights& w, const ModelConfig& c, std::
       add(p + "self_attn.q_norm.weight", layer.q_norm);
       add(p + "self_attn.k_norm.weight", layer.k_norm);
     }
-    add(p + "self_attn.o_proj.weight", layer.o.weight);
+    add(p + "self_attn.o_proj.weight", layer.o.unpacked());
     add(p + "post_attention_layernorm.weight", layer.post_norm);
-    add(p + "mlp.gate_proj.weight", layer.gate.weight);
-    add(p + "mlp.up_proj.weight", layer.up.weight);
-    add(p + "mlp.down_proj.weight", layer.down.weight);
+    add(p + "mlp.gate_proj.weight", layer.gate.unpacked());
+    add(p + "mlp.up_proj.weight", layer.up.unpacked());
+    add(p + "mlp.down_proj.weight", layer.down.unpacked());
   }
   add("model.norm.weight", w.norm);
-  if (!c.tie_word_embeddings) add("lm_head.weight", w.lm_head.weight);
+  if (!c.tie_word_embeddings) add("lm_head.weight", w.lm_head.unpacked());
   return out;
 }
 

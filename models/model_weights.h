@@ -26,7 +26,8 @@ namespace seed::models {
 // y = x W^T + b over rows x [M, in] -> [M, out].
 struct Linear {
   // [out, in], the parameter (Hugging Face layout): float32, or on CPU for
-  // inference bfloat16/float16 (LoadOptions::weights_dtype).
+  // inference bfloat16/float16 (LoadOptions::weights_dtype). Undefined when
+  // only the packed copy is held (prepare_for_inference without keeping it).
   at::Tensor weight;
   at::Tensor bias;    // [out] float32, or undefined
   // CPU inference only (prepare_for_inference): the weight packed for
@@ -34,6 +35,17 @@ struct Linear {
   // in the weight's dtype (pack_panels), and the kernel that multiplies it.
   at::Tensor panels;
   CpuKernel kernel = CpuKernel::kPortable;
+  int64_t packed_out = 0, packed_in = 0;  // the parameter's [out, in], set when packed
+
+  // The parameter's shape and dtype, whether it is held or only packed.
+  int64_t out_features() const;
+  int64_t in_features() const;
+  c10::ScalarType dtype() const;
+  // The parameter: `weight`, or a copy unpacked from `panels` when only they
+  // are held (no autograd then).
+  at::Tensor unpacked() const;
+  // Rows `rows` [n] (int64, CPU) of the parameter, [n, in] in its dtype.
+  at::Tensor unpacked_rows(const at::Tensor& rows) const;
 
   at::Tensor operator()(const at::Tensor& x) const;
   // y [rows, out] = x [rows, in] W^T + b on raw float32 rows (the CPU
@@ -41,10 +53,12 @@ struct Linear {
   void apply(const float* x, int64_t rows, float* y) const;
   // CPU: packs the weight for panel_gemm, which beats every BLAS call at the
   // 1-16 rows decoding and verification multiply and reads half-size weights
-  // as they are. One more copy of the weights in memory, not in bandwidth: a
-  // forward reads one of them. Must be called again after the weights change
-  // (training). REQUIRES cpu_kernel_supported(kernel).
-  void prepare_for_inference(CpuKernel kernel);
+  // as they are. With `keep_parameter` the packed copy sits beside the
+  // parameter (training reads the parameter; call again after it changes);
+  // without, it replaces it, so the weights are held once. Packed already
+  // for `kernel` with the parameter dropped: nothing to do.
+  // REQUIRES cpu_kernel_supported(kernel).
+  void prepare_for_inference(CpuKernel kernel, bool keep_parameter = true);
 };
 
 struct DecoderLayerWeights {
@@ -60,7 +74,7 @@ struct DecoderLayerWeights {
 };
 
 struct LlamaWeights {
-  at::Tensor embed;  // [vocab, hidden]
+  at::Tensor embed;  // [vocab, hidden]; undefined when tied and only the LM head's packed copy is held
   std::vector<DecoderLayerWeights> layers;
   at::Tensor norm;   // [hidden]
   Linear lm_head;    // [vocab, hidden]; shares `embed` when tied
@@ -69,13 +83,19 @@ struct LlamaWeights {
   // calls it); LoadOptions::cpu_kernel sets it.
   CpuKernel cpu_kernel = best_cpu_kernel();
   bool fused_cpu_layers = true;  // LoadOptions::fused_cpu_layers
+  bool keep_parameters = true;   // LoadOptions::keep_parameters
 
   void prepare_for_inference();
   // Converts the matrices (embedding, projections, LM head; tied stays
-  // tied) to `dtype`. Call prepare_for_inference after.
+  // tied) to `dtype`. Call prepare_for_inference after. REQUIRES the
+  // parameters held.
   void convert_matrices(WeightDtype dtype);
-  int64_t parameter_bytes() const;  // bytes a forward reads (tied once, no copies)
-  std::vector<at::Tensor> parameters() const;  // one tensor per distinct parameter
+  // The embedding rows of `tokens` [n] (int64, on the weights' device):
+  // [n, hidden] in the embedding's dtype, with autograd when it is held.
+  at::Tensor lookup(const at::Tensor& tokens) const;
+  int64_t parameter_bytes() const;  // bytes of the parameters (tied once), held or only packed
+  // One tensor per distinct parameter. REQUIRES keep_parameters (training).
+  std::vector<at::Tensor> parameters() const;
 };
 
 // Reads every tensor of `config` from `checkpoint`, checking each shape,
@@ -84,10 +104,14 @@ struct LlamaWeights {
 // projections, LM head) go to `matrix_dtype` instead, or when it is unset
 // stay bfloat16/float16 if stored so. Tensors are read, cut and dropped one
 // at a time, so a rank holds at most its shard plus one whole tensor.
+// `pack_for` (CPU): each matrix is packed for that kernel as soon as it is
+// read and its parameter dropped (keep_parameters false), the embedding
+// first, so loading never holds the weights twice.
 // kNotFound/kCorruption name the tensor.
 LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& config,
                           at::TensorOptions options, const TpShard& shard,
-                          std::optional<WeightDtype> matrix_dtype = std::nullopt);
+                          std::optional<WeightDtype> matrix_dtype = std::nullopt,
+                          std::optional<CpuKernel> pack_for = std::nullopt);
 
 // The whole model's weights `full` cut down to `shard`, on `options`: a
 // tensor-parallel rank's share of weights built in memory (random ones).

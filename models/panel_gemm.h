@@ -58,4 +58,9 @@ int64_t panel_rows(CpuKernel kernel, WeightDtype dtype, int64_t K);
 // w[k + 1][c]), as vdpbf16ps takes them.
 void pack_panels(CpuKernel kernel, WeightDtype dtype, const void* weight, int64_t N, int64_t K, void* panels);
 
+// The inverse, for `count` rows of W: out [count, K] (elements of `dtype`)
+// gets rows rows[0], rows[1], ... of the W that pack_panels packed.
+void unpack_panel_rows(CpuKernel kernel, WeightDtype dtype, const void* panels, int64_t K, const int64_t* rows,
+                       int64_t count, void* out);
+
 }  // namespace seed::models

@@ -259,6 +259,22 @@ DType dtype_from_scalar_type(c10::ScalarType scalar_type) {
                               << " (supported: " << supported_dtype_names() << ")";
 }
 
+namespace {
+
+// Drops the mapping's whole pages inside [begin, begin + size) from this
+// process's memory once a tensor was copied out of them: loading would
+// otherwise keep every byte of the file resident beside its copies until
+// the file is closed. The mapping is read-only and private, so the pages
+// read back from the file if touched again.
+void release_pages(const uint8_t* begin, uint64_t size) {
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t first = (reinterpret_cast<uintptr_t>(begin) + page - 1) / page * page;
+  const uintptr_t last = (reinterpret_cast<uintptr_t>(begin) + size) / page * page;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+}  // namespace
+
 struct SafetensorsFile::Impl {
   std::string path;
   Mapping mapping;
@@ -325,6 +341,7 @@ at::Tensor SafetensorsFile::read(const std::string& name) const {
   // open() proved [begin, end) lies inside the data section and equals nbytes.
   if (info.end > info.begin) {
     std::memcpy(tensor.data_ptr(), impl_->data + info.begin, info.end - info.begin);
+    release_pages(impl_->data + info.begin, info.end - info.begin);
   }
   return tensor;
 }

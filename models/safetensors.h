@@ -48,7 +48,9 @@ class SafetensorsFile {
   bool contains(const std::string& name) const;
   const TensorInfo& info(const std::string& name) const;  // kNotFound if absent
 
-  // A CPU tensor holding a copy of `name` in its stored dtype.
+  // A CPU tensor holding a copy of `name` in its stored dtype. The mapped
+  // pages it was copied from are released, so loading a model never holds
+  // the file in memory beside its copies.
   at::Tensor read(const std::string& name) const;
   // As read(), and checks the shape: kCorruption naming file, tensor,
   // expected and found shapes if they differ.

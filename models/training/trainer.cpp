@@ -82,11 +82,13 @@ void check_same_tokenizer(const std::string& dir, const std::string& field, cons
       << "\"tokenizer\": {\"from\": \"" << dir << "\"}";
 }
 
-// Training reads and updates float32 weights, whatever a model folder stores.
+// Training reads and updates float32 weights, whatever a model folder
+// stores, and so keeps the parameters beside their packed copies.
 LoadOptions float32_on(const std::string& device) {
   LoadOptions options;
   options.device = device;
   options.weights_dtype = WeightDtype::kFloat32;
+  options.keep_parameters = true;
   return options;
 }
 
@@ -118,7 +120,7 @@ std::unique_ptr<CausalLM> initial_model(const TrainConfig& config, const ModelCo
                                         const Tokenizer& tokenizer, const std::string& tokenizer_path,
                                         CausalLM* edd_target) {
   if (config.init.empty()) {
-    std::unique_ptr<CausalLM> model = CausalLM::random(shape, config.seed, {config.device});
+    std::unique_ptr<CausalLM> model = CausalLM::random(shape, config.seed, float32_on(config.device));
     if (edd_target != nullptr) {
       torch::NoGradGuard no_grad;
       LlamaWeights& w = model->weights();

@@ -253,6 +253,10 @@ TEST_P(CausalLmTest, FullForwardOfABatchMatchesEachSequenceAlone) {
 // within bfloat16's rounding of float32's, and gradients in the weights'
 // dtype.
 TEST_P(CausalLmTest, BfloatMatmulsStayCloseToFloat32AndTrainFloat32Weights) {
+  LoadOptions options;
+  options.fused_cpu_layers = std::get<1>(GetParam());
+  options.keep_parameters = true;  // it trains them
+  model_ = CausalLM::random(testing::tiny_config(std::get<0>(GetParam())), 7, options);
   for (const at::Tensor& p : model_->weights().parameters()) p.requires_grad_(true);
   const at::Tensor tokens = torch::tensor(std::vector<int64_t>{3, 14, 15, 9, 26, 5, 35, 8, 9, 7, 9, 3}).view({2, 6});
   const at::Tensor exact = model_->forward_full(tokens).detach();
@@ -374,6 +378,60 @@ TEST(CpuLayers, AgreeWithTheAtenLayers) {
     const auto [aten_logits, aten_hidden] = run(false);
     EXPECT_LT(max_diff(cpu_logits, aten_logits), kTolerance) << family;
     EXPECT_LT(max_diff(cpu_hidden, aten_hidden), kTolerance) << family;
+  }
+}
+
+// At contexts of hundreds of tokens over many blocks (many steps of the
+// CPU attention's online softmax), the CPU layers still agree with the
+// ATen layers, which gather the whole context and softmax it at once; a
+// decode step and a tree verified on top of the context alike.
+TEST(CpuLayers, LongContextsAgreeWithTheAtenLayers) {
+  for (const std::string& family : {"llama", "qwen2"}) {
+    ModelConfig config = testing::tiny_config(family);
+    config.max_position_embeddings = 512;
+    const auto run = [&](bool fused) {
+      LoadOptions options;
+      options.fused_cpu_layers = fused;
+      auto model = CausalLM::random(config, 7, options);
+      KvCache cache = model->make_cache({/*block_size=*/4});
+      const SequenceId seq = cache.create();
+      const auto context = random_tokens(420, config.vocab_size, 70);
+      for (size_t at = 0; at < context.size(); at += 140) {
+        model->forward({{seq, {context.begin() + at, context.begin() + at + 140}, {}}}, cache, LogitsFor::kLast);
+      }
+      const at::Tensor decoded = model->forward({{seq, {5}, {}}}, cache, LogitsFor::kLast);
+      const at::Tensor tree =
+          model->forward({{seq, random_tokens(5, config.vocab_size, 71), {-1, 0, 0, 1, -1}}}, cache, LogitsFor::kAll);
+      return std::make_pair(decoded, tree);
+    };
+    const auto [cpu_decoded, cpu_tree] = run(true);
+    const auto [aten_decoded, aten_tree] = run(false);
+    EXPECT_LT(max_diff(cpu_decoded, aten_decoded), kTolerance) << family;
+    EXPECT_LT(max_diff(cpu_tree, aten_tree), kTolerance) << family;
+  }
+}
+
+// Held once (the packed copy replacing the parameters) or twice, a model
+// gives the same logits, and saves the same tensors.
+TEST(CpuLayers, WeightsHeldOnlyPackedGiveTheSameModel) {
+  for (const std::string& family : {"llama", "tied"}) {
+    LoadOptions kept, packed;
+    kept.keep_parameters = true;
+    auto with_parameters = CausalLM::random(testing::tiny_config(family), 9, kept);
+    auto held_once = CausalLM::random(testing::tiny_config(family), 9, packed);
+    EXPECT_FALSE(held_once->weights().layers[0].gate.weight.defined()) << family;
+    EXPECT_EQ(held_once->weights().parameter_bytes(), with_parameters->weights().parameter_bytes()) << family;
+    const auto tokens = random_tokens(9, held_once->config().vocab_size, 80);
+    KvCache a = with_parameters->make_cache(), b = held_once->make_cache();
+    const at::Tensor expected = with_parameters->forward({{a.create(), tokens, {}}}, a, LogitsFor::kAll);
+    EXPECT_TRUE(torch::equal(held_once->forward({{b.create(), tokens, {}}}, b, LogitsFor::kAll), expected)) << family;
+    EXPECT_LT(max_diff(reference_logits(*held_once, tokens), expected[0]), kTolerance) << family;
+    const NamedTensors saved = to_named_tensors(with_parameters->weights(), with_parameters->config(), std::nullopt);
+    const NamedTensors unpacked = to_named_tensors(held_once->weights(), held_once->config(), std::nullopt);
+    ASSERT_EQ(saved.size(), unpacked.size());
+    for (size_t i = 0; i < saved.size(); ++i) {
+      EXPECT_TRUE(torch::equal(saved[i].second, unpacked[i].second)) << family << " " << saved[i].first;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 // The CPU layers' kernels: paged attention and SwiGLU's activation equal a
 // double-precision reference on every kernel this CPU runs, for grouped,
-// multi-query and plain attention, odd head sizes and scattered slots.
+// multi-query and plain attention, odd head sizes, scattered slots, and
+// long rows read through block tables.
 #include "models/cpu_layer_kernels.h"
 
 #include <gtest/gtest.h>
@@ -40,23 +41,14 @@ std::vector<double> reference_head(const float* q, const at::Tensor& keys, const
 
 using AttentionShape = std::tuple<int64_t, int64_t, int64_t>;  // heads, kv heads, head dim
 
-class PagedAttentionTest : public ::testing::TestWithParam<AttentionShape> {};
-
-TEST_P(PagedAttentionTest, EqualsTheReferenceOnEveryKernel) {
-  const auto [heads, kv_heads, dim] = GetParam();
-  torch::manual_seed(3);
-  const int64_t pool = 97, rows_count = 7, q_stride = heads * dim + 5;  // strided rows, as in a fused qkv
+// Runs paged attention over random keys, values and queries for `rows` on
+// every kernel and compares each output with reference_head.
+void expect_reference(const AttentionRows& rows, int64_t heads, int64_t kv_heads, int64_t dim, int64_t pool,
+                      int64_t q_stride) {
+  const int64_t rows_count = rows.count();
   const at::Tensor keys = torch::randn({pool, kv_heads, dim}) * 2;
   const at::Tensor values = torch::randn({pool, kv_heads, dim});
   const at::Tensor q = torch::randn({rows_count, q_stride});
-  // Rows of 1 to 61 slots, scattered over the pool and not in order.
-  AttentionRows rows;
-  const at::Tensor order = torch::randperm(pool, torch::kLong);
-  for (int64_t r = 0; r < rows_count; ++r) {
-    const int64_t n = 1 + (r * 10) % 61;
-    for (int64_t j = 0; j < n; ++j) rows.slots.push_back(order[(r * 13 + j * 7) % pool].item<int64_t>());
-    rows.begin.push_back(static_cast<int64_t>(rows.slots.size()));
-  }
   for (CpuKernel kernel : supported_kernels()) {
     at::Tensor out = torch::full({rows_count, heads * dim}, -7.0f);
     PagedAttentionArgs args;
@@ -71,7 +63,8 @@ TEST_P(PagedAttentionTest, EqualsTheReferenceOnEveryKernel) {
     args.out = out.data_ptr<float>();
     paged_attention(kernel, args);
     for (int64_t r = 0; r < rows_count; ++r) {
-      const std::vector<int64_t> slots(rows.slots.begin() + rows.begin[r], rows.slots.begin() + rows.begin[r + 1]);
+      std::vector<int64_t> slots(rows.length(r));
+      rows.slots(r, 0, rows.length(r), slots.data());
       for (int64_t h = 0; h < heads; ++h) {
         const std::vector<double> expected = reference_head(q.data_ptr<float>() + r * q_stride + h * dim, keys,
                                                             values, slots, h / (heads / kv_heads), dim);
@@ -82,6 +75,42 @@ TEST_P(PagedAttentionTest, EqualsTheReferenceOnEveryKernel) {
       }
     }
   }
+}
+
+class PagedAttentionTest : public ::testing::TestWithParam<AttentionShape> {};
+
+TEST_P(PagedAttentionTest, EqualsTheReferenceOnEveryKernel) {
+  const auto [heads, kv_heads, dim] = GetParam();
+  torch::manual_seed(3);
+  const int64_t pool = 97, q_stride = heads * dim + 5;  // strided rows, as in a fused qkv
+  // Rows of 1 to 61 slots, scattered over the pool and not in order.
+  AttentionRows rows;
+  const at::Tensor order = torch::randperm(pool, torch::kLong);
+  for (int64_t r = 0; r < 7; ++r) {
+    const int64_t n = 1 + (r * 10) % 61;
+    std::vector<int64_t> slots;
+    for (int64_t j = 0; j < n; ++j) slots.push_back(order[(r * 13 + j * 7) % pool].item<int64_t>());
+    rows.add(nullptr, 0, slots.data(), n);
+  }
+  expect_reference(rows, heads, kv_heads, dim, pool, q_stride);
+}
+
+// Rows as the cache gives them: hundreds of positions through a block table
+// whose blocks are out of order (many online-softmax steps), then a few
+// scattered slots (a tree node's ancestors).
+TEST_P(PagedAttentionTest, LongRowsThroughABlockTableEqualTheReference) {
+  const auto [heads, kv_heads, dim] = GetParam();
+  torch::manual_seed(4);
+  const int64_t block_size = 4, blocks = 100, pool = blocks * block_size, q_stride = heads * dim;
+  const at::Tensor order = torch::randperm(blocks, torch::kInt);
+  const std::vector<int32_t> table(order.data_ptr<int32_t>(), order.data_ptr<int32_t>() + blocks);
+  AttentionRows rows;
+  rows.block_size = block_size;
+  for (int64_t prefix : {1, 63, 64, 65, 200, 397}) {
+    const std::vector<int64_t> extra = {5, 17, 3};
+    rows.add(table.data(), prefix, extra.data(), prefix % 2 ? 0 : 3);
+  }
+  expect_reference(rows, heads, kv_heads, dim, pool, q_stride);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PagedAttentionTest,

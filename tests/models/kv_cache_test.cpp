@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "models/base/error.h"
 #include "tests/models/tiny_models.h"
@@ -57,6 +60,44 @@ TEST(KvCacheTest, PoolGrowthKeepsContents) {
   write(cache, cache.extend(other, tokens(40)), 2.5f);  // forces the pool to double twice
   EXPECT_EQ(read_keys(cache, seq), std::vector<float>(3, 1.5f));
   EXPECT_EQ(read_keys(cache, other), std::vector<float>(40, 2.5f));
+}
+
+// The CPU pool reserves room for the model's context up front; past it, it
+// moves to a larger pool, and nothing written is lost either way.
+TEST(KvCacheTest, GrowingPastTheReservedRoomKeepsContents) {
+  ModelConfig config = testing::tiny_config("llama");
+  config.max_position_embeddings = 2 * kBlock;  // room for the trash block and two more
+  KvCache cache(config, torch::TensorOptions().dtype(torch::kFloat), {kBlock, /*initial_blocks=*/1});
+  const SequenceId seq = cache.create();
+  std::vector<float> expected;
+  for (int32_t step = 0; step < 30; ++step) {  // 30 blocks, one at a time
+    write(cache, cache.extend(seq, tokens(kBlock, step * kBlock)), static_cast<float>(step));
+    expected.insert(expected.end(), kBlock, static_cast<float>(step));
+  }
+  EXPECT_EQ(read_keys(cache, seq), expected);
+  EXPECT_GE(cache.keys(0).size(0), 31 * kBlock);
+}
+
+// Resident pages of this process (Linux).
+int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+// A pool reserved for a long context takes memory only for the blocks
+// written: here 1 GiB of room, of which a few blocks are used.
+TEST(KvCacheTest, TheReservedRoomTakesMemoryOnlyWhereWritten) {
+  ModelConfig config = testing::tiny_config("llama");
+  KvCache probe(config, torch::TensorOptions().dtype(torch::kFloat), {kBlock});
+  config.max_position_embeddings = (int64_t{1} << 30) / probe.bytes_per_token();
+  const int64_t before = resident_bytes();
+  KvCache cache(config, torch::TensorOptions().dtype(torch::kFloat), {kBlock});
+  const SequenceId seq = cache.create();
+  write(cache, cache.extend(seq, tokens(10 * kBlock)), 2.0f);
+  EXPECT_EQ(read_keys(cache, seq), std::vector<float>(10 * kBlock, 2.0f));
+  EXPECT_LT(resident_bytes() - before, int64_t{64} << 20);
 }
 
 TEST(KvCacheTest, ForkCopiesOnlyTheSharedBlockItWritesInto) {

@@ -102,6 +102,7 @@ TEST(HalfSizeWeightsTest, ModelLogitsEqualFloat32WeightsOfTheSameValues) {
       LoadOptions half;
       half.weights_dtype = dtype;
       half.cpu_kernel = kernel;
+      half.keep_parameters = true;  // the reference widens them
       auto model = CausalLM::random(testing::tiny_config("llama"), 11, half);
       EXPECT_EQ(model->weights().layers[0].gate.weight.scalar_type(), scalar_type_of(dtype));
       LlamaWeights widened = model->weights();

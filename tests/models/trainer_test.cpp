@@ -487,13 +487,15 @@ TEST_F(EddTrainerTest, StartsFromTheTargetsEmbeddingAndARandomLayer) {
   before_any_step.stop_after_step = 0;
   const TrainResult r = train(c, before_any_step);
   EXPECT_EQ(r.end_step, 0);
-  auto target = CausalLM::load(c.edd.target);
+  LoadOptions parameters;
+  parameters.keep_parameters = true;
+  auto target = CausalLM::load(c.edd.target, parameters);
   const LlamaWeights& draft = r.model->weights();
   EXPECT_TRUE(draft.embed.equal(target->weights().embed));
   EXPECT_TRUE(draft.lm_head.weight.is_same(draft.embed));
   EXPECT_EQ(r.model->config().edd_target_layer, 1);
   // Everything else is CausalLM::random's initialisation with the config's seed.
-  auto fresh = CausalLM::random(r.model->config(), c.seed);
+  auto fresh = CausalLM::random(r.model->config(), c.seed, parameters);
   EXPECT_TRUE(draft.layers.at(0).qkv.weight.equal(fresh->weights().layers[0].qkv.weight));
   EXPECT_TRUE(draft.layers[0].down.weight.equal(fresh->weights().layers[0].down.weight));
   EXPECT_TRUE(draft.norm.equal(fresh->weights().norm));
