@@ -68,7 +68,7 @@ TEST(AcceptanceTest, CalibrationCountsTokensUpToTheFirstRejection) {
 TEST(AcceptanceTest, AUniformDraftsCalibrationErrorIsItsAcceptanceRateLessOneOverTheVocabulary) {
   const auto config = models::testing::tiny_config("llama");
   std::shared_ptr<models::CausalLM> target = models::CausalLM::random(config, 1);
-  models::LlamaWeights weights = models::CausalLM::random(config, 2)->weights();
+  models::LlamaWeights weights = models::CausalLM::random(config, 2, models::testing::keeping_parameters())->weights();
   weights.norm = torch::zeros_like(weights.norm);
   auto flat = std::make_shared<models::CausalLM>(config, weights, target->tensor_options());
   const double one_over_vocab = 1.0 / static_cast<double>(config.vocab_size);
@@ -121,7 +121,7 @@ TEST(AcceptanceTest, ADifferentDraftIsAcceptedPartly) {
 // draft, the others do, and the target accepts some of it.
 TEST(AcceptanceTest, AnEddDraftReadsTheTargetsHiddenStates) {
   const auto config = models::testing::tiny_config("llama");
-  std::shared_ptr<models::CausalLM> target = models::CausalLM::random(config, 1);
+  std::shared_ptr<models::CausalLM> target = models::CausalLM::random(config, 1, models::testing::keeping_parameters());
   models::ModelConfig edd_config = config;
   edd_config.num_hidden_layers = 1;
   edd_config.edd_target_layer = 0;

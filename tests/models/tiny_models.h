@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "models/causal_lm.h"
 #include "models/model_config.h"
 
 namespace seed::models::testing {
@@ -47,6 +48,14 @@ inline ModelConfig tiny_config(const std::string& variant) {
     c.num_key_value_heads = 4;
   }
   return c;
+}
+
+// Load options for a model whose parameters a test changes or copies (a
+// model otherwise holds its matrices only packed).
+inline LoadOptions keeping_parameters() {
+  LoadOptions options;
+  options.keep_parameters = true;
+  return options;
 }
 
 inline std::vector<std::string> all_variants() { return {"llama", "llama3", "mistral", "qwen2", "qwen3", "tied"}; }

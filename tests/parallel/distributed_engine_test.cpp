@@ -56,7 +56,7 @@ class DistributedEngineTest : public ::testing::Test {
     // A draft that agrees with the target often but not always.
     const models::ModelConfig config = models::testing::tiny_config("llama");
     models::CausalLM::random(config, 11)->save(models_->target, torch::kFloat32);
-    auto draft = models::CausalLM::random(config, 11);
+    auto draft = models::CausalLM::random(config, 11, models::testing::keeping_parameters());
     torch::manual_seed(5);
     for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * 0.6 * p.std());
     draft->save(models_->draft, torch::kFloat32);

@@ -27,7 +27,7 @@ inline ModelPair write_model_pair(const std::filesystem::path& dir, int64_t voca
   config.vocab_size = vocab;
   ModelPair pair{(dir / "target").string(), (dir / "draft").string()};
   models::CausalLM::random(config, 11)->save(pair.target, torch::kFloat32);
-  auto draft = models::CausalLM::random(config, 11);
+  auto draft = models::CausalLM::random(config, 11, models::testing::keeping_parameters());
   torch::manual_seed(5);
   for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * noise * p.std());
   draft->save(pair.draft, torch::kFloat32);
@@ -53,7 +53,7 @@ struct TestModelPairs {
 // its token rows skip the layers before).
 inline std::string write_edd(const std::string& target_dir, const std::filesystem::path& dir, int64_t layer) {
   torch::NoGradGuard no_grad;
-  auto target = models::CausalLM::load(target_dir);
+  auto target = models::CausalLM::load(target_dir, models::testing::keeping_parameters());
   models::ModelConfig config = target->config();
   config.num_hidden_layers = 1;
   config.edd_target_layer = layer;
