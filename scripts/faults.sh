@@ -51,8 +51,10 @@ awk 'BEGIN { print "Rank,Puzzles,AMT (s),Solved rate,1-sigma Mean (s),1-sigma ST
   > "$work/24.csv"
 
 # Greedy bfs (task.json's temperatures are 0): the same outcome in every launch mode.
+# One problem at a time, so that results arrive spread over the run and a
+# fault after N of them lands while the ranks still compute.
 run_args=(--threads 1 run --task "$root/tasks/game24" --data "$work/24.csv" --search bfs --depth 1 --n 2 --b 1
-          --engine seed --limit "$limit" --target "$root/models/zoo/tiny-target"
+          --engine seed --limit "$limit" --concurrency 1 --target "$root/models/zoo/tiny-target"
           --draft "$root/models/zoo/tiny-draft")
 
 # launch MODE OUT LOG [EXTRA...]: starts `seed run` in the background (pid in $job).
