@@ -5,6 +5,7 @@
 
 #include "search/concurrently.h"
 #include "search/search.h"
+#include "spec/reward/prm_scorer.h"
 #include "tasks/task.h"
 
 namespace seed::bench {
@@ -20,6 +21,10 @@ SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, con
   engine_options.chat_system = task.spec().chat_system;
   const std::unique_ptr<spec::Engine> engine =
       o.make_engine ? o.make_engine(engine_options) : spec::make_engine(engine_options);
+  const std::unique_ptr<spec::StepScorer> scorer =
+      task.spec().evaluate.mode == tasks::EvaluateMode::kPrm
+          ? spec::load_prm_scorer(task.spec().evaluate.prm.model, engine_options)
+          : nullptr;
   SearchBenchRow row;
   row.task = task.spec().name;
   row.search = search.name();
@@ -32,7 +37,7 @@ SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, con
   const Clock::time_point start = Clock::now();
   search::run_concurrently(count, row.concurrency, [&](size_t i) {
     const tasks::Problem& problem = task.problems()[i];
-    const search::SearchResult result = search.solve(task, problem, *engine);
+    const search::SearchResult result = search.solve(task, problem, *engine, scorer.get());
     correct[i] = task.checker().check(problem, result.answer).correct;
     row.answers[i] = result.answer;
   });

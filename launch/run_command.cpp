@@ -30,6 +30,7 @@
 #include "search/search.h"
 #include "launch/lookahead_run.h"
 #include "spec/engine/engine_factory.h"
+#include "spec/reward/prm_scorer.h"
 #include "tasks/step_checkers.h"
 #include "tasks/task.h"
 
@@ -114,6 +115,8 @@ json problem_record(const tasks::Task& task, const tasks::Problem& problem, cons
           {"failed_requests", result.usage.failed_requests},
           {"thought_tokens", result.usage.thought_tokens},
           {"evaluation_tokens", result.usage.evaluation_tokens},
+          {"prm_tokens", result.usage.prm_tokens},
+          {"prm_scored_tokens", result.usage.prm_scored_tokens},
           {"wall_s", wall_s}};
   record.update(engine_counts_json(before, after));
   spec::EngineStats counts;
@@ -199,6 +202,11 @@ void print_summary(const json& s) {
     fmt::print("prompt tokens: {} requested, {} computed by the target ({:.1f}% reused from its prefix cache)\n",
                prompt, prefill, 100.0 * double(prompt - prefill) / double(prompt));
   }
+  const int64_t prm = s.value("prm_tokens", int64_t{0}), prm_scored = s.value("prm_scored_tokens", int64_t{0});
+  if (prm_scored > 0) {
+    fmt::print("reward model: {} tokens computed for {} tokens of scored steps ({:.2f}x)\n", prm, prm_scored,
+               double(prm) / double(prm_scored));
+  }
   if (s.contains("baseline")) {
     const json& b = s["baseline"];
     fmt::print("speedup vs {} ({}): {:.2f}x over {} problems; identical answers: {} of {}\n",
@@ -259,6 +267,12 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
       o.engine.step_verifier = step_verifier_maker(o.lookahead);
     }
     std::unique_ptr<spec::Engine> engine = make_engine(o.engine);
+    // A task that evaluates with a process reward model: it runs here, beside
+    // the search (rank 0 under mpirun).
+    const std::unique_ptr<spec::StepScorer> scorer =
+        task.spec().evaluate.mode == tasks::EvaluateMode::kPrm
+            ? spec::load_prm_scorer(task.spec().evaluate.prm.model, o.engine)
+            : nullptr;
     // An engine that serves concurrent calls gives each problem its own
     // counts; the others are counted by the difference of their totals.
     const bool shares = engine->serves_concurrent_calls();
@@ -283,7 +297,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
       spec::Engine& used = shares ? own : *engine;
       const spec::EngineStats before = used.stats();
       const Clock::time_point start = Clock::now();
-      search::SearchResult result = search->solve(task, problem, used);
+      search::SearchResult result = search->solve(task, problem, used, scorer.get());
       const double wall = std::chrono::duration<double>(Clock::now() - start).count();
       json record = problem_record(task, problem, result, before, used.stats(), wall);
       record["invocation"] = invocation;

@@ -51,7 +51,8 @@ void check_record(const json& record, const std::string& where) {
   count("failed_requests", true);
   seconds("wall_s", true);
   for (const char* key : {"tokens", "target_forwards", "drafted_tokens", "accepted_tokens", "rejections",
-                          "sequence_forwards", "sequence_tokens", "prompt_tokens", "prefill_tokens"}) {
+                          "sequence_forwards", "sequence_tokens", "prompt_tokens", "prefill_tokens", "prm_tokens",
+                          "prm_scored_tokens"}) {
     count(key, false);
   }
   seconds("draft_s", false);
@@ -136,7 +137,7 @@ void RunResults::append(const json& record) {
 }
 
 json RunResults::summary(const json& settings) const {
-  int64_t correct = 0, requests = 0, failed = 0;
+  int64_t correct = 0, requests = 0, failed = 0, prm_tokens = 0, prm_scored_tokens = 0;
   double wall = 0;
   std::map<int64_t, double> invocations;  // invocation -> when its last line finished in it
   spec::EngineStats counts;
@@ -145,6 +146,8 @@ json RunResults::summary(const json& settings) const {
     add_engine_counts(r, &counts);
     requests += r.at("requests").get<int64_t>();
     failed += r.at("failed_requests").get<int64_t>();
+    prm_tokens += r.value("prm_tokens", int64_t{0});
+    prm_scored_tokens += r.value("prm_scored_tokens", int64_t{0});
     if (r.contains("invocation") && r.contains("finished_s")) {
       double& last = invocations[r.at("invocation").get<int64_t>()];
       last = std::max(last, r.at("finished_s").get<double>());
@@ -177,6 +180,8 @@ json RunResults::summary(const json& settings) const {
             {"failed_requests", failed},
             {"prompt_tokens", counts.prefill.prompt_tokens},
             {"prefill_tokens", counts.prefill.computed_tokens},
+            {"prm_tokens", prm_tokens},
+            {"prm_scored_tokens", prm_scored_tokens},
             {"wall_s", wall},
             {"problems_per_s", wall > 0 ? double(problems) / wall : 0.0},
             {"tokens_per_s", wall > 0 ? double(tokens) / wall : 0.0}};

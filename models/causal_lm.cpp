@@ -355,8 +355,31 @@ void CausalLM::check_whole(const char* what) const {
 }
 
 at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const {
+  SEED_CHECK(weights_.lm_head.defined(), kInvalidArgument)
+      << "the model (" << config_.architecture << ") has no LM head to give logits; its head reads forward_hidden()";
   c10::InferenceMode inference;
   const ForwardPlan plan = plan_forward(config_, batch, cache, which);
+  const ModelConfig& c = config_;
+  at::Tensor logits = lm_head(final_hidden(batch, plan, cache)).to(torch::kFloat);
+  if (which != LogitsFor::kAll) return logits;
+  const int64_t B = plan.batch, S = plan.seq;
+  if (plan.rows != B * S) {
+    const auto index = torch::TensorOptions().dtype(torch::kLong);
+    logits = torch::zeros({B * S, c.vocab_size}, logits.options())
+                 .index_copy_(0, torch::tensor(padded_rows(plan), index).to(options_.device()), logits);
+  }
+  return logits.view({B, S, c.vocab_size});
+}
+
+at::Tensor CausalLM::forward_hidden(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const {
+  SEED_CHECK(which != LogitsFor::kAll, kInvalidArgument) << "forward_hidden returns packed rows: kLast or kTail";
+  c10::InferenceMode inference;
+  const ForwardPlan plan = plan_forward(config_, batch, cache, which);
+  return final_hidden(batch, plan, cache).to(torch::kFloat);
+}
+
+at::Tensor CausalLM::final_hidden(const std::vector<SequenceInput>& batch, const ForwardPlan& plan,
+                                  KvCache& cache) const {
   const ModelConfig& c = config_;
   const auto device = options_.device();
   const auto index = torch::TensorOptions().dtype(torch::kLong);
@@ -372,14 +395,7 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   const at::Tensor sin = rope.sin.index_select(0, positions);
   x = cpu_layers_ ? cpu_layers(x, plan, cache, cos, sin) : tensor_layers(x, plan, cache, cos, sin);
   for (const SequenceInput& in : batch) cache.publish(in.sequence);
-  at::Tensor logits = lm_head(rms_norm(x, weights_.norm, c.rms_norm_eps)).to(torch::kFloat);
-  if (which != LogitsFor::kAll) return logits;
-  const int64_t B = plan.batch, S = plan.seq;
-  if (plan.rows != B * S) {
-    logits = torch::zeros({B * S, c.vocab_size}, logits.options())
-                 .index_copy_(0, torch::tensor(padded_rows(plan), index).to(device), logits);
-  }
-  return logits.view({B, S, c.vocab_size});
+  return rms_norm(x, weights_.norm, c.rms_norm_eps);
 }
 
 at::Tensor CausalLM::tensor_layers(at::Tensor x, const ForwardPlan& plan, KvCache& cache, const at::Tensor& cos_rows,

@@ -133,7 +133,12 @@ class CausalLM {
   // kInvalidArgument for an empty input, a bad parent or an out-of-vocab
   // token; on a throw the cache is unchanged. Every rank of a tp group gets
   // the whole logits.
+  // kInvalidArgument for a model without an LM head (ModelConfig::has_lm_head).
   at::Tensor forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const;
+  // forward() up to the LM head: the final-normed hidden states (float32)
+  // of the rows `which` selects, [rows, hidden_size], for a head of the
+  // caller's own (a reward model's). kLast or kTail only.
+  at::Tensor forward_hidden(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const;
 
   // tokens [B, T] (int64) -> logits [B, T, V], causal, positions 0..T-1, no
   // cache. Records autograd unless the caller disables it. Whole models
@@ -168,6 +173,9 @@ class CausalLM {
   at::Tensor sum_partial(at::Tensor partial) const;    // a row-parallel output -> the group's sum
   at::Tensor lm_head(const at::Tensor& hidden) const;  // [M, hidden] -> [M, V]
   void check_whole(const char* what) const;
+  // forward()'s work up to the LM head: embeds the batch, runs the layers
+  // (writing the cache) and returns the final-normed rows plan.logit_rows.
+  at::Tensor final_hidden(const std::vector<SequenceInput>& batch, const ForwardPlan& plan, KvCache& cache) const;
   // forward()'s decoder layers over the embedded rows x [M, hidden]; cos and
   // sin [M, head_dim / 2] per row. Both write the new tokens' keys, values
   // (and hidden states) to the cache and return the rows plan.logit_rows of

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 #include <utility>
 
 #include "models/base/error.h"
@@ -141,6 +142,13 @@ int64_t ModelConfig::num_parameters() const {
          (tie_word_embeddings ? 0 : embeddings);
 }
 
+bool ModelConfig::has_lm_head() const {
+  static constexpr std::string_view kCausalLm = "ForCausalLM";
+  return architecture.empty() || (architecture.size() >= kCausalLm.size() &&
+                                  architecture.compare(architecture.size() - kCausalLm.size(), kCausalLm.size(),
+                                                       kCausalLm) == 0);
+}
+
 void ModelConfig::validate() const { check_config(*this, "model config"); }
 
 ModelConfig ModelConfig::from_json(const json& object, const std::string& source) {
@@ -149,6 +157,12 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& source
   JsonFields fields(object, source);
   ModelConfig c;
   fields.optional("model_type", &c.model_type);
+  if (const json* architectures = fields.find("architectures")) {
+    SEED_CHECK(architectures->is_array() && !architectures->empty() && architectures->front().is_string(),
+               kInvalidArgument)
+        << source << ": field 'architectures' must be a list of class names";
+    c.architecture = architectures->front().get<std::string>();
+  }
   fields.required("vocab_size", &c.vocab_size);
   fields.required("hidden_size", &c.hidden_size);
   fields.required("intermediate_size", &c.intermediate_size);
@@ -223,7 +237,8 @@ ModelConfig ModelConfig::from_file(const std::string& path) {
 
 json ModelConfig::to_json() const {
   json out;  // keys sorted, as transformers writes them
-  out["architectures"] = json::array({family_of(model_type, "model config").architecture});
+  out["architectures"] =
+      json::array({architecture.empty() ? family_of(model_type, "model config").architecture : architecture});
   out["model_type"] = model_type;
   out["vocab_size"] = vocab_size;
   out["hidden_size"] = hidden_size;

@@ -46,6 +46,11 @@ struct ModelConfig {
   // config.json: "draft": {"kind": "edd", "target_layer": L}. -1: a plain
   // causal LM.
   int64_t edd_target_layer = -1;
+  // config.json's architectures[0]; "" writes the family's causal LM. A
+  // model of another class than "...ForCausalLM" (a reward model such as
+  // Qwen2ForProcessRewardModel) has no LM head: its checkpoint holds none
+  // and its own head reads the final hidden states.
+  std::string architecture;
 
   // Derived.
   int64_t q_size() const { return num_attention_heads * head_dim; }
@@ -53,6 +58,7 @@ struct ModelConfig {
   int64_t group_size() const { return num_attention_heads / num_key_value_heads; }
   int64_t num_parameters() const;  // counts tied embeddings once
   bool is_edd() const { return edd_target_layer >= 0; }
+  bool has_lm_head() const;
   // Qwen3: each head's q and k vectors are RMS-normed (weights q_norm and
   // k_norm of size head_dim, eps rms_norm_eps) before RoPE.
   bool has_qk_norm() const { return model_type == "qwen3"; }

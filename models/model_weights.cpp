@@ -94,7 +94,10 @@ void Linear::apply(const float* x, int64_t rows, float* y) const {
   });
 }
 
+bool Linear::defined() const { return weight.defined() || panels.defined(); }
+
 void Linear::prepare_for_inference(CpuKernel cpu_kernel, bool keep_parameter) {
+  if (!defined()) return;
   if (!weight.defined()) {  // held only packed
     if (cpu_kernel == kernel) return;
     weight = unpacked();
@@ -131,7 +134,7 @@ at::Tensor LlamaWeights::lookup(const at::Tensor& tokens) const {
 }
 
 void LlamaWeights::convert_matrices(WeightDtype dtype) {
-  SEED_CHECK(embed.defined() && lm_head.weight.defined(), kInvalidArgument)
+  SEED_CHECK(embed.defined() && (lm_head.weight.defined() || !lm_head.defined()), kInvalidArgument)
       << "convert_matrices needs the parameters; these weights are held only packed (keep_parameters)";
   const c10::ScalarType type = scalar_type_of(dtype);
   const bool tied = lm_head.weight.is_same(embed);
@@ -141,7 +144,7 @@ void LlamaWeights::convert_matrices(WeightDtype dtype) {
       linear->weight = linear->weight.to(type);
     }
   }
-  lm_head.weight = tied ? embed : lm_head.weight.to(type);
+  if (lm_head.defined()) lm_head.weight = tied ? embed : lm_head.weight.to(type);
 }
 
 int64_t LlamaWeights::parameter_bytes() const {
@@ -156,7 +159,7 @@ int64_t LlamaWeights::parameter_bytes() const {
       bytes += matrix_bytes(*linear);
     }
   }
-  if (!embed.defined() || !lm_head.weight.is_same(embed)) bytes += matrix_bytes(lm_head);
+  if (lm_head.defined() && (!embed.defined() || !lm_head.weight.is_same(embed))) bytes += matrix_bytes(lm_head);
   return bytes;
 }
 
@@ -171,7 +174,7 @@ std::vector<at::Tensor> LlamaWeights::parameters() const {
     if (layer.q_norm.defined()) out.insert(out.end(), {layer.q_norm, layer.k_norm});
   }
   out.push_back(norm);
-  if (!lm_head.weight.is_same(embed)) out.push_back(lm_head.weight);
+  if (lm_head.defined() && !lm_head.weight.is_same(embed)) out.push_back(lm_head.weight);
   return out;
 }
 
@@ -250,7 +253,7 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
     w.layers.push_back(std::move(layer));
   }
   w.norm = replicated("model.norm.weight", hidden);
-  if (!c.tie_word_embeddings) {
+  if (!c.tie_word_embeddings && c.has_lm_head()) {
     w.lm_head.weight = read("lm_head.weight", {c.vocab_size, hidden}, 0, s.vocab_begin, s.vocab);
     pack(w.lm_head);
   }
@@ -301,7 +304,11 @@ LlamaWeights random_weights(const ModelConfig& c, uint64_t seed, at::TensorOptio
     w.layers.push_back(std::move(layer));
   }
   w.norm = norm_weight(hidden);
-  w.lm_head.weight = c.tie_word_embeddings ? w.embed : normal({c.vocab_size, hidden}, kInitStd);
+  if (c.tie_word_embeddings) {
+    w.lm_head.weight = w.embed;
+  } else if (c.has_lm_head()) {
+    w.lm_head.weight = normal({c.vocab_size, hidden}, kInitStd);
+  }
   return w;
 }
 
@@ -337,7 +344,7 @@ NamedTensors to_named_tensors(const LlamaWeights& w, const ModelConfig& c, std::
     add(p + "mlp.down_proj.weight", layer.down.unpacked());
   }
   add("model.norm.weight", w.norm);
-  if (!c.tie_word_embeddings) add("lm_head.weight", w.lm_head.unpacked());
+  if (!c.tie_word_embeddings && w.lm_head.defined()) add("lm_head.weight", w.lm_head.unpacked());
   return out;
 }
 

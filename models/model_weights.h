@@ -37,6 +37,8 @@ struct Linear {
   CpuKernel kernel = CpuKernel::kPortable;
   int64_t packed_out = 0, packed_in = 0;  // the parameter's [out, in], set when packed
 
+  // Whether it holds a matrix (the parameter or its packed copy).
+  bool defined() const;
   // The parameter's shape and dtype, whether it is held or only packed.
   int64_t out_features() const;
   int64_t in_features() const;
@@ -77,7 +79,7 @@ struct LlamaWeights {
   at::Tensor embed;  // [vocab, hidden]; undefined when tied and only the LM head's packed copy is held
   std::vector<DecoderLayerWeights> layers;
   at::Tensor norm;   // [hidden]
-  Linear lm_head;    // [vocab, hidden]; shares `embed` when tied
+  Linear lm_head;    // [vocab, hidden]; shares `embed` when tied; none (!defined()) without an LM head
 
   // The kernel prepare_for_inference packs for (CausalLM's constructor
   // calls it); LoadOptions::cpu_kernel sets it.

@@ -13,6 +13,9 @@
 //                     virtual loss, so each round is one batch
 //   cot               one sampled chain of thought
 //   best-of-n         n chains, the evaluator's best
+//   weighted-best-of-n  n chains, the answer with the largest sum of its
+//                     chains' evaluator scores (a PRM's: search-and-learn's
+//                     "weighted" selection)
 //   self-consistency  n chains, the majority answer
 //
 // Every algorithm submits all the jobs of a step as one Engine::generate
@@ -33,6 +36,7 @@
 
 #include "search/search_tree.h"
 #include "spec/api/engine.h"
+#include "spec/api/step_scorer.h"
 #include "tasks/task.h"
 
 namespace seed::search {
@@ -51,6 +55,10 @@ struct SearchUsage {
   int64_t generated_tokens = 0;
   int64_t thought_tokens = 0;     // of which by thought generation
   int64_t evaluation_tokens = 0;  // and by state evaluation
+  // A process reward model's work (evaluate mode "prm"): tokens it computed
+  // and tokens of the steps it scored (ScoreUsage).
+  int64_t prm_tokens = 0;
+  int64_t prm_scored_tokens = 0;
 };
 
 struct SearchResult {
@@ -63,11 +71,13 @@ class Search {
  public:
   virtual ~Search() = default;
   virtual std::string name() const = 0;
-  // Throws seed::Error only for what the engine throws and for task
-  // misconfiguration (say, cot on a task with no cot prompt); a problem
+  // `scorer`: the process reward model of a task whose evaluate mode is
+  // "prm" (borrowed; unused otherwise). Throws seed::Error only for what the
+  // engine or scorer throws and for task misconfiguration (say, cot on a
+  // task with no cot prompt, a prm task without a scorer); a problem
   // nothing could be generated for yields an empty answer.
-  virtual SearchResult solve(const tasks::Task& task, const tasks::Problem& problem,
-                             spec::Engine& engine) const = 0;
+  virtual SearchResult solve(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine,
+                             spec::StepScorer* scorer = nullptr) const = 0;
 };
 
 // The algorithm names, in the order benchmarks list them.

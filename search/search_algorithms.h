@@ -20,6 +20,7 @@ int run_dvts(SearchContext& ctx, const tasks::SearchParams& params);
 int run_mcts(SearchContext& ctx, const tasks::SearchParams& params);
 int run_cot(SearchContext& ctx, const tasks::SearchParams& params);
 int run_best_of_n(SearchContext& ctx, const tasks::SearchParams& params);
+int run_weighted_best_of_n(SearchContext& ctx, const tasks::SearchParams& params);
 int run_self_consistency(SearchContext& ctx, const tasks::SearchParams& params);
 
 }  // namespace seed::search

@@ -34,8 +34,8 @@ uint64_t mix_key(uint64_t a, uint64_t b) {
 }
 
 SearchContext::SearchContext(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine,
-                             uint64_t seed)
-    : task_(task), problem_(problem), engine_(engine), seed_(mix_key(seed, problem.index)) {}
+                             uint64_t seed, spec::StepScorer* scorer)
+    : task_(task), problem_(problem), engine_(engine), seed_(mix_key(seed, problem.index)), scorer_(scorer) {}
 
 tasks::State SearchContext::state(int id) const {
   const Node& n = tree_.node(id);
@@ -170,6 +170,7 @@ std::vector<int> SearchContext::expand(const std::vector<int>& nodes, int n, con
 
 std::vector<double> SearchContext::values(const std::vector<tasks::State>& states) {
   const tasks::EvaluateSpec& spec = task_.spec().evaluate;
+  if (spec.mode == tasks::EvaluateMode::kPrm) return prm_values(states);
   std::vector<std::string> prompts;
   std::vector<spec::GenRequest> batch;
   std::map<std::string, size_t> first_request;  // prompt -> its first request in the batch
@@ -196,9 +197,51 @@ std::vector<double> SearchContext::values(const std::vector<tasks::State>& state
   return out;
 }
 
+std::vector<double> SearchContext::prm_values(const std::vector<tasks::State>& states) {
+  SEED_CHECK(scorer_ != nullptr, kInvalidArgument)
+      << task_.folder() << "/task.json: the task evaluates with a process reward model, which was not loaded";
+  const std::string prefix = task_.prm_prefix(problem_);
+  // step_key(steps, i): what identifies steps 0..i of a state.
+  const auto step_key = [](const std::vector<std::string>& steps, size_t i) {
+    std::string key;
+    for (size_t s = 0; s <= i; ++s) key += steps[s] + '\x1f';
+    return key;
+  };
+  std::vector<std::vector<std::string>> steps_of;
+  std::vector<spec::ScoreRequest> batch;
+  std::set<std::string> asked;  // step_key of each request's last step
+  for (const tasks::State& s : states) {
+    steps_of.push_back(task_.prm_steps(s));
+    const std::vector<std::string>& steps = steps_of.back();
+    if (steps.empty() || step_scores_.count(step_key(steps, steps.size() - 1))) continue;
+    if (!asked.insert(step_key(steps, steps.size() - 1)).second) continue;
+    size_t first = 0;
+    while (step_scores_.count(step_key(steps, first))) ++first;
+    batch.push_back({prefix, steps, first});
+  }
+  if (!batch.empty()) {
+    const std::vector<spec::StepScores> scored = scorer_->score(batch);
+    for (size_t r = 0; r < batch.size(); ++r) {
+      const spec::ScoreRequest& request = batch[r];
+      for (size_t i = request.first; i < request.steps.size(); ++i) {
+        step_scores_[step_key(request.steps, i)] = scored[r].rewards.at(i - request.first);
+      }
+      usage_.prm_tokens += scored[r].usage.computed_tokens;
+      usage_.prm_scored_tokens += scored[r].usage.scored_tokens;
+    }
+  }
+  std::vector<double> out;
+  for (const std::vector<std::string>& steps : steps_of) {
+    std::vector<double> scores;
+    for (size_t i = 0; i < steps.size(); ++i) scores.push_back(step_scores_.at(step_key(steps, i)));
+    out.push_back(scores.empty() ? 0.0 : tasks::aggregate_step_scores(scores, task_.spec().evaluate.prm.aggregate));
+  }
+  return out;
+}
+
 void SearchContext::evaluate(const std::vector<int>& nodes) {
   const tasks::EvaluateSpec& spec = task_.spec().evaluate;
-  if (spec.mode == tasks::EvaluateMode::kValue) {
+  if (spec.mode != tasks::EvaluateMode::kVote) {
     std::vector<tasks::State> states;
     for (const int id : nodes) states.push_back(state(id));
     const std::vector<double> v = values(states);

@@ -23,7 +23,9 @@ namespace seed::search {
 
 class SearchContext {
  public:
-  SearchContext(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine, uint64_t seed);
+  // `scorer` (borrowed, may be null): the process reward model of a prm-mode task.
+  SearchContext(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine, uint64_t seed,
+                spec::StepScorer* scorer = nullptr);
 
   SearchTree& tree() { return tree_; }
   const tasks::Task& task() const { return task_; }
@@ -45,6 +47,8 @@ class SearchContext {
 
   // Value mode: sets each node's value (the sum over the evaluator's
   // samples; a completion that does not parse counts the task's `unparsed`).
+  // Prm mode: the aggregate of the PRM's scores of the node's steps (each
+  // step scored once per solve; a state without steps is worth 0).
   // Vote mode: the nodes are grouped by parent, each group voted on, and a
   // node's value is its share of the votes. One batch.
   void evaluate(const std::vector<int>& nodes);
@@ -80,8 +84,12 @@ class SearchContext {
   std::vector<std::vector<tasks::Thought>> generate(const std::vector<tasks::State>& states,
                                                     const std::vector<uint64_t>& keys,
                                                     const std::vector<double>& priorities, int n);
-  // Summed values of states, one batch (cached by prompt).
+  // Summed values of states, one batch (cached by prompt); prm mode:
+  // prm_values.
   std::vector<double> values(const std::vector<tasks::State>& states);
+  // The aggregate step scores of states, one scorer batch for the steps
+  // not scored before.
+  std::vector<double> prm_values(const std::vector<tasks::State>& states);
 
   const tasks::Task& task_;
   const tasks::Problem& problem_;
@@ -91,6 +99,8 @@ class SearchContext {
   SearchUsage usage_;
   int expansions_ = 0;
   std::map<std::string, double> value_cache_;  // evaluation prompt -> summed value
+  spec::StepScorer* scorer_;
+  std::map<std::string, double> step_scores_;  // steps 1..i (step_key) -> step i's score
 };
 
 // A 64-bit mix of two values (splitmix64 finaliser), for stream keys.

@@ -14,6 +14,7 @@ struct Entry {
 const Entry kAlgorithms[] = {
     {"cot", run_cot},
     {"best-of-n", run_best_of_n},
+    {"weighted-best-of-n", run_weighted_best_of_n},
     {"self-consistency", run_self_consistency},
     {"bfs", run_bfs},
     {"dvts", run_dvts},
@@ -27,8 +28,9 @@ class AlgorithmSearch : public Search {
   AlgorithmSearch(const Entry& entry, const SearchConfig& config) : entry_(entry), config_(config) {}
   std::string name() const override { return entry_.name; }
 
-  SearchResult solve(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine) const override {
-    SearchContext ctx(task, problem, engine, config_.seed);
+  SearchResult solve(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine,
+                     spec::StepScorer* scorer) const override {
+    SearchContext ctx(task, problem, engine, config_.seed, scorer);
     const int chosen = entry_.run(ctx, config_.params);
     SearchResult result;
     result.answer = ctx.answer(chosen);

@@ -32,12 +32,16 @@ enum class Stream : uint64_t {
   kEvaluateAction = 5,
   kPlan = 6,
   kShuffle = 7,
+  kPrm = 8,
 };
 
 constexpr size_t kPuzzleSize = 4;
 // Propose states follow a path to 24 this often (ToT-BFS keeps good states,
 // so that is what the proposer mostly sees); otherwise random steps.
 constexpr uint64_t kProposeOnPathPercent = 75;
+// Step-reward paths keep to a path to 24 this often, so that both labels
+// are common at every depth.
+constexpr uint64_t kPrmOnPathPercent = 50;
 // Blocksworld plan prefixes take an optimal action this often, else a random
 // legal one, so that searches' off-path states are covered too.
 constexpr uint64_t kPrefixOptimalPercent = 75;
@@ -196,6 +200,31 @@ std::vector<CorpusExample> game24_cot(const CorpusConfig& config, Game24Source& 
   return examples;
 }
 
+std::vector<CorpusExample> game24_prm(const CorpusConfig& config, Game24Source& source) {
+  std::mt19937_64 rng = engine(config, Stream::kPrm);
+  std::vector<CorpusExample> examples;
+  for (int i = 0; i < config.game24_prm; ++i) {
+    const Numbers puzzle = source.draw_puzzle(rng);
+    const uint64_t depth = 1 + draw_below(rng, kPuzzleSize - 1);  // 1, 2 or 3 steps
+    std::vector<Game24Step> steps;
+    const Numbers left = source.walk(rng, puzzle, depth, draw_chance(rng, kPrmOnPathPercent, 100), &steps);
+    std::string prompt = render_prompt(kGame24PrmPrefix, {{"input", numbers_text(puzzle)}});
+    for (size_t s = 0; s + 1 < steps.size(); ++s) prompt += steps[s].text() + std::string(kGame24PrmTag) + "\n";
+    prompt += steps.back().text();
+    bool good = source.solver().solvable(left);
+    // Half the whole paths go on to the Answer line a chain of thought
+    // ends with; it is right only if the path made 24.
+    if (left.size() == 1 && draw_chance(rng, 1, 2)) {
+      const std::optional<std::string> expression = expression_from_steps(puzzle, steps);
+      SEED_CHECK(expression.has_value(), kInternal) << "corpus: a walk does not replay";
+      prompt += std::string(kGame24PrmTag) + "\n" + std::string(kGame24AnswerPrefix) + *expression + " = 24";
+    }
+    prompt += kGame24PrmTag;
+    examples.push_back(game24_example("prm", std::move(prompt), good ? "+" : "-"));
+  }
+  return examples;
+}
+
 // A Blocksworld instance and a legal plan prefix that does not reach the goal.
 struct BlocksDraw {
   BlocksInstance instance;
@@ -299,7 +328,7 @@ std::vector<CorpusExample> blocks_plan(const CorpusConfig& config) {
 }
 
 bool needs_game24(std::string_view kind) {
-  return kind == "propose" || kind == "value" || kind == "cot";
+  return kind == "propose" || kind == "value" || kind == "cot" || kind == "prm";
 }
 
 std::vector<CorpusExample> generate_kind(const CorpusConfig& config, std::string_view kind,
@@ -307,11 +336,12 @@ std::vector<CorpusExample> generate_kind(const CorpusConfig& config, std::string
   if (kind == "propose") return game24_propose(config, *source);
   if (kind == "value") return game24_value(config, *source);
   if (kind == "cot") return game24_cot(config, *source);
+  if (kind == "prm") return game24_prm(config, *source);
   if (kind == "next_action") return blocks_next_action(config);
   if (kind == "evaluate_action") return blocks_evaluate_action(config);
   if (kind == "plan") return blocks_plan(config);
   SEED_FAIL(kInvalidArgument) << "unknown corpus kind '" << kind
-                              << "'; expected propose, value, cot, next_action, "
+                              << "'; expected propose, value, cot, prm, next_action, "
                                  "evaluate_action or plan";
 }
 
@@ -322,6 +352,7 @@ void CorpusConfig::validate() const {
       {"game24_propose", game24_propose},
       {"game24_value", game24_value},
       {"game24_cot", game24_cot},
+      {"game24_prm", game24_prm},
       {"blocksworld_next_action", blocksworld_next_action},
       {"blocksworld_evaluate_action", blocksworld_evaluate_action},
       {"blocksworld_plan", blocksworld_plan},
@@ -341,7 +372,7 @@ void CorpusConfig::validate() const {
              kInvalidArgument)
       << "corpus: blocks_min..blocks_max = " << blocks_min << ".." << blocks_max
       << "; need 2 <= blocks_min <= blocks_max <= " << kBlocksMax;
-  SEED_CHECK(game24_csv.size() > 0 || game24_propose + game24_value + game24_cot == 0,
+  SEED_CHECK(game24_csv.size() > 0 || game24_propose + game24_value + game24_cot + game24_prm == 0,
              kInvalidArgument)
       << "corpus: game24 examples need game24_csv (the path of Tree of Thoughts' 24.csv, e.g. " << kGame24CsvPath
       << ")";
@@ -372,10 +403,12 @@ std::vector<CorpusExample> generate_corpus_kind(const CorpusConfig& config, std:
 std::vector<CorpusExample> generate_corpus(const CorpusConfig& config) {
   config.validate();
   std::optional<Game24Source> source;
-  if (config.game24_propose + config.game24_value + config.game24_cot > 0) source.emplace(config);
+  if (config.game24_propose + config.game24_value + config.game24_cot + config.game24_prm > 0) {
+    source.emplace(config);
+  }
   std::vector<CorpusExample> corpus;
   for (const std::string_view kind :
-       {"propose", "value", "cot", "next_action", "evaluate_action", "plan"}) {
+       {"propose", "value", "cot", "prm", "next_action", "evaluate_action", "plan"}) {
     if (needs_game24(kind) && !source) continue;
     std::vector<CorpusExample> part = generate_kind(config, kind, source ? &*source : nullptr);
     std::move(part.begin(), part.end(), std::back_inserter(corpus));

@@ -17,6 +17,11 @@
 //   game24 / cot              a solvable puzzle -> a random solution's steps
 //                             (non-negative results where possible) and
 //                             "Answer: <expression> = 24"
+//   game24 / prm              a puzzle and 1-3 steps (half on a path to 24),
+//                             each ending in the step tag, a whole path
+//                             half the time followed by its Answer line ->
+//                             "+" if the numbers left can still make 24 (the
+//                             answer is right), else "-"
 //   blocksworld / next_action an instance and a plan prefix -> one legal
 //                             action, from an optimal plan 3 times in 4
 //   blocksworld / evaluate_action  prefix + one action -> good (it begins an
@@ -61,6 +66,7 @@ struct CorpusConfig {
   int game24_propose = 3000;
   int game24_value = 3000;
   int game24_cot = 2000;
+  int game24_prm = 0;  // a process reward model's corpus (models/zoo/tiny-prm)
   int blocksworld_next_action = 700;
   int blocksworld_evaluate_action = 700;
   int blocksworld_plan = 600;

@@ -46,6 +46,13 @@ inline constexpr std::string_view kGame24CotPrompt =
 
 inline constexpr std::string_view kGame24AnswerPrefix = "Answer: ";
 
+// Process reward ("prm"): the puzzle, then each step (or the Answer line)
+// followed by the step tag, the last without its newline. Completion: "+"
+// (the numbers left can still make 24) or "-". tasks/game24-prm reads
+// states in this format: prefix "Input: {input}\n", step "{thought} #\n".
+inline constexpr std::string_view kGame24PrmPrefix = "Input: {input}\n";
+inline constexpr std::string_view kGame24PrmTag = " #";
+
 // --- Blocksworld ---------------------------------------------------------
 // {statement}: blocks_statement(instance) ("As initial conditions I have
 // that, ...\nMy goal is to have that ...."). {plan}: the actions taken so far,

@@ -153,11 +153,30 @@ std::optional<double> Task::parse_value(std::string_view completion) const {
 
 double Task::max_value() const {
   const ValueSpec& value = spec_.evaluate.value;
-  if (spec_.evaluate.mode == EvaluateMode::kVote) return 1.0;
+  if (spec_.evaluate.mode != EvaluateMode::kValue) return 1.0;
   double best = value.unparsed;
   if (value.labels.empty()) return std::max(best, value.max);
   for (const auto& label : value.labels) best = std::max(best, label.second);
   return best;
+}
+
+std::string Task::prm_prefix(const Problem& problem) const {
+  return fill(spec_.evaluate.prm.prefix, source_ + ": field 'evaluate.prefix'", problem, State{}, nullptr);
+}
+
+std::vector<std::string> Task::prm_steps(const State& state) const {
+  std::vector<std::string> steps;
+  for (size_t i = 0; i < state.thoughts.size(); ++i) {
+    steps.push_back(fill_template(
+        spec_.evaluate.prm.step,
+        [&](const std::string& name) -> std::optional<std::string> {
+          if (name == "thought") return state.thoughts[i].text;
+          if (name == "index") return std::to_string(i + 1);
+          return std::nullopt;
+        },
+        source_ + ": field 'evaluate.step'"));
+  }
+  return steps;
 }
 
 std::string Task::vote_prompt(const Problem& problem, const State& parent,

@@ -20,9 +20,10 @@
 //               completion fills a named part of the thought), and the
 //               thought's text from its parts
 //   evaluate    state evaluation: mode "value" (labels -> numbers, or a
-//               number by regex; summed over samples) or "vote" (the
+//               number by regex; summed over samples), "vote" (the
 //               candidates listed as {choices}; the completion names the
-//               best; votes counted over samples)
+//               best; votes counted over samples) or "prm" (a process reward
+//               model scores each step; PrmSpec)
 //   answer      optional prompt that writes the final answer from the best
 //               leaf (Algorithm 2, line 8); without it the answer is the
 //               leaf's steps
@@ -55,6 +56,7 @@
 
 #include "models/base/sampling.h"
 #include "tasks/checkers.h"
+#include "tasks/step_aggregate.h"
 #include "tasks/task_data.h"
 
 namespace seed::tasks {
@@ -69,7 +71,7 @@ struct PromptSpec {
 };
 
 enum class GenerateMode { kPropose, kSample };
-enum class EvaluateMode { kValue, kVote };
+enum class EvaluateMode { kValue, kVote, kPrm };
 
 struct GenerateSpec {
   GenerateMode mode = GenerateMode::kSample;
@@ -88,8 +90,19 @@ struct ValueSpec {
   double unparsed = 0;  // the value of a completion that parses as neither
 };
 
+// A process reward model scores the state's steps (mode "prm"): it reads
+// `prefix` and then each thought as `step` renders it, and the state's value
+// is the aggregate of its step scores.
+struct PrmSpec {
+  std::string model;                  // the PRM's folder (task.json: relative to the task folder)
+  std::string prefix;                 // a template over the data fields
+  std::string step = "{thought}\n";  // a template over {thought} and {index} (1-based)
+  StepAggregate aggregate = StepAggregate::kLast;  // search-and-learn's default
+};
+
 struct EvaluateSpec {
   EvaluateMode mode = EvaluateMode::kValue;
+  PrmSpec prm;          // prm mode
   PromptSpec prompt;
   int samples = 1;      // value: summed over samples; vote: votes cast
   ValueSpec value;
@@ -200,6 +213,9 @@ class Task {
   std::string evaluation_prompt(const Problem& problem, const State& state) const;
   std::optional<double> parse_value(std::string_view completion) const;
   double max_value() const;  // the largest value one sample can give
+  // prm mode: the text before the first step, and each thought as a step.
+  std::string prm_prefix(const Problem& problem) const;
+  std::vector<std::string> prm_steps(const State& state) const;
   std::string vote_prompt(const Problem& problem, const State& parent,
                           const std::vector<const Thought*>& candidates) const;
   // The 1-based choice converted to 0-based; nullopt if none in [0, count).

@@ -202,15 +202,38 @@ ValueSpec read_value(JsonFields& parent, const std::string& source) {
   return value;
 }
 
-EvaluateSpec read_evaluate(JsonFields& top, const std::string& source) {
+// prm mode: the model's folder must hold a config.json.
+PrmSpec read_prm(JsonFields& fields, const std::string& folder) {
+  PrmSpec prm;
+  fields.required("model", &prm.model);
+  fields.required("prefix", &prm.prefix);
+  fields.optional("step", &prm.step);
+  std::string aggregate = "last";
+  fields.optional("aggregate", &aggregate);
+  prm.aggregate = parse_step_aggregate(aggregate, fields.where("aggregate"));
+  fields.reject_unknown("(known in prm mode: mode, model, prefix, step, aggregate)");
+  const fs::path model = fs::path(prm.model).is_absolute() ? fs::path(prm.model) : fs::path(folder) / prm.model;
+  SEED_CHECK(fs::exists(model / "config.json"), kNotFound)
+      << fields.where("model") << ": " << model.string() << " holds no config.json (a relative path is read from "
+      << "the task folder)";
+  prm.model = model.lexically_normal().string();
+  return prm;
+}
+
+EvaluateSpec read_evaluate(JsonFields& top, const std::string& source, const std::string& folder) {
   const json* value = top.find("evaluate");
   SEED_CHECK(value != nullptr, kInvalidArgument) << source << ": required field 'evaluate' is missing";
   JsonFields fields = nested(top, "evaluate", *value, source, "evaluate.");
   EvaluateSpec evaluate;
   std::string mode;
   fields.required("mode", &mode);
-  SEED_CHECK(mode == "value" || mode == "vote", kInvalidArgument)
-      << fields.where("mode") << " must be \"value\" or \"vote\", not \"" << mode << "\"";
+  SEED_CHECK(mode == "value" || mode == "vote" || mode == "prm", kInvalidArgument)
+      << fields.where("mode") << " must be \"value\", \"vote\" or \"prm\", not \"" << mode << "\"";
+  if (mode == "prm") {
+    evaluate.mode = EvaluateMode::kPrm;
+    evaluate.prm = read_prm(fields, folder);
+    return evaluate;
+  }
   evaluate.mode = mode == "value" ? EvaluateMode::kValue : EvaluateMode::kVote;
   fields.optional("samples", &evaluate.samples);
   SEED_CHECK(evaluate.samples >= 1, kInvalidArgument) << fields.where("samples") << " must be >= 1";
@@ -290,7 +313,7 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
   top.optional("examples", &examples_file);
   spec.state_fields = read_state(top, source);
   spec.generate = read_generate(top, source);
-  spec.evaluate = read_evaluate(top, source);
+  spec.evaluate = read_evaluate(top, source, folder);
   if (const json* answer = top.find("answer")) spec.answer = read_prompt(*answer, source, "answer.");
   if (const json* cot = top.find("cot")) spec.cot = read_prompt(*cot, source, "cot.");
   if (const json* final = top.find("final")) {
@@ -398,7 +421,12 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
     evaluate.insert("choices");
     check_template(spec.evaluate.choice, source, "evaluate.choice", {"index", "thought"});
   }
-  check_template(spec.evaluate.prompt.prompt, source, "evaluate.prompt", evaluate);
+  if (spec.evaluate.mode == EvaluateMode::kPrm) {
+    check_template(spec.evaluate.prm.prefix, source, "evaluate.prefix", base);
+    check_template(spec.evaluate.prm.step, source, "evaluate.step", {"thought", "index"});
+  } else {
+    check_template(spec.evaluate.prompt.prompt, source, "evaluate.prompt", evaluate);
+  }
   if (spec.answer) check_template(spec.answer->prompt, source, "answer.prompt", with_parts);
   if (spec.cot) check_template(spec.cot->prompt, source, "cot.prompt", base);
   return task;

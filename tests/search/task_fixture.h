@@ -27,7 +27,9 @@ class TempTaskFolder {
   TempTaskFolder(const TempTaskFolder&) = delete;
   TempTaskFolder& operator=(const TempTaskFolder&) = delete;
 
+  // `name` may hold folders ("prm/config.json").
   void write(const std::string& name, const std::string& text) const {
+    std::filesystem::create_directories((dir_ / name).parent_path());
     std::ofstream(dir_ / name) << text;
   }
   std::string path() const { return dir_.string(); }
