@@ -188,6 +188,9 @@ std::vector<Completion> take_completions(std::vector<Sequence>& seqs, EngineStat
   stats.prefill.prompt_tokens += after.prompt_tokens - before.prompt_tokens;
   stats.prefill.computed_tokens += after.computed_tokens - before.computed_tokens;
   stats.prefill.evicted_blocks += after.evicted_blocks - before.evicted_blocks;
+  stats.prefill.verify_rounds += after.verify_rounds - before.verify_rounds;
+  stats.prefill.forward_s += after.forward_s - before.forward_s;
+  stats.prefill.host_verify_s += after.host_verify_s - before.host_verify_s;
   stats.prefill.kv_peak_bytes = std::max(stats.prefill.kv_peak_bytes, after.kv_peak_bytes);
   stats.prefill.kv_live_bytes = after.kv_live_bytes;
   return out;

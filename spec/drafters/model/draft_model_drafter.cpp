@@ -80,7 +80,7 @@ DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
   const at::Tensor logits = model_->forward({{s.main, s.unfed, {}}}, cache_, models::LogitsFor::kLast);
   s.unfed.clear();
   s.base = cache_.length(s.main);
-  GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, s.accepted, depth, true);
+  GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, cut_, s.accepted, depth, true);
   s.main_path = std::move(grown.main_path);
   s.forks = std::move(grown.forks);
   return std::move(grown.tree);

@@ -34,7 +34,10 @@ class DraftModelDrafter : public Drafter {
   // Shares `model` (REQUIRES a whole model, not a tensor-parallel shard) and
   // owns its KV cache, so drafters built from one model may run on
   // different threads (CausalLM::forward is const and thread-safe).
-  explicit DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options = {});
+  // Sampled drafts are drawn from, and carry, `cut` applied to each
+  // request's sampling (DraftTruncation).
+  explicit DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options = {},
+                             DraftTruncation cut = {});
   ~DraftModelDrafter() override;
 
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;
@@ -48,6 +51,7 @@ class DraftModelDrafter : public Drafter {
   void release_forks(Slot& s);
 
   std::shared_ptr<const models::CausalLM> model_;
+  DraftTruncation cut_;
   models::KvCache cache_;
   // Its own CUDA stream, so drafters on their threads overlap with the
   // target and with each other on one GPU.

@@ -24,8 +24,10 @@ struct EddDrafter::Slot {
   std::vector<models::SequenceId> forks;
 };
 
-EddDrafter::EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options)
+EddDrafter::EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options,
+                       DraftTruncation cut)
     : model_(std::move(model)),
+      cut_(cut),
       cache_(model_->make_cache(cache_options)),
       stream_(model_->tensor_options().device()) {
   SEED_CHECK(model_->config().is_edd(), kInvalidArgument) << "EDD drafter: the model's config names no target layer";
@@ -85,7 +87,7 @@ DraftTree EddDrafter::propose(uint64_t slot, int max_depth) {
   s.unfed.clear();
   s.unfed_from = bonus;
 
-  GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, bonus + 1, depth, false);
+  GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, cut_, bonus + 1, depth, false);
   s.forks = std::move(grown.forks);
   return std::move(grown.tree);
 }

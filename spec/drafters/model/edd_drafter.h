@@ -34,7 +34,10 @@ namespace seed::spec {
 class EddDrafter : public Drafter {
  public:
   // REQUIRES model->config().is_edd() and a whole model.
-  explicit EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options = {});
+  // Sampled drafts are drawn from, and carry, `cut` applied to each
+  // request's sampling (DraftTruncation).
+  explicit EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options = {},
+                      DraftTruncation cut = {});
   ~EddDrafter() override;
 
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override;
@@ -50,6 +53,7 @@ class EddDrafter : public Drafter {
   void release_forks(Slot& s);
 
   std::shared_ptr<const models::CausalLM> model_;
+  DraftTruncation cut_;
   models::KvCache cache_;
   // Its own CUDA stream, so drafters on their threads overlap with the
   // target and with each other on one GPU.
