@@ -33,14 +33,8 @@ DraftRow sparse_distribution(const float* logits, int64_t vocab, const SamplingP
                              std::vector<float>& dense) {
   dense.resize(static_cast<size_t>(vocab));
   sampling_distribution(logits, vocab, params, dense.data());
-  DraftRow row;
-  for (int64_t v = 0; v < vocab; ++v) {
-    if (dense[static_cast<size_t>(v)] > 0.0f) row.ids.push_back(static_cast<int32_t>(v));
-  }
-  const auto better = [&](int32_t a, int32_t b) { return dense[a] > dense[b] || (dense[a] == dense[b] && a < b); };
-  std::sort(row.ids.begin(), row.ids.end(), better);
-  for (const int32_t id : row.ids) row.probs.push_back(dense[static_cast<size_t>(id)]);
-  return row;
+  TopTokens support = top_entries(dense.data(), vocab, static_cast<int>(vocab));
+  return {std::move(support.ids), std::move(support.probs)};
 }
 
 // The k children a fixed shape gives the node after `parent` (-1: the
