@@ -262,23 +262,22 @@ TEST(Wire, EveryTruncationIsRejectedNamingTheSender) {
   }
 }
 
-TEST(Wire, ASparseProposalCannotAskForGigabytesOfQ) {
-  // magic, version, type 3 (proposal), slot 5, no tokens, flags 4 (sparse q),
-  // vocab 2^31, then the prefix row's sparse entries: none. Dense, that q
-  // would be 8 GiB; a handful of bytes must not allocate it.
+TEST(Wire, AProposalCannotAskForMoreThanItsBytes) {
+  // magic, version, type 3 (proposal), slot 5, 4096 tokens (all 0, every
+  // parent -1), flags 0 (sampled), then row 0 claiming 2^31 entries: what a
+  // row holds is bounded by the bytes that carry it, checked before
+  // allocating.
   std::vector<uint8_t> bytes = {'S', 'D', uint8_t(kVersion & 0xff), uint8_t(kVersion >> 8), 3};
   for (int i = 0; i < 8; ++i) bytes.push_back(i == 0 ? 5 : 0);
-  for (uint8_t b : {0, 0, 0, 0, /*flags*/ 4, /*vocab*/ 0, 0, 0, 0x80, /*ids*/ 0, 0, 0, 0}) bytes.push_back(b);
+  for (uint8_t b : {0, 0x10, 0, 0}) bytes.push_back(b);
+  bytes.resize(bytes.size() + 4096 * 4, 0);
+  bytes.resize(bytes.size() + 4096 * 4, 0xff);
+  for (uint8_t b : {0, /*ids*/ 0, 0, 0, 0x80}) bytes.push_back(b);
   EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
-                           {"proposal message from rank 3", "vocab 2147483648 exceeds the limit"}));
-  // A vocabulary within bounds, but 4096 nodes over it: 4097 x 2^20 values.
-  bytes[13] = 0x00, bytes[14] = 0x10;     // 4096 tokens (u32 count at byte 13)
-  bytes.resize(17);                       // drop flags, vocab and the row
-  bytes.resize(17 + 4096 * 8, 0);         // tokens 0, parents 0 (node 0: -1 below)
-  for (int i = 0; i < 4; ++i) bytes[17 + 4096 * 4 + i] = 0xff;  // node 0's parent -1
-  for (uint8_t b : {4, 0, 0, 0x10, 0, 0, 0, 0, 0}) bytes.push_back(b);  // flags 4, vocab 2^20, no ids
-  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
-                           {"proposal message from rank 3", "4097 x 1048576", "exceeds the limit"}));
+                           {"proposal message from rank 3", "reading q ids", "8589934592 bytes needed"}));
+  // The dense rows of earlier versions are gone with their flag.
+  bytes[17 + 4096 * 8] = 4;
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption, {"unknown proposal flags 4"}));
 }
 
 TEST(Wire, TrailingBytesAreRejected) {

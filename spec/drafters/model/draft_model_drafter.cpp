@@ -26,8 +26,9 @@ struct DraftModelDrafter::Slot {
 };
 
 DraftModelDrafter::DraftModelDrafter(std::shared_ptr<const models::CausalLM> model,
-                                     models::KvCacheOptions cache_options)
+                                     models::KvCacheOptions cache_options, DraftTruncation cut)
     : model_(std::move(model)),
+      cut_(cut),
       cache_(model_->make_cache(cache_options)),
       stream_(model_->tensor_options().device()) {
   SEED_CHECK(model_->shard().is_whole(), kInvalidArgument)
