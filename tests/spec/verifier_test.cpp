@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "models/base/counter_rng.h"
@@ -84,14 +85,8 @@ DraftRow cut_row(const float* row, Cut cut) {
   std::vector<float> logits(kVocab), dense(kVocab);
   for (int32_t v = 0; v < kVocab; ++v) logits[static_cast<size_t>(v)] = std::log(row[v]);
   sampling_distribution(logits.data(), kVocab, SamplingParams{1.0f, cut.top_k, cut.top_p}, dense.data());
-  DraftRow q;
-  for (int32_t v = 0; v < kVocab; ++v) {
-    if (dense[static_cast<size_t>(v)] > 0.0f) {
-      q.ids.push_back(v);
-      q.probs.push_back(dense[static_cast<size_t>(v)]);
-    }
-  }
-  return q;
+  TopTokens q = top_entries(dense.data(), kVocab, kVocab);
+  return {std::move(q.ids), std::move(q.probs)};
 }
 
 // The verdict for `draft` against `table`'s rows from `state`.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "models/base/counter_rng.h"
@@ -50,14 +51,8 @@ std::vector<float> draft_row(int32_t last, int keep) {
 
 // A dense row by its support.
 DraftRow support(const std::vector<float>& q) {
-  DraftRow r;
-  for (int32_t v = 0; v < kVocab; ++v) {
-    if (q[static_cast<size_t>(v)] > 0.0f) {
-      r.ids.push_back(v);
-      r.probs.push_back(q[static_cast<size_t>(v)]);
-    }
-  }
-  return r;
+  TopTokens r = top_entries(q.data(), kVocab, kVocab);
+  return {std::move(r.ids), std::move(r.probs)};
 }
 
 // A tree of `k[0]` children of the prefix (after `last`), each with k[1]
