@@ -74,6 +74,8 @@ Workload make_workload(const SpecBenchOptions& o, int n, float temperature, int 
 // The ranks' figures between two samples: busy fractions of the ranks in
 // both, messages and bytes per token.
 void add_rank_figures(const RanksSample& before, const RanksSample& after, int64_t tokens, SpecBenchRow& row) {
+  const double bytes = static_cast<double>(after.bytes - before.bytes);
+  if (row.drafted_tokens > 0) row.wire_bytes_per_drafted_token = bytes / static_cast<double>(row.drafted_tokens);
   for (const RankTime& a : after.ranks) {
     for (const RankTime& b : before.ranks) {
       if (b.rank != a.rank) continue;
@@ -83,7 +85,7 @@ void add_rank_figures(const RanksSample& before, const RanksSample& after, int64
   }
   if (tokens > 0) {
     row.messages_per_token = static_cast<double>(after.messages - before.messages) / static_cast<double>(tokens);
-    row.bytes_per_token = static_cast<double>(after.bytes - before.bytes) / static_cast<double>(tokens);
+    row.bytes_per_token = bytes / static_cast<double>(tokens);
   }
 }
 
@@ -182,6 +184,9 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     total.target_busy_s += s.target_busy_s;
     total.prefill.prompt_tokens += s.prefill.prompt_tokens;
     total.prefill.computed_tokens += s.prefill.computed_tokens;
+    total.prefill.verify_rounds += s.prefill.verify_rounds;
+    total.prefill.forward_s += s.prefill.forward_s;
+    total.prefill.host_verify_s += s.prefill.host_verify_s;
     total.draft_s += s.draft_s;
     total.steps += s.steps;
   }
@@ -202,6 +207,12 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   row.tokens = total.generated_tokens;
   row.prompt_tokens = total.prefill.prompt_tokens;
   row.prefill_tokens = total.prefill.computed_tokens;
+  if (total.prefill.verify_rounds > 0) {
+    const double rounds = static_cast<double>(total.prefill.verify_rounds);
+    row.target_forward_s_per_round = total.prefill.forward_s / rounds;
+    row.host_verify_s_per_round = total.prefill.host_verify_s / rounds;
+  }
+  row.drafted_tokens = total.drafted_tokens;
   if (row.tokens > 0) row.draft_ms_per_token = 1e3 * total.draft_s / static_cast<double>(row.tokens);
   if (o.sample_ranks) add_rank_figures(ranks_before, o.sample_ranks(), row.tokens, row);
   return row;
@@ -231,6 +242,8 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"tokens", r.tokens},
                          {"prompt_tokens", r.prompt_tokens},
                          {"prefill_tokens", r.prefill_tokens},
+                         {"host_verify_s_per_round", r.host_verify_s_per_round},
+                         {"target_forward_s_per_round", r.target_forward_s_per_round},
                          {"threads", r.threads}};
     if (r.pct_threshold > 0) row["pct_threshold"] = r.pct_threshold;
     if (!r.lookahead.empty()) {
@@ -244,6 +257,7 @@ nlohmann::json SpecBenchResult::to_json() const {
       row["ranks"] = ranks;
       row["messages_per_token"] = r.messages_per_token;
       row["bytes_per_token"] = r.bytes_per_token;
+      row["wire_bytes_per_drafted_token"] = r.wire_bytes_per_drafted_token;
     }
     rows_json.push_back(row);
   }

@@ -116,6 +116,11 @@ struct SpecBenchRow {
   int64_t tokens = 0;  // generated over all repeats
   int64_t prompt_tokens = 0;   // over all repeats: requested...
   int64_t prefill_tokens = 0;  // ...and computed by the target (the rest came from its prefix cache)
+  int64_t drafted_tokens = 0;  // over all repeats, sent to verification
+  // Per target verify call: the target's forward (to logits on the host),
+  // and the verifier's host work after it (PrefillStats).
+  double target_forward_s_per_round = 0;
+  double host_verify_s_per_round = 0;
   std::string threads;  // the thread split the row ran with (plan_threads)
   // A row whose engine does step-level speculation (SpecBenchOptions::
   // lookahead): its gamma and shape ("2", "auto", "2 width 2 async"),
@@ -129,6 +134,7 @@ struct SpecBenchRow {
   std::vector<RankBusy> rank_busy;
   double messages_per_token = 0;
   double bytes_per_token = 0;
+  double wire_bytes_per_drafted_token = 0;  // the same bytes over the tokens drafted
 };
 
 struct SpecBenchResult {

@@ -41,6 +41,9 @@ wire::Message verify(TpLeaderTarget& target, const wire::VerifyMessage& request,
     reply.prefill.prompt_tokens -= reported.prompt_tokens;
     reply.prefill.computed_tokens -= reported.computed_tokens;
     reply.prefill.evicted_blocks -= reported.evicted_blocks;
+    reply.prefill.verify_rounds -= reported.verify_rounds;
+    reply.prefill.forward_s -= reported.forward_s;
+    reply.prefill.host_verify_s -= reported.host_verify_s;
     reported = now;
     return reply;
   } catch (const std::exception& e) {

@@ -1,5 +1,7 @@
 #include "parallel/wire.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -18,13 +20,12 @@ namespace {
 constexpr uint8_t kMagic[2] = {'S', 'D'};
 
 // A proposal's flags.
-constexpr uint8_t kDeterministic = 1, kWithoutReplacement = 2, kSparseQ = 4;
-// Bounds on a proposal's q before it is allocated: sparse rows do not bound
-// vocab by the buffer, so without them a few bytes could ask for gigabytes.
-// The largest vocabularies seed loads have 262k tokens; 256 MiB of q holds
-// a 256-node tree over them.
+constexpr uint8_t kDeterministic = 1, kWithoutReplacement = 2;
+// Bounds on a proposal's q rows: token ids are below kMaxVocab (the largest
+// vocabularies seed loads have 262k tokens), and a row sums to 1 within
+// kRowMassTolerance (float rounding over at most kMaxVocab entries).
 constexpr uint32_t kMaxVocab = uint32_t{1} << 20;
-constexpr uint64_t kMaxQValues = uint64_t{1} << 26;
+constexpr double kRowMassTolerance = 1e-3;
 
 enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify, kVerdicts,
                             kUsageRequest, kUsage, kLesson };
@@ -118,17 +119,54 @@ class Reader {
 };
 
 // The q rows a proposal sends: contexts (0 = the prefix, i + 1 = after
-// node i) that have children, in order; an empty draft sends its one row, so
-// that every q on the wire has at least one row to bound vocab by.
-std::vector<int64_t> sent_contexts(const std::vector<int32_t>& parents) {
+// node i) that have children, in order.
+std::vector<size_t> sent_contexts(const std::vector<int32_t>& parents) {
   std::vector<bool> has(parents.size() + 1, false);
-  has[0] = true;  // node 0's parent is -1, so context 0 has children whenever n > 0
-  for (int32_t parent : parents) has[parent + 1] = true;
-  std::vector<int64_t> contexts;
+  for (int32_t parent : parents) has[static_cast<size_t>(parent + 1)] = true;
+  std::vector<size_t> contexts;
   for (size_t c = 0; c < has.size(); ++c) {
-    if (has[c]) contexts.push_back(static_cast<int64_t>(c));
+    if (has[c]) contexts.push_back(c);
   }
   return contexts;
+}
+
+// (ids [i32], probs [f32]): a count, the ids, then as many probs.
+void put_pairs(Writer& w, const std::vector<int32_t>& ids, const std::vector<float>& probs, const char* field) {
+  SEED_CHECK(ids.size() == probs.size(), kInvalidArgument)
+      << "wire: " << field << " has " << ids.size() << " ids but " << probs.size() << " probs";
+  w.put_array(ids, field);
+  w.put_raw(probs.data(), probs.size());
+}
+
+void get_pairs(Reader& r, std::vector<int32_t>& ids, std::vector<float>& probs, const char* ids_field,
+               const char* probs_field) {
+  ids = r.get_array<int32_t>(ids_field);
+  probs.resize(ids.size());
+  r.get_raw(probs.data(), probs.size(), probs_field);
+}
+
+// Throws unless `row` is a distribution by its support (DraftRow): ids
+// distinct and below kMaxVocab, probs in (0, 1], summing to 1.
+void check_row(Reader& r, const spec::DraftRow& row, size_t context) {
+  double mass = 0.0;
+  for (size_t j = 0; j < row.ids.size(); ++j) {
+    if (row.ids[j] < 0 || static_cast<uint32_t>(row.ids[j]) >= kMaxVocab) {
+      detail::Raiser() & r.fail() << "q row " << context << " names token " << row.ids[j] << ", outside [0, "
+                                  << kMaxVocab << ")";
+    }
+    if (!(row.probs[j] > 0.0f && row.probs[j] <= 1.0f)) {
+      detail::Raiser() & r.fail() << "q row " << context << " gives token " << row.ids[j] << " probability "
+                                  << row.probs[j] << ", outside (0, 1]";
+    }
+    mass += row.probs[j];
+  }
+  if (!(std::abs(mass - 1.0) <= kRowMassTolerance)) {
+    detail::Raiser() & r.fail() << "q row " << context << " sums to " << mass << ", not 1";
+  }
+  std::vector<int32_t> sorted = row.ids;
+  std::sort(sorted.begin(), sorted.end());
+  const auto repeat = std::adjacent_find(sorted.begin(), sorted.end());
+  if (repeat != sorted.end()) detail::Raiser() & r.fail() << "q row " << context << " names token " << *repeat << " twice";
 }
 
 void put_settings(Writer& w, const spec::DraftSettings& s) {
@@ -171,38 +209,17 @@ void put_draft(Writer& w, const spec::DraftTree& d) {
     SEED_CHECK(d.parents[i] >= -1 && d.parents[i] < static_cast<int32_t>(i), kInvalidArgument)
         << "wire: proposal node " << i << " has parent " << d.parents[i] << ", not an earlier node";
   }
-  SEED_CHECK(d.q.size() % (n + 1) == 0 && (!d.deterministic || d.q.empty()), kInvalidArgument)
-      << "wire: a proposal's q has " << d.q.size() << " values, not (n + 1) x vocab for n = " << n
+  const bool rows = !d.deterministic && n > 0;
+  SEED_CHECK(rows ? d.q.size() == n + 1 : d.q.empty() || n == 0, kInvalidArgument)
+      << "wire: a proposal's q has " << d.q.size() << " rows, not n + 1 = " << n + 1
       << (d.deterministic ? " (a deterministic draft sends none)" : "");
-  const size_t vocab = d.q.size() / (n + 1);
-  const std::vector<int64_t> contexts = sent_contexts(d.parents);
-  size_t nonzero = 0;
-  for (int64_t context : contexts) {
-    for (size_t v = 0; v < vocab; ++v) nonzero += d.q[static_cast<size_t>(context) * vocab + v] != 0.0f;
-  }
-  // Sparse rows cost a count and an (id, p) pair per entry.
-  const bool sparse = vocab > 0 && contexts.size() * 4 + nonzero * 8 < contexts.size() * vocab * 4;
   w.put_array(d.tokens, "tokens");
   w.put_raw(d.parents.data(), n);  // as many as tokens
-  w.put(static_cast<uint8_t>((d.deterministic ? kDeterministic : 0) |
-                             (d.without_replacement ? kWithoutReplacement : 0) | (sparse ? kSparseQ : 0)));
-  w.put_count(vocab, "vocab");
-  for (int64_t context : contexts) {
-    const float* row = d.q.data() + context * static_cast<int64_t>(vocab);
-    if (!sparse) {
-      w.put_raw(row, vocab);
-      continue;
+  w.put(static_cast<uint8_t>((d.deterministic ? kDeterministic : 0) | (d.without_replacement ? kWithoutReplacement : 0)));
+  if (rows) {
+    for (const size_t context : sent_contexts(d.parents)) {
+      put_pairs(w, d.q[context].ids, d.q[context].probs, "q row");
     }
-    std::vector<int32_t> ids;
-    std::vector<float> probs;
-    for (size_t v = 0; v < vocab; ++v) {
-      if (row[v] != 0.0f) {
-        ids.push_back(static_cast<int32_t>(v));
-        probs.push_back(row[v]);
-      }
-    }
-    w.put_array(ids, "q ids");
-    w.put_raw(probs.data(), probs.size());
   }
   SEED_CHECK(d.confidence.empty() || d.confidence.size() == n, kInvalidArgument)
       << "wire: a proposal has " << d.confidence.size() << " confidences for " << n << " tokens";
@@ -220,41 +237,24 @@ spec::DraftTree get_draft(Reader& r) {
     }
   }
   const uint8_t flags = r.get<uint8_t>("flags");
-  if ((flags & ~(kDeterministic | kWithoutReplacement | kSparseQ)) != 0) {
+  if ((flags & ~(kDeterministic | kWithoutReplacement)) != 0) {
     detail::Raiser() & r.fail() << "unknown proposal flags " << int{flags};
   }
   d.deterministic = (flags & kDeterministic) != 0;
   d.without_replacement = (flags & kWithoutReplacement) != 0;
-  const uint32_t vocab = r.get<uint32_t>("vocab");
-  if (d.deterministic && vocab != 0) detail::Raiser() & r.fail() << "a deterministic draft carries q rows";
-  const std::vector<int64_t> contexts = sent_contexts(d.parents);
-  if (vocab > kMaxVocab) detail::Raiser() & r.fail() << "vocab " << vocab << " exceeds the limit of " << kMaxVocab;
-  const uint64_t q_values = (uint64_t{d.tokens.size()} + 1) * vocab;  // < 2^52: both factors are small
-  if (q_values > kMaxQValues) {
-    detail::Raiser() & r.fail() << "q of " << d.tokens.size() + 1 << " x " << vocab << " values exceeds the limit of "
-                                << kMaxQValues;
-  }
-  if (vocab > 0 && (flags & kSparseQ) != 0) {
-    d.q.assign((d.tokens.size() + 1) * vocab, 0.0f);
-    for (int64_t context : contexts) {
-      const std::vector<int32_t> ids = r.get_array<int32_t>("q ids");
-      std::vector<float> probs(ids.size());
-      r.get_raw(probs.data(), probs.size(), "q probs");
-      for (size_t j = 0; j < ids.size(); ++j) {
-        if (ids[j] < 0 || static_cast<uint32_t>(ids[j]) >= vocab) {
-          detail::Raiser() & r.fail() << "q id " << ids[j] << " outside the vocabulary of " << vocab;
-        }
-        d.q[static_cast<size_t>(context) * vocab + static_cast<size_t>(ids[j])] = probs[j];
+  if (!d.deterministic && !d.tokens.empty()) {
+    d.q.resize(d.tokens.size() + 1);
+    for (const size_t context : sent_contexts(d.parents)) {
+      spec::DraftRow& row = d.q[context];
+      get_pairs(r, row.ids, row.probs, "q ids", "q probs");
+      check_row(r, row, context);
+    }
+    for (size_t i = 0; i < d.tokens.size(); ++i) {
+      if (!(d.q[static_cast<size_t>(d.parents[i] + 1)].prob(d.tokens[i]) > 0.0f)) {
+        detail::Raiser() & r.fail() << "node " << i << "'s token " << d.tokens[i] << " has no probability in q row "
+                                    << d.parents[i] + 1 << ", which it was drawn from";
       }
     }
-  } else if (vocab > 0) {
-    // Before allocating (n + 1) x vocab. One row first, which bounds vocab
-    // by the buffer, so that the product cannot overflow.
-    const uint64_t row_bytes = uint64_t{vocab} * sizeof(float);
-    r.need(row_bytes, "q");
-    r.need(row_bytes * contexts.size(), "q");
-    d.q.assign((d.tokens.size() + 1) * vocab, 0.0f);
-    for (int64_t context : contexts) r.get_raw(d.q.data() + context * vocab, vocab, "q");
   }
   d.confidence = r.get_array<float>("confidence");
   if (!d.confidence.empty() && d.confidence.size() != d.tokens.size()) {
@@ -265,23 +265,14 @@ spec::DraftTree get_draft(Reader& r) {
 
 void put_target_top(Writer& w, const std::vector<spec::TopTokens>& target_top) {
   w.put_count(target_top.size(), "target_top");
-  for (const spec::TopTokens& top : target_top) {
-    SEED_CHECK(top.ids.size() == top.probs.size(), kInvalidArgument)
-        << "wire: a target_top entry has " << top.ids.size() << " ids but " << top.probs.size() << " probs";
-    w.put_array(top.ids, "target_top ids");
-    w.put_raw(top.probs.data(), top.probs.size());
-  }
+  for (const spec::TopTokens& top : target_top) put_pairs(w, top.ids, top.probs, "target_top ids");
 }
 
 std::vector<spec::TopTokens> get_target_top(Reader& r) {
   const uint32_t tops = r.get<uint32_t>("target_top");
   r.need(uint64_t{tops} * sizeof(uint32_t), "target_top");  // each at least a count
   std::vector<spec::TopTokens> target_top(tops);
-  for (spec::TopTokens& top : target_top) {
-    top.ids = r.get_array<int32_t>("target_top ids");
-    top.probs.resize(top.ids.size());
-    r.get_raw(top.probs.data(), top.probs.size(), "target_top probs");
-  }
+  for (spec::TopTokens& top : target_top) get_pairs(r, top.ids, top.probs, "target_top ids", "target_top probs");
   return target_top;
 }
 
@@ -379,6 +370,9 @@ struct Encoder {
     w.put(m.prefill.kv_peak_bytes);
     w.put(m.prefill.kv_live_bytes);
     w.put(m.prefill.evicted_blocks);
+    w.put(m.prefill.verify_rounds);
+    w.put(m.prefill.forward_s);
+    w.put(m.prefill.host_verify_s);
   }
   void operator()(const UsageRequestMessage&) {}
   void operator()(const LessonMessage& m) { put_lesson(w, m.drafter, m.lesson); }
@@ -471,6 +465,9 @@ Message decode_body(Type type, Reader& r) {
       m.prefill.kv_peak_bytes = r.get<int64_t>("kv_peak_bytes");
       m.prefill.kv_live_bytes = r.get<int64_t>("kv_live_bytes");
       m.prefill.evicted_blocks = r.get<int64_t>("evicted_blocks");
+      m.prefill.verify_rounds = r.get<int64_t>("verify_rounds");
+      m.prefill.forward_s = r.get<double>("forward_s");
+      m.prefill.host_verify_s = r.get<double>("host_verify_s");
       return m;
     }
     case Type::kUsageRequest: return UsageRequestMessage{};

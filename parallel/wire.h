@@ -15,15 +15,17 @@
 //              drafter u8 (spec::DrafterKind: what drafts for the slot)
 //   draft      slot u64, max_depth i32          (propose a draft now)
 //   proposal   slot u64, tokens [i32], parents [i32], flags u8
-//              (1 deterministic, 2 without replacement, 4 sparse q),
-//              vocab u32, then q rows: dense f32 [vocab] each, or sparse
-//              (ids [i32], probs [f32]) each
+//              (1 deterministic, 2 without replacement), then q rows as
+//              (ids [i32], probs [f32]) pairs, confidence [f32]
 //   verdict    slot u64, accepted [i32], bonus i32, tokens [i32],
 //              target_top count u32, then count x (ids [i32], probs [f32])
 //   verify     count u32, then count x (slot u64, proposal body): one
 //              target forward over these drafts
 //   verdicts   count u32, then count x (slot u64, verdict body): a verify
-//              message's answer, in its item order
+//              message's answer, in its item order, then the target's
+//              counters since the last (prompt_tokens, computed_tokens,
+//              kv_peak_bytes, kv_live_bytes, evicted_blocks, verify_rounds:
+//              i64; forward_s, host_verify_s: f64)
 //   finish     slot u64                          (finished or cancelled)
 //   shutdown   (empty)
 //   error      text [u8]                         (a rank's fatal error)
@@ -34,17 +36,19 @@
 //              target_top as in verdict: what another draft rank's table of
 //              the group learned from a verdict (spec/drafters/lesson.h)
 // Proposals carry q exactly (lossless verification needs the very
-// probabilities the draft was drawn from), but only the rows of contexts
-// that have children, in context order: a chain of k sends k rows, not k+1
-// (an empty draft sends its prefix row). Rows with few non-zero entries
-// (STAND's: at most 10) go sparse, as (id, p) pairs, when that is smaller.
-// Decoding restores the (n + 1) x vocab matrix with zero unused rows. The
-// target's distributions with a verdict (Verdict::target_top) travel as
-// their top entries, never as vocabulary rows.
+// probabilities the draft was drawn from) as they hold it, by support
+// (spec::DraftRow: a draft model's truncated q', STAND's table entries),
+// never as vocabulary rows, and only the rows of contexts that have
+// children, in context order: a chain of k sends k rows, not k + 1;
+// deterministic and empty drafts send none. Decoding gives the n + 1 rows
+// with empty unused ones. The target's distributions with a verdict
+// (Verdict::target_top) travel the same way, as their top entries.
 //
 // Decoding validates everything before returning: a truncated or oversized
 // buffer, bad magic, another version, an unknown type, a count past the
-// buffer, a parent that is not an earlier node, or a lesson for a drafter
+// buffer, a parent that is not an earlier node, a q row with an id
+// repeated or outside [0, 2^20), a probability outside (0, 1], a mass not
+// 1, or no mass at a node's token, or a lesson for a drafter
 // with no tables or with more context or distributions than it reads
 // throws seed::Error (kCorruption) naming the sender rank and what is wrong.
 // Thread-safe: pure functions.
@@ -67,8 +71,8 @@ namespace seed::parallel::wire {
 // 2: verdicts; 3: usage; 4: model-free drafters; 5: a target group's top
 // entries on request; 6: lessons (tables shared across draft ranks); 7:
 // pruned trees in start messages, the target's hidden states in verdicts,
-// the draft's confidences in proposals
-constexpr uint16_t kVersion = 7;
+// the draft's confidences in proposals; 8: q rows only by their support
+constexpr uint16_t kVersion = 8;
 
 struct StartMessage {
   uint64_t slot = 0;
@@ -122,7 +126,8 @@ using Message = std::variant<StartMessage, DraftMessage, ProposalMessage, Verdic
 const char* message_name(const Message& message);
 
 // The bytes of `message`. Throws kInvalidArgument if a count exceeds u32 or
-// a proposal's q is neither empty (deterministic) nor (n + 1) x vocab.
+// a proposal's q is neither empty (deterministic, or no nodes) nor n + 1
+// rows, or a row's ids and probs differ in size.
 std::vector<uint8_t> encode(const Message& message);
 
 // The message in `bytes`, received from world rank `sender`. Throws

@@ -53,6 +53,26 @@ double positive_mass(const float* probs, int64_t n) {
   return total;
 }
 
+// positive_mass of exp_of_scaled's output, in the same order, without
+// writing it: what softmax_prob reads must equal the dense row bit for bit.
+double scaled_exp_mass(const float* logits, int64_t n, float max_logit, float temperature) {
+  double partial[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) {
+      const float e = exp_nonpositive((logits[i + j] - max_logit) / temperature);
+      partial[j] += e <= 0.0f ? 0.0f : e;
+    }
+  }
+  double total = 0.0;
+  for (; i < n; ++i) {
+    const float e = exp_nonpositive((logits[i] - max_logit) / temperature);
+    total += e <= 0.0f ? 0.0f : e;
+  }
+  for (double p : partial) total += p;
+  return total;
+}
+
 // Token ids are int32_t.
 void check_vocab(int64_t vocab) {
   SEED_CHECK(vocab > 0 && vocab <= std::numeric_limits<int32_t>::max(), kInvalidArgument)
@@ -164,6 +184,20 @@ void sampling_distribution(const float* logits, int64_t vocab, const SamplingPar
   double total = 0.0;
   for (const int32_t id : kept) total += probs[id];
   for (const int32_t id : kept) probs[id] = static_cast<float>(probs[id] / total);
+}
+
+SoftmaxScale softmax_scale(const float* logits, int64_t vocab, float temperature) {
+  SEED_CHECK(temperature > 0.0f && std::isfinite(temperature), kInvalidArgument)
+      << "softmax_scale needs a finite temperature > 0, got " << temperature;
+  SoftmaxScale s;
+  s.argmax = checked_argmax(logits, vocab);
+  s.max_logit = logits[s.argmax];
+  s.scale = static_cast<float>(1.0 / scaled_exp_mass(logits, vocab, s.max_logit, temperature));
+  return s;
+}
+
+float softmax_prob(const float* logits, const SoftmaxScale& scale, float temperature, int32_t token) {
+  return exp_nonpositive((logits[token] - scale.max_logit) / temperature) * scale.scale;
 }
 
 int32_t sample_from(const float* probs, int64_t vocab, double u) {

@@ -38,6 +38,20 @@ int32_t argmax(const float* logits, int64_t vocab);
 void sampling_distribution(const float* logits, int64_t vocab, const SamplingParams& params,
                            float* probs);
 
+// What sampling_distribution gives a token when top_k and top_p keep every
+// token, without writing the row: p(v) = exp_nonpositive((logits[v] -
+// max_logit) / temperature) * scale, bit for bit the value the dense row
+// holds. Two passes over the row (its max, the mass of its exponentials).
+// Requires temperature > 0; throws kInvalidArgument as sampling_distribution
+// does for a NaN or +inf logit or every logit -inf.
+struct SoftmaxScale {
+  int32_t argmax = 0;
+  float max_logit = 0.0f;
+  float scale = 0.0f;  // 1 / the mass, rounded to float
+};
+SoftmaxScale softmax_scale(const float* logits, int64_t vocab, float temperature);
+float softmax_prob(const float* logits, const SoftmaxScale& scale, float temperature, int32_t token);
+
 // Inverse-CDF draw: the first index whose cumulative probability exceeds
 // u * total mass (sums in double; probs need not be normalised). Never
 // returns a zero-probability index. Throws kInvalidArgument if u is outside

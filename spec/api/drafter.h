@@ -8,6 +8,7 @@
 // drafter its own worker thread).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -31,6 +32,28 @@ namespace seed::spec {
 struct PrunedTree {
   float expand = 0.036f;
   float prune = 0.01f;
+};
+
+// The draft distribution q' a draft model samples from and sends with its
+// proposal: the request's transformation of its logits (DraftSettings::
+// sampling), cut further to its top_k tokens and its top_p nucleus. The
+// verifier is exact for the target whatever q' is, since it tests against
+// the very q' the draws came from (q' is zero off its support); a cut only
+// lowers acceptance, and only where the dropped tail had mass under p too.
+// Top 32: a draft model's top 32 tokens hold nearly all its mass at the
+// temperatures search samples at, and 32 (id, p) pairs are 256 bytes per
+// context on the wire and in memory, where a vocabulary row is 0.5 MB at
+// 128K tokens.
+struct DraftTruncation {
+  int32_t top_k = 32;  // 0: no cut beyond the request's top_k
+  float top_p = 1.0f;  // 1: no cut beyond the request's top_p
+  // The request's transformation with these cuts added (the tighter of each).
+  SamplingParams applied_to(const SamplingParams& request) const {
+    SamplingParams cut = request;
+    if (top_k > 0 && (cut.top_k == 0 || top_k < cut.top_k)) cut.top_k = top_k;
+    cut.top_p = std::min(cut.top_p, top_p);
+    return cut;
+  }
 };
 
 struct DraftSettings {

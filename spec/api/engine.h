@@ -101,6 +101,11 @@ struct PrefillStats {
   int64_t kv_peak_bytes = 0;    // most bytes the KV cache held, live and cached
   int64_t kv_live_bytes = 0;    // bytes live slots hold now
   int64_t evicted_blocks = 0;   // cached blocks given up to stay within the KV budget
+  // Target verify calls (one forward each) and where their time went: the
+  // model's forward (to logits on the host), then the verifier on the host.
+  int64_t verify_rounds = 0;
+  double forward_s = 0;
+  double host_verify_s = 0;
 };
 
 // Step-level speculation (spec/lookahead/lookahead_engine.h): drafted

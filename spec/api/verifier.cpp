@@ -70,10 +70,8 @@ constexpr double kMinResidualMass = 1e-6;
 // Throws kInvalidArgument naming the first malformed field of the request.
 void check_request(const VerifyRequest& request) {
   SEED_CHECK(request.draft != nullptr, kInvalidArgument) << "VerifyRequest.draft is null";
-  SEED_CHECK(request.p != nullptr, kInvalidArgument) << "VerifyRequest.p is null";
-  const int64_t vocab = request.vocab;
-  SEED_CHECK(vocab > 0 && vocab <= std::numeric_limits<int32_t>::max(), kInvalidArgument)
-      << "VerifyRequest.vocab must be in [1, 2^31), got " << vocab;
+  SEED_CHECK(request.target != nullptr, kInvalidArgument) << "VerifyRequest.target is null";
+  const int64_t vocab = request.target->vocab();
 
   const DraftTree& draft = *request.draft;
   SEED_CHECK(draft.tokens.size() == draft.parents.size(), kInvalidArgument)
@@ -82,16 +80,26 @@ void check_request(const VerifyRequest& request) {
   SEED_CHECK(draft.tokens.size() < static_cast<size_t>(std::numeric_limits<int32_t>::max()), kInvalidArgument)
       << "draft has " << draft.tokens.size() << " nodes; node ids are int32_t";
   const int32_t n = static_cast<int32_t>(draft.tokens.size());
-  const size_t rows_size = static_cast<size_t>(n + 1) * static_cast<size_t>(vocab);
+  SEED_CHECK(request.target->contexts() == n + 1, kInvalidArgument)
+      << "VerifyRequest.target has " << request.target->contexts() << " rows for a draft of " << n
+      << " nodes; it needs one per context, n + 1";
   if (draft.deterministic) {
     SEED_CHECK(draft.q.empty(), kInvalidArgument)
         << "draft is deterministic but q has " << draft.q.size()
-        << " floats; pass q empty, or set deterministic = false to verify against q";
+        << " rows; pass q empty, or set deterministic = false to verify against q";
   } else if (n > 0) {  // an empty draft needs no q: the target just samples
-    SEED_CHECK(draft.q.size() == rows_size, kInvalidArgument)
-        << "draft q has " << draft.q.size() << " floats, expected (n + 1) x vocab = " << n + 1 << " x "
-        << vocab << " = " << rows_size
+    SEED_CHECK(draft.q.size() == static_cast<size_t>(n) + 1, kInvalidArgument)
+        << "draft q has " << draft.q.size() << " rows, expected one per context, n + 1 = " << n + 1
         << "; a sampling drafter must return q at every context (or set deterministic)";
+    for (size_t c = 0; c < draft.q.size(); ++c) {
+      const DraftRow& row = draft.q[c];
+      SEED_CHECK(row.ids.size() == row.probs.size(), kInvalidArgument)
+          << "draft q row " << c << " has " << row.ids.size() << " ids but " << row.probs.size() << " probs";
+      for (const int32_t id : row.ids) {
+        SEED_CHECK(id >= 0 && id < vocab, kInvalidArgument)
+            << "draft q row " << c << " names token " << id << ", outside the vocab [0, " << vocab << ")";
+      }
+    }
   }
 
   for (int32_t i = 0; i < n; ++i) {
@@ -104,8 +112,7 @@ void check_request(const VerifyRequest& request) {
         << "draft node " << i << " proposes token " << token << ", outside the vocab [0, " << vocab << ")";
     if (!draft.deterministic) {
       // The ratio p / q needs q(x) > 0; a drafter cannot have sampled x otherwise.
-      const float q_x =
-          draft.q[static_cast<size_t>(parent + 1) * static_cast<size_t>(vocab) + static_cast<size_t>(token)];
+      const float q_x = draft.q[static_cast<size_t>(parent + 1)].prob(token);
       SEED_CHECK(q_x > 0.0f, kInvalidArgument)
           << "draft node " << i << " proposes token " << token << " but q of its context " << parent + 1
           << " gives it " << q_x
@@ -134,7 +141,7 @@ void walk_greedy(const VerifyRequest& request, Verdict& verdict) {
   const int32_t n = static_cast<int32_t>(draft.tokens.size());
   int32_t context = 0;
   for (;;) {
-    const int32_t best = argmax(request.p + static_cast<int64_t>(context) * request.vocab, request.vocab);
+    const int32_t best = request.target->argmax(context);
     int32_t child = next_child(draft, context, 0);
     while (child < n && draft.tokens[static_cast<size_t>(child)] != best) {
       child = next_child(draft, context, child + 1);
@@ -149,76 +156,86 @@ void walk_greedy(const VerifyRequest& request, Verdict& verdict) {
 }
 
 // Replaces `residual` by norm(max(0, r - q)) for a rejected candidate x
-// (q = one-hot at x when `q_row` is null) and returns the row to test the
-// next sibling against: the residual, or p_row if the residual is rounding
-// noise (kMinResidualMass). `r` may alias residual's data.
-const float* subtract_rejected(const float* r, const float* q_row, int32_t x, const float* p_row,
-                               int64_t vocab, std::vector<float>& residual) {
-  residual.resize(static_cast<size_t>(vocab));
-  double mass = 0.0;
-  for (int64_t v = 0; v < vocab; ++v) {
-    const float q_v = q_row != nullptr ? q_row[v] : (v == x ? 1.0f : 0.0f);
-    const float kept = std::max(0.0f, r[v] - q_v);
-    residual[static_cast<size_t>(v)] = kept;
-    mass += kept;
+// (q = one-hot at x when `q` is null) and returns the row to test the next
+// sibling against: the residual, or p_row if the residual is rounding noise
+// (kMinResidualMass). `r` may alias residual's data. q is zero off its
+// support, where max(0, r - q) = r: only the support is subtracted.
+const float* subtract_rejected(const float* r, const DraftRow* q, int32_t x, const float* p_row, int64_t vocab,
+                               std::vector<float>& residual) {
+  if (r != residual.data()) residual.assign(r, r + vocab);
+  if (q == nullptr) {
+    float& value = residual[static_cast<size_t>(x)];
+    value = std::max(0.0f, value - 1.0f);
+  } else {
+    for (size_t j = 0; j < q->ids.size(); ++j) {
+      float& value = residual[static_cast<size_t>(q->ids[j])];
+      value = std::max(0.0f, value - q->probs[j]);
+    }
   }
+  double mass = 0.0;
+  for (const float value : residual) mass += value;
   if (!(mass > kMinResidualMass)) return p_row;
   for (float& value : residual) value = static_cast<float>(value / mass);
   return residual.data();
 }
 
 // q with x removed and renormalised into `out` (which `q` may alias).
-const float* remove_token(const float* q, int32_t x, int64_t vocab, std::vector<float>& out) {
-  if (out.data() != q) out.assign(q, q + vocab);
-  out[static_cast<size_t>(x)] = 0.0f;
+const DraftRow* remove_token(const DraftRow& q, int32_t x, DraftRow& out) {
+  if (&out != &q) out = q;
   double mass = 0.0;
-  for (const float value : out) mass += value;
-  if (mass > 0.0) {
-    for (float& value : out) value = static_cast<float>(value / mass);
+  for (size_t j = 0; j < out.ids.size(); ++j) {
+    if (out.ids[j] == x) out.probs[j] = 0.0f;
+    mass += out.probs[j];
   }
-  return out.data();
+  if (mass > 0.0) {
+    for (float& value : out.probs) value = static_cast<float>(value / mass);
+  }
+  return &out;
 }
 
 // Sampling / tree: SpecInfer's multi-candidate recursive rejection, one
-// context at a time from the prefix (see the comment at the top).
+// context at a time from the prefix (see the comment at the top). Until a
+// rejection the residual is p itself, read at the candidates only; the
+// first rejection at a context materialises the row.
 void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
   const DraftTree& draft = *request.draft;
+  TargetRows& p = *request.target;
   const int32_t n = static_cast<int32_t>(draft.tokens.size());
-  const int64_t vocab = request.vocab;
+  const int64_t vocab = p.vocab();
   std::vector<float> residual;  // filled on the first rejection only
-  std::vector<float> q_left;    // without replacement: q less the rejected siblings
+  DraftRow q_left;              // without replacement: q less the rejected siblings
   int32_t context = 0;
   uint32_t depth = 0;  // tokens between the prefix and `context`
   for (;;) {
-    const size_t row = static_cast<size_t>(context) * static_cast<size_t>(vocab);
-    const float* p_row = request.p + row;
-    const float* q_row = draft.deterministic ? nullptr : draft.q.data() + row;
+    const DraftRow* q = draft.deterministic ? nullptr : &draft.q[static_cast<size_t>(context)];
     const uint32_t position = request.base_position + depth;
-    const float* r = p_row;  // the current residual; p until a rejection
+    const float* r = nullptr;  // the current residual; null: p, until a rejection
     // Without replacement: q without the rejected siblings, renormalised
     // (copied on the first rejection).
-    const bool shrink = q_row != nullptr && draft.without_replacement;
+    const bool shrink = q != nullptr && draft.without_replacement;
     int32_t accepted = n;
     uint32_t rank = 0;
     for (int32_t child = next_child(draft, context, 0); child < n;
          child = next_child(draft, context, child + 1), ++rank) {
       const int32_t x = draft.tokens[static_cast<size_t>(child)];
-      const double q_x = q_row != nullptr ? q_row[x] : 1.0;
+      const double q_x = q != nullptr ? q->prob(x) : 1.0;
       SEED_CHECK(q_x > 0.0, kInvalidArgument)
           << "draft node " << child << " repeats token " << x
           << " of an earlier sibling; children drawn without replacement are distinct";
       const double u = uniform({request.seed, request.request, position, RngPurpose::kAccept, rank});
+      const float r_x = r != nullptr ? r[x] : p.prob(context, x);
       // u < min(1, r(x) / q(x))  <=>  u * q(x) < r(x), for u in [0, 1), q(x) > 0.
-      if (u * q_x < static_cast<double>(r[x])) {
+      if (u * q_x < static_cast<double>(r_x)) {
         accepted = child;
         break;
       }
-      r = subtract_rejected(r, q_row, x, p_row, vocab, residual);
-      if (shrink) q_row = remove_token(q_row, x, vocab, q_left);
+      const float* p_row = p.row(context);
+      r = subtract_rejected(r != nullptr ? r : p_row, q, x, p_row, vocab, residual);
+      if (shrink) q = remove_token(*q, x, q_left);
     }
     if (accepted == n) {
       const double u = uniform({request.seed, request.request, position, RngPurpose::kResample, 0});
-      verdict.bonus = sample_from(r, vocab, u);
+      verdict.bonus = sample_from(r != nullptr ? r : p.row(context), vocab, u);
       return;
     }
     verdict.accepted.push_back(accepted);
@@ -228,6 +245,13 @@ void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
 }
 
 }  // namespace
+
+float DraftRow::prob(int32_t token) const {
+  for (size_t j = 0; j < ids.size(); ++j) {
+    if (ids[j] == token) return probs[j];
+  }
+  return 0.0f;
+}
 
 TopTokens top_entries(const float* probs, int64_t vocab, int k) {
   std::vector<int32_t> ids;
@@ -247,7 +271,7 @@ TopTokens top_entries(const float* probs, int64_t vocab, int k) {
 Verdict verify(const VerifyRequest& request) {
   check_request(request);
   Verdict verdict;
-  if (request.sampling.greedy()) {
+  if (request.target->sampling().greedy()) {
     walk_greedy(request, verdict);
   } else {
     walk_sampling(request, verdict);

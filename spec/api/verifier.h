@@ -41,8 +41,21 @@
 
 #include "models/base/counter_rng.h"
 #include "models/base/sampling.h"
+#include "spec/api/target_rows.h"
 
 namespace seed::spec {
+
+// A draft distribution at one context, by its support: q(ids[j]) =
+// probs[j], zero at every other token. ids are distinct, probs > 0 and sum
+// to 1. A draft model's row is its truncated q' (DraftTruncation), STAND's
+// its table entry: never a vocabulary row.
+struct DraftRow {
+  std::vector<int32_t> ids;
+  std::vector<float> probs;
+  // q(token): probs[j] where ids[j] == token, else 0 (a scan: rows are short).
+  float prob(int32_t token) const;
+  bool operator==(const DraftRow& other) const { return ids == other.ids && probs == other.probs; }
+};
 
 // What a drafter proposes for one sequence. Contexts are numbered: context 0
 // is the accepted prefix; context i + 1 is the prefix followed by the path
@@ -50,10 +63,11 @@ namespace seed::spec {
 struct DraftTree {
   std::vector<int32_t> tokens;   // [n] proposed tokens
   std::vector<int32_t> parents;  // [n] -1 (child of the prefix) or an earlier node
-  // q: [(n + 1) x vocab] row-major, the draft distributions at each context
-  // (after the same temperature/top-k/top-p transformation the target uses).
-  // Rows of contexts with no children are unused. Empty when `deterministic`.
-  std::vector<float> q;
+  // q: [n + 1] rows, the distribution each context's children were drawn
+  // from. The verifier's rule is exact for the target whatever q is, as
+  // long as it is the q the draws came from. Rows of contexts with no
+  // children are empty. Empty when `deterministic` (and for an empty draft).
+  std::vector<DraftRow> q;
   bool deterministic = false;  // q is one-hot at each proposed token
   // The children of a context were drawn without replacement from its q
   // row (so siblings are distinct); ignored when `deterministic`.
@@ -97,11 +111,9 @@ struct Verdict {
 
 struct VerifyRequest {
   const DraftTree* draft = nullptr;  // borrowed for the call
-  // p: [(n + 1) x vocab] row-major target distributions at each context,
-  // from sampling_distribution() of the target's logits (greedy: one-hot).
-  const float* p = nullptr;
-  int64_t vocab = 0;
-  SamplingParams sampling;  // greedy() selects the greedy rule
+  // p at the n + 1 contexts, read where the rule needs it; its sampling's
+  // greedy() selects the greedy rule. Borrowed for the call.
+  TargetRows* target = nullptr;
   uint64_t seed = 0;        // the request's seed
   uint64_t request = 0;     // the request's id
   uint32_t base_position = 0;  // absolute position of the prefix's next token
@@ -110,18 +122,22 @@ struct VerifyRequest {
 // Applies the rule `request.sampling` implies (greedy or tree/sampling),
 // walking from context 0 and trying each context's children in index order
 // (rank 0, 1, ... = the order the drafter drew them).
-// REQUIRES: p rows sum to 1; q rows (non-deterministic drafts) sum to 1; the
+// The target's rows are read lazily: p at each drafted token of the
+// contexts the walk reaches, and a whole row only where a rejection builds
+// the residual or the bonus is drawn (TargetRows).
+// REQUIRES: q rows (non-deterministic drafts) sum to 1; the
 // children of a context were drawn i.i.d. from its q row, or without
 // replacement when draft.without_replacement, or proposed
 // deterministically. Float rounding can leave a
 // residual with no mass where exact arithmetic never reaches one; the token
 // is then drawn from p (verifier.cpp says why that is harmless).
 // Returns at least one token (the bonus). Throws kInvalidArgument, naming
-// the field, if the request is malformed: draft or p null, vocab outside
-// [1, 2^31), tokens and parents of different sizes, a parent not earlier
-// (parents[i] < i), a token outside [0, vocab), q not (n + 1) x vocab (or
-// not empty when deterministic), q(x) = 0 for a proposed x, or a token
-// repeated among siblings drawn without replacement.
+// the field, if the request is malformed: draft or target null, target
+// rows not n + 1, tokens and parents of different sizes, a parent not
+// earlier (parents[i] < i), a token outside [0, vocab), q not n + 1 rows
+// (or not empty when deterministic), a q row whose ids and probs differ in
+// size or name a token outside [0, vocab), q(x) = 0 for a proposed x, or a
+// token repeated among siblings drawn without replacement.
 Verdict verify(const VerifyRequest& request);
 
 }  // namespace seed::spec

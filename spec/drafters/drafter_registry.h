@@ -24,6 +24,7 @@ namespace seed::spec {
 struct DrafterResources {
   std::shared_ptr<const models::CausalLM> draft_model;  // kModel: shared, whole
   models::KvCacheOptions draft_cache;                    // kModel: each drafter's KV cache
+  DraftTruncation draft_cut;                             // kModel: the q' sampled drafts carry
   std::shared_ptr<NgramStore> tables;                    // kStand: the engine's per-group tables
   std::optional<StaticTree> tree;                        // kStand: none = each request's k_config
   int64_t vocab = 0;                                     // kStand: the target's vocabulary

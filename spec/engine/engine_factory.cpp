@@ -183,6 +183,7 @@ std::unique_ptr<ScheduledEngine> build(const EngineOptions& o, RunSettings setti
   } else if (drafters.empty()) {
     resources.draft_model = models::CausalLM::load(o.draft, load_options(o));
     resources.draft_cache = kv_cache_options(o, cache_count(o));
+    resources.draft_cut = o.draft_cut;
     check_vocabularies(o, resources.draft_model->config().vocab_size, target->vocab_size());
   } else {
     // Only the vocabulary: the drafters hold (or are proxies for) the model.

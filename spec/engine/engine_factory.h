@@ -67,6 +67,8 @@ struct EngineOptions {
   // k_config, e.g. {2, 2, 1} (SEED appendix B).
   int draft_length = 4;
   std::vector<int> k_config;  // empty: a chain of draft_length
+  // Draft models: the q' sampled drafts are drawn from and carry.
+  DraftTruncation draft_cut;
   // drafter_pool kinds: drafter threads (sequences are assigned
   // round-robin); 0: one. `seed` sizes it to the machine
   // (launch/thread_plan.h).

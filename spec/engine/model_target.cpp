@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 
 #include "models/base/error.h"
@@ -137,24 +138,30 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
     next_row += static_cast<int64_t>(draft.tokens.size()) + 1;
     batch.push_back(std::move(input));
   }
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point forward_start = Clock::now();
   const at::Tensor logits = model_->forward(batch, cache_, models::LogitsFor::kTail).to(torch::kCPU).contiguous();
+  stats_.forward_s += std::chrono::duration<double>(Clock::now() - forward_start).count();
+  stats_.verify_rounds += 1;
 
   std::vector<Verdict> verdicts;
-  std::vector<float> p;
   for (size_t b = 0; b < items.size(); ++b) {
     Slot& s = slots_.at(items[b].slot);
     const DraftTree& draft = *items[b].draft;
     const int64_t pending = static_cast<int64_t>(s.pending.size());
     const int64_t contexts = static_cast<int64_t>(draft.tokens.size()) + 1;
     // Context 0 is after the last pending token; context i + 1 after node i.
-    const float* context_rows = logits.data_ptr<float>() + rows[b] * vocab;
-    p.resize(static_cast<size_t>(contexts * vocab));
-    for (int64_t c = 0; c < contexts; ++c) {
-      sampling_distribution(context_rows + c * vocab, vocab, s.settings.sampling, p.data() + c * vocab);
-    }
+    const Clock::time_point verify_start = Clock::now();
+    TargetRows p(logits.data_ptr<float>() + rows[b] * vocab, contexts, vocab, s.settings.sampling);
     const uint32_t base_position = static_cast<uint32_t>(bases[b] + pending);
-    Verdict verdict = spec::verify(VerifyRequest{&draft, p.data(), vocab, s.settings.sampling, s.settings.seed,
-                                                 s.settings.stream, base_position});
+    Verdict verdict = spec::verify(VerifyRequest{&draft, &p, s.settings.seed, s.settings.stream, base_position});
+    if (distribution_top_k_ > 0) {
+      verdict.target_top.push_back(top_entries(p.row(0), vocab, distribution_top_k_));
+      for (int32_t node : verdict.accepted) {
+        verdict.target_top.push_back(top_entries(p.row(node + 1), vocab, distribution_top_k_));
+      }
+    }
+    stats_.host_verify_s += std::chrono::duration<double>(Clock::now() - verify_start).count();
     if (!draft.tokens.empty()) {
       // Keep the pending chain and the accepted path; drop the other nodes.
       std::vector<int32_t> path(static_cast<size_t>(pending));
@@ -169,12 +176,6 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
       s.hidden_sent = s.length;
     }
     s.pending.assign(1, verdict.bonus);
-    if (distribution_top_k_ > 0) {
-      verdict.target_top.push_back(top_entries(p.data(), vocab, distribution_top_k_));
-      for (int32_t node : verdict.accepted) {
-        verdict.target_top.push_back(top_entries(p.data() + (node + 1) * vocab, vocab, distribution_top_k_));
-      }
-    }
     if (!s.prefilled) {
       s.prefilled = true;
       s.prompt = {};

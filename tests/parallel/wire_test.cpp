@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -17,17 +19,32 @@ namespace {
 using seed::testing::throws_error;
 
 constexpr int kSender = 3;
-constexpr int64_t kVocab = 5;
 
 // A tree of 4 nodes: 0 and 1 children of the prefix, 2 of node 0, 3 of node
 // 2. Contexts 0, 1 (after node 0) and 3 (after node 2) have children;
-// contexts 2 and 4 do not, so their rows do not travel.
+// contexts 2 and 4 do not, so their (empty) rows do not travel.
 spec::DraftTree sample_tree() {
   spec::DraftTree d;
   d.tokens = {4, 1, 3, 0};
   d.parents = {-1, -1, 0, 2};
-  for (int64_t i = 0; i < 5 * kVocab; ++i) d.q.push_back(0.01f * static_cast<float>(i + 1));
+  d.q = {{{4, 1, 2}, {0.5f, 0.25f, 0.25f}}, {{3, 0}, {0.75f, 0.25f}}, {}, {{0}, {1.0f}}, {}};
   return d;
+}
+
+// Where a sample_tree proposal's first q row starts: after header 5, slot 8,
+// token count 4, 4 tokens, 4 parents and the flags byte; its count, then 3
+// ids, then 3 probs.
+constexpr size_t kRow0 = 5 + 8 + 4 + 16 + 16 + 1;
+constexpr size_t kRow0Ids = kRow0 + 4;
+constexpr size_t kRow0Probs = kRow0Ids + 3 * 4;
+
+// The sample tree's proposal with `value` written over the 4 bytes at `at`.
+template <typename T>
+std::vector<uint8_t> proposal_with(size_t at, T value) {
+  static_assert(sizeof(T) == 4);
+  std::vector<uint8_t> bytes = encode(ProposalMessage{7, sample_tree()});
+  std::memcpy(bytes.data() + at, &value, sizeof(T));
+  return bytes;
 }
 
 std::vector<Message> one_of_each() {
@@ -171,48 +188,50 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
 TEST(Wire, ProposalCarriesExactlyTheRowsOfContextsWithChildren) {
   const spec::DraftTree sent = sample_tree();
   const std::vector<uint8_t> bytes = encode(ProposalMessage{7, sent});
-  // header 5, slot 8, tokens 4 + 16, parents 16, flag 1, vocab 4, 3 rows,
-  // confidences 4 (none).
-  EXPECT_EQ(bytes.size(), 5u + 8 + 20 + 16 + 1 + 4 + 3 * kVocab * sizeof(float) + 4);
+  // header 5, slot 8, tokens 4 + 16, parents 16, flags 1, then rows 0, 1 and
+  // 3 as (count 4, ids, as many probs), confidences 4 (none): no vocabulary.
+  EXPECT_EQ(bytes.size(), 5u + 8 + 20 + 16 + 1 + (4 + 3 * 8) + (4 + 2 * 8) + (4 + 1 * 8) + 4);
   const auto got = std::get<ProposalMessage>(decode(bytes, kSender));
   EXPECT_EQ(got.slot, 7u);
   EXPECT_EQ(got.draft.tokens, sent.tokens);
   EXPECT_EQ(got.draft.parents, sent.parents);
   EXPECT_FALSE(got.draft.deterministic);
-  ASSERT_EQ(got.draft.q.size(), sent.q.size());
-  for (int64_t context = 0; context < 5; ++context) {
-    const bool has_children = context == 0 || context == 1 || context == 3;
-    for (int64_t v = 0; v < kVocab; ++v) {
-      const size_t i = context * kVocab + v;
-      EXPECT_EQ(got.draft.q[i], has_children ? sent.q[i] : 0.0f) << "context " << context << " token " << v;
-    }
-  }
+  EXPECT_FALSE(got.draft.without_replacement);
+  EXPECT_EQ(got.draft.q, sent.q);
 }
 
-TEST(Wire, SparseRowsTravelAsPairsWithTheWithoutReplacementFlag) {
-  // STAND's draft: q has at most 10 entries per row of a large vocabulary.
-  constexpr int64_t kBig = 1000;
+TEST(Wire, LargeIdsTravelWithTheWithoutReplacementFlag) {
+  // STAND's draft over a 128K vocabulary: a few entries per row.
   spec::DraftTree sent;
-  sent.tokens = {7, 900, 3};
+  sent.tokens = {7, 128000, 3};
   sent.parents = {-1, -1, 0};
   sent.without_replacement = true;
-  sent.q.assign(4 * kBig, 0.0f);
-  sent.q[7] = 0.5f;
-  sent.q[900] = 0.25f;
-  sent.q[11] = 0.25f;
-  sent.q[kBig + 3] = 1.0f;
+  sent.q = {{{7, 128000, 11}, {0.5f, 0.25f, 0.25f}}, {{3}, {1.0f}}, {}, {}};
   const std::vector<uint8_t> bytes = encode(ProposalMessage{5, sent});
-  // header 5, slot 8, tokens 4 + 12, parents 12, flags 1, vocab 4, then
-  // rows 0 and 1 as (count 4, 3 or 1 ids, as many probs), confidences 4.
-  EXPECT_EQ(bytes.size(), 5u + 8 + 16 + 12 + 1 + 4 + (4 + 3 * 8) + (4 + 1 * 8) + 4);
+  EXPECT_EQ(bytes.size(), 5u + 8 + 16 + 12 + 1 + (4 + 3 * 8) + (4 + 1 * 8) + 4);
   const auto got = std::get<ProposalMessage>(decode(bytes, kSender)).draft;
   EXPECT_TRUE(got.without_replacement);
   EXPECT_FALSE(got.deterministic);
   EXPECT_EQ(got.tokens, sent.tokens);
   EXPECT_EQ(got.q, sent.q);
-  // A dense draft-model row stays dense and is not flagged.
-  const auto dense = std::get<ProposalMessage>(decode(encode(ProposalMessage{7, sample_tree()}), kSender)).draft;
-  EXPECT_FALSE(dense.without_replacement);
+}
+
+TEST(Wire, BadQRowsAreRejectedNamingTheSender) {
+  const auto rejected = [](const std::vector<uint8_t>& bytes, const std::string& what) {
+    return throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                        {"proposal message from rank 3", what});
+  };
+  EXPECT_TRUE(rejected(proposal_with(kRow0Ids + 8, int32_t{-5}), "q row 0 names token -5"));
+  EXPECT_TRUE(rejected(proposal_with(kRow0Ids + 8, int32_t{1} << 20), "q row 0 names token 1048576"));
+  EXPECT_TRUE(rejected(proposal_with(kRow0Ids + 8, int32_t{4}), "q row 0 names token 4 twice"));
+  EXPECT_TRUE(rejected(proposal_with(kRow0Probs + 8, 0.0f), "probability 0, outside (0, 1]"));
+  EXPECT_TRUE(rejected(proposal_with(kRow0Probs + 8, 1.5f), "outside (0, 1]"));
+  EXPECT_TRUE(rejected(proposal_with(kRow0Probs + 8, std::nanf("")), "outside (0, 1]"));
+  EXPECT_TRUE(rejected(proposal_with(kRow0Probs + 8, 0.125f), "q row 0 sums to 0.875"));
+  // Node 1's token 1 becomes token 3, which row 0 never offered.
+  EXPECT_TRUE(rejected(proposal_with(5 + 8 + 4 + 4, int32_t{3}), "node 1's token 3 has no probability in q row 0"));
+  // A count larger than the bytes left.
+  EXPECT_TRUE(rejected(proposal_with(kRow0, uint32_t{1} << 30), "truncated"));
 }
 
 TEST(Wire, DeterministicAndEmptyDraftsRoundTrip) {
@@ -225,11 +244,11 @@ TEST(Wire, DeterministicAndEmptyDraftsRoundTrip) {
   EXPECT_EQ(got.tokens, deterministic.tokens);
   EXPECT_TRUE(got.q.empty());
 
-  spec::DraftTree empty;
-  empty.q = {0.25f, 0.25f, 0.5f};  // (0 + 1) x vocab 3: the prefix row
+  spec::DraftTree empty;  // a sampled draft with no nodes sends no rows
+  empty.q = {{{0, 1}, {0.5f, 0.5f}}};
   const auto got_empty = std::get<ProposalMessage>(decode(encode(ProposalMessage{2, empty}), kSender)).draft;
   EXPECT_TRUE(got_empty.tokens.empty());
-  EXPECT_EQ(got_empty.q, empty.q);
+  EXPECT_TRUE(got_empty.q.empty());
 }
 
 TEST(Wire, EveryTruncationIsRejectedNamingTheSender) {
@@ -243,23 +262,22 @@ TEST(Wire, EveryTruncationIsRejectedNamingTheSender) {
   }
 }
 
-TEST(Wire, ASparseProposalCannotAskForGigabytesOfQ) {
-  // magic, version, type 3 (proposal), slot 5, no tokens, flags 4 (sparse q),
-  // vocab 2^31, then the prefix row's sparse entries: none. Dense, that q
-  // would be 8 GiB; a handful of bytes must not allocate it.
+TEST(Wire, AProposalCannotAskForMoreThanItsBytes) {
+  // magic, version, type 3 (proposal), slot 5, 4096 tokens (all 0, every
+  // parent -1), flags 0 (sampled), then row 0 claiming 2^31 entries: what a
+  // row holds is bounded by the bytes that carry it, checked before
+  // allocating.
   std::vector<uint8_t> bytes = {'S', 'D', uint8_t(kVersion & 0xff), uint8_t(kVersion >> 8), 3};
   for (int i = 0; i < 8; ++i) bytes.push_back(i == 0 ? 5 : 0);
-  for (uint8_t b : {0, 0, 0, 0, /*flags*/ 4, /*vocab*/ 0, 0, 0, 0x80, /*ids*/ 0, 0, 0, 0}) bytes.push_back(b);
+  for (uint8_t b : {0, 0x10, 0, 0}) bytes.push_back(b);
+  bytes.resize(bytes.size() + 4096 * 4, 0);
+  bytes.resize(bytes.size() + 4096 * 4, 0xff);
+  for (uint8_t b : {0, /*ids*/ 0, 0, 0, 0x80}) bytes.push_back(b);
   EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
-                           {"proposal message from rank 3", "vocab 2147483648 exceeds the limit"}));
-  // A vocabulary within bounds, but 4096 nodes over it: 4097 x 2^20 values.
-  bytes[13] = 0x00, bytes[14] = 0x10;     // 4096 tokens (u32 count at byte 13)
-  bytes.resize(17);                       // drop flags, vocab and the row
-  bytes.resize(17 + 4096 * 8, 0);         // tokens 0, parents 0 (node 0: -1 below)
-  for (int i = 0; i < 4; ++i) bytes[17 + 4096 * 4 + i] = 0xff;  // node 0's parent -1
-  for (uint8_t b : {4, 0, 0, 0x10, 0, 0, 0, 0, 0}) bytes.push_back(b);  // flags 4, vocab 2^20, no ids
-  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
-                           {"proposal message from rank 3", "4097 x 1048576", "exceeds the limit"}));
+                           {"proposal message from rank 3", "reading q ids", "8589934592 bytes needed"}));
+  // The dense rows of earlier versions are gone with their flag.
+  bytes[17 + 4096 * 8] = 4;
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption, {"unknown proposal flags 4"}));
 }
 
 TEST(Wire, TrailingBytesAreRejected) {
@@ -310,7 +328,11 @@ TEST(Wire, EncodingAMalformedProposalThrows) {
   spec::DraftTree d = sample_tree();
   d.q.pop_back();
   EXPECT_TRUE(throws_error([&] { encode(ProposalMessage{7, d}); }, ErrorKind::kInvalidArgument,
-                           {"q has 24 values", "n = 4"}));
+                           {"q has 4 rows", "n + 1 = 5"}));
+  d = sample_tree();
+  d.q[0].probs.pop_back();
+  EXPECT_TRUE(throws_error([&] { encode(ProposalMessage{7, d}); }, ErrorKind::kInvalidArgument,
+                           {"3 ids but 2 probs"}));
   d = sample_tree();
   d.parents[1] = 1;
   EXPECT_TRUE(throws_error([&] { encode(ProposalMessage{7, d}); }, ErrorKind::kInvalidArgument,

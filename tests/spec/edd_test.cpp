@@ -36,8 +36,9 @@ class EddTest : public ::testing::Test {
   static void TearDownTestSuite() { delete pairs_; }
 
   static std::unique_ptr<Engine> engine(const std::string& name, const std::string& tree = "",
-                                        bool small = false) {
+                                        bool small = false, DraftTruncation cut = {}) {
     EngineOptions o;
+    o.draft_cut = cut;
     o.engine = EngineKind::parse(name);
     o.target = small ? pairs_->small.target : pairs_->pair.target;
     o.draft = small ? small_edd_ : edd_;
@@ -171,16 +172,20 @@ TEST_F(EddTest, SampledDraftsAreLossless) {
     batch[i].seed = 9;
     batch[i].stream = static_cast<uint64_t>(i);
   }
-  for (const std::string tree : {"", kPrunedTree}) {
-    auto e = engine("sd", tree, /*small=*/true);
+  // Chains from the whole q and from q' cut to the top 3 (of 8) or the 0.7
+  // nucleus; pruned trees are deterministic, whatever the cut.
+  struct Case { std::string tree; DraftTruncation cut; };
+  for (const Case& c : {Case{"", {}}, Case{"", {3, 1.0f}}, Case{"", {0, 0.7f}}, Case{kPrunedTree, {3, 1.0f}}}) {
+    const std::string& tree = c.tree;
+    auto e = engine("sd", tree, /*small=*/true, c.cut);
     std::vector<int64_t> counts(kVocab * kVocab, 0);
     for (const Completion& out : e->generate(batch)) {
       ASSERT_EQ(out.tokens.size(), 3u);
       ++counts[out.tokens[1] * kVocab + out.tokens[2]];
     }
     const auto fit = ::seed::testing::chi_square(counts, expected, kTrials);
-    std::printf("edd sd tree '%s': chi-square %.4g (%d dof), p = %.4g, alpha %.3f\n", tree.c_str(), fit.statistic,
-                fit.dof, fit.p_value, e->stats().alpha());
+    std::printf("edd sd tree '%s', q' top-%d top-p %.1f: chi-square %.4g (%d dof), p = %.4g, alpha %.3f\n",
+                tree.c_str(), c.cut.top_k, c.cut.top_p, fit.statistic, fit.dof, fit.p_value, e->stats().alpha());
     EXPECT_GT(fit.p_value, 0.001) << tree;
     EXPECT_GT(e->stats().alpha(), 0.0) << tree;
   }

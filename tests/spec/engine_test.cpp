@@ -47,10 +47,11 @@ class EngineTest : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete pairs_; }
 
-  static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {},
-                                                 int drafters = 2, const ModelPair* pair = nullptr,
-                                                 bool prefix_cache = true) {
+  static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
+                                        const ModelPair* pair = nullptr, bool prefix_cache = true,
+                                        DraftTruncation cut = {}) {
     EngineOptions o;
+    o.draft_cut = cut;
     o.prefix_cache = prefix_cache;
     o.engine = EngineKind::parse(name);
     o.target = (pair ? pair : pair_)->target;
@@ -231,7 +232,8 @@ TEST_F(EngineTest, OnCudaDraftersOnTheirOwnStreamsChangeNoToken) {
 }
 
 // The first two tokens over many streams against p(x1) p(x2 | x1), computed
-// from the target's logits directly.
+// from the target's logits directly; drafts from the draft's whole q and
+// from a q' cut to its top 3 tokens or its 0.7 nucleus (of 8).
 TEST_F(EngineTest, SampledEnginesAreLossless) {
   constexpr int64_t kVocab = 8;
   constexpr int kTrials = 5000;
@@ -263,18 +265,21 @@ TEST_F(EngineTest, SampledEnginesAreLossless) {
     batch[i].seed = 9;
     batch[i].stream = static_cast<uint64_t>(i);
   }
-  struct Case { std::string name; std::vector<int> k_config; };
-  for (const Case& c : {Case{"sd", {}}, Case{"mcsd", {3, 2}}, Case{"seed", {2, 2}}, Case{"ar", {}}}) {
-    auto e = engine(c.name, c.k_config, 2, small_);
+  struct Case { std::string name; std::vector<int> k_config; DraftTruncation cut; };
+  const DraftTruncation top3{3, 1.0f}, nucleus{0, 0.7f};
+  for (const Case& c : {Case{"sd", {}, {}}, Case{"mcsd", {3, 2}, {}}, Case{"seed", {2, 2}, {}}, Case{"ar", {}, {}},
+                        Case{"sd", {}, top3}, Case{"mcsd", {3, 2}, top3}, Case{"seed", {2, 2}, nucleus},
+                        Case{"seed-batch", {}, nucleus}}) {
+    auto e = engine(c.name, c.k_config, 2, small_, true, c.cut);
     std::vector<int64_t> counts(kVocab * kVocab, 0);
     for (const Completion& out : e->generate(batch)) {
       ASSERT_EQ(out.tokens.size(), 2u);
       ++counts[out.tokens[0] * kVocab + out.tokens[1]];
     }
     const auto fit = ::seed::testing::chi_square(counts, expected, kTrials);
-    std::printf("%s: chi-square %.4g (%d dof), p = %.4g, alpha %.3f\n", c.name.c_str(), fit.statistic, fit.dof,
-                fit.p_value, e->stats().alpha());
-    EXPECT_GT(fit.p_value, 0.001) << c.name;
+    std::printf("%s, q' top-%d top-p %.1f: chi-square %.4g (%d dof), p = %.4g, alpha %.3f\n", c.name.c_str(),
+                c.cut.top_k, c.cut.top_p, fit.statistic, fit.dof, fit.p_value, e->stats().alpha());
+    EXPECT_GT(fit.p_value, 0.001) << c.name << " top-" << c.cut.top_k << " top-p " << c.cut.top_p;
   }
 }
 

@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "models/base/counter_rng.h"
@@ -60,42 +61,72 @@ constexpr float kDraft[kVocab + 1][kVocab] = {
     {0.40f, 0.05f, 0.30f, 0.05f, 0.20f, 0.00f},  // prompt
 };
 using Table = const float (*)[kVocab];
+using VerifyFn = std::function<Verdict(const VerifyRequest&)>;
 
-// [(n + 1) x kVocab] rows of `table` at each context of `draft` grown from `state`.
-std::vector<float> context_rows(Table table, const DraftTree& draft, int32_t state) {
-  std::vector<float> rows(table[state], table[state] + kVocab);
-  for (const int32_t token : draft.tokens) rows.insert(rows.end(), table[token], table[token] + kVocab);
+// [(n + 1) x kVocab] rows of `table` at each context of `draft` grown from
+// `state`, as logits: log p, whose softmax is p (zeros masked as -inf).
+std::vector<float> context_logits(Table table, const DraftTree& draft, int32_t state) {
+  std::vector<float> rows;
+  const auto add = [&rows](const float* row) {
+    for (int32_t v = 0; v < kVocab; ++v) rows.push_back(std::log(row[v]));
+  };
+  add(table[state]);
+  for (const int32_t token : draft.tokens) add(table[token]);
   return rows;
+}
+
+// A draft's cut of a table row: the row's own distribution with top_k and
+// top_p applied (sampling_distribution of its logs), by its support.
+struct Cut {
+  int32_t top_k = 0;
+  float top_p = 1.0f;
+};
+DraftRow cut_row(const float* row, Cut cut) {
+  std::vector<float> logits(kVocab), dense(kVocab);
+  for (int32_t v = 0; v < kVocab; ++v) logits[static_cast<size_t>(v)] = std::log(row[v]);
+  sampling_distribution(logits.data(), kVocab, SamplingParams{1.0f, cut.top_k, cut.top_p}, dense.data());
+  TopTokens q = top_entries(dense.data(), kVocab, kVocab);
+  return {std::move(q.ids), std::move(q.probs)};
+}
+
+// The verdict for `draft` against `table`'s rows from `state`.
+Verdict verify_against(Table table, const DraftTree& draft, int32_t state, const SamplingParams& sampling,
+                       uint64_t seed, uint64_t request, uint32_t base, const VerifyFn& verify_fn = verify) {
+  const std::vector<float> logits = context_logits(table, draft, state);
+  TargetRows target(logits.data(), static_cast<int64_t>(draft.tokens.size()) + 1, kVocab, sampling);
+  return verify_fn(VerifyRequest{&draft, &target, seed, request, base});
 }
 
 // A draft tree as a sampling drafter grows it: level d has k_config[d]
 // children under every node of level d - 1, each drawn from `table` with its
 // own kDraft key (position of the token, index = node id), nodes in
-// breadth-first order.
+// breadth-first order; from `cut` of the table's rows.
 DraftTree sample_tree(Table table, const std::vector<int>& k_config, int32_t state, uint32_t base,
-                      uint64_t request) {
+                      uint64_t request, Cut cut = {}) {
   DraftTree draft;
+  draft.q.push_back(cut_row(table[state], cut));
   std::vector<int32_t> level = {-1};
   for (size_t depth = 0; depth < k_config.size(); ++depth) {
     std::vector<int32_t> next;
     for (const int32_t parent : level) {
-      const int32_t parent_state = parent < 0 ? state : draft.tokens[static_cast<size_t>(parent)];
       for (int k = 0; k < k_config[depth]; ++k) {
         const auto id = static_cast<uint32_t>(draft.tokens.size());
         const double u =
             uniform({kSeed, request, base + static_cast<uint32_t>(depth), RngPurpose::kDraft, id});
-        draft.tokens.push_back(sample_from(table[parent_state], kVocab, u));
+        const DraftRow& q = draft.q[static_cast<size_t>(parent + 1)];
+        const int32_t j = sample_from(q.probs.data(), static_cast<int64_t>(q.probs.size()), u);
+        draft.tokens.push_back(q.ids[static_cast<size_t>(j)]);
         draft.parents.push_back(parent);
+        draft.q.push_back(cut_row(table[q.ids[static_cast<size_t>(j)]], cut));
         next.push_back(static_cast<int32_t>(id));
+
       }
     }
     level = next;
   }
-  draft.q = context_rows(table, draft, state);
   return draft;
 }
 
-using VerifyFn = std::function<Verdict(const VerifyRequest&)>;
 using DraftFn = std::function<DraftTree(int32_t state, uint32_t base, uint64_t request)>;
 
 // Speculative decoding as an engine runs it: draft from the current state,
@@ -108,15 +139,7 @@ std::vector<int32_t> generate(const DraftFn& draft_fn, const VerifyFn& verify_fn
   while (out.size() < count) {
     const auto base = static_cast<uint32_t>(out.size());
     const DraftTree draft = draft_fn(state, base, request);
-    const std::vector<float> p = context_rows(kTarget, draft, state);
-    VerifyRequest verify_request;
-    verify_request.draft = &draft;
-    verify_request.p = p.data();
-    verify_request.vocab = kVocab;
-    verify_request.seed = kSeed;
-    verify_request.request = request;
-    verify_request.base_position = base;
-    const Verdict verdict = verify_fn(verify_request);
+    const Verdict verdict = verify_against(kTarget, draft, state, {}, kSeed, request, base, verify_fn);
     out.insert(out.end(), verdict.tokens.begin(), verdict.tokens.end());
     state = out.back();
   }
@@ -145,9 +168,9 @@ double generated_p_value(const char* name, const DraftFn& draft_fn, const Verify
   return fit.p_value;
 }
 
-DraftFn sampled(const std::vector<int>& k_config) {
-  return [k_config](int32_t state, uint32_t base, uint64_t request) {
-    return sample_tree(kDraft, k_config, state, base, request);
+DraftFn sampled(const std::vector<int>& k_config, Cut cut = {}) {
+  return [k_config, cut](int32_t state, uint32_t base, uint64_t request) {
+    return sample_tree(kDraft, k_config, state, base, request, cut);
   };
 }
 
@@ -162,7 +185,7 @@ Verdict verify_resampling_from_p(const VerifyRequest& request) {
   const auto depth = static_cast<uint32_t>(verdict.accepted.size());
   const double u =
       uniform({request.seed, request.request, request.base_position + depth, RngPurpose::kResample, 0});
-  verdict.bonus = sample_from(request.p + context * request.vocab, request.vocab, u);
+  verdict.bonus = sample_from(request.target->row(context), request.target->vocab(), u);
   verdict.tokens.back() = verdict.bonus;
   return verdict;
 }
@@ -177,12 +200,12 @@ std::vector<float> one_hot_rows(const std::vector<int32_t>& best) {
   return rows;
 }
 
-Verdict verify_greedy(const DraftTree& draft, const std::vector<float>& p) {
+// `logits` are any rows whose argmax is the target's choice (one-hot ones).
+Verdict verify_greedy(const DraftTree& draft, const std::vector<float>& logits) {
+  TargetRows target(logits.data(), static_cast<int64_t>(logits.size()) / kVocab, kVocab, SamplingParams{0.0f});
   VerifyRequest request;
   request.draft = &draft;
-  request.p = p.data();
-  request.vocab = kVocab;
-  request.sampling.temperature = 0.0f;
+  request.target = &target;
   return verify(request);
 }
 
@@ -202,7 +225,7 @@ TEST(VerifierGreedyTest, AcceptsAWholeMatchingChainAndAddsTheBonus) {
   DraftTree draft;
   draft.tokens = {3, 1};
   draft.parents = {-1, 0};
-  draft.q = one_hot_rows({3, 1, 0});  // a greedy sampling drafter's q is ignored
+  draft.q = {{{3}, {1.0f}}, {{1}, {1.0f}}, {}};  // a greedy sampling drafter's q is ignored
   const Verdict verdict = verify_greedy(draft, one_hot_rows({3, 1, 2}));
   EXPECT_EQ(verdict.accepted, (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(verdict.tokens, (std::vector<int32_t>{3, 1, 2}));
@@ -260,6 +283,21 @@ TEST(VerifierLosslessTest, TwoByTwoTreeEmitsTheTargetJointDistribution) {
   EXPECT_GT(generated_p_value("tree (2,2)", sampled({2, 2}), verify, 2), kMinPValue);
 }
 
+// Drafts from a truncated q' (a draft model's top-k or top-p cut): exact
+// for the target whatever q' is, as long as the verifier tests against it.
+TEST(VerifierLosslessTest, TopKTruncatedDraftsEmitTheTargetJointDistribution) {
+  const Cut top2{2, 1.0f};
+  EXPECT_GT(generated_p_value("top-2 chain (1,1)", sampled({1, 1}, top2), verify, 2), kMinPValue);
+  EXPECT_GT(generated_p_value("top-2 tree (3)", sampled({3}, top2), verify, 1), kMinPValue);
+  EXPECT_GT(generated_p_value("top-2 tree (2,2)", sampled({2, 2}, top2), verify, 2), kMinPValue);
+}
+
+TEST(VerifierLosslessTest, TopPTruncatedDraftsEmitTheTargetJointDistribution) {
+  const Cut nucleus{0, 0.6f};
+  EXPECT_GT(generated_p_value("top-p 0.6 chain (1,1)", sampled({1, 1}, nucleus), verify, 2), kMinPValue);
+  EXPECT_GT(generated_p_value("top-p 0.6 tree (2,2)", sampled({2, 2}, nucleus), verify, 2), kMinPValue);
+}
+
 // A test of the test: the same check rejects a verifier with a wrong residual.
 TEST(VerifierLosslessTest, ChiSquareCatchesAVerifierThatResamplesFromP) {
   EXPECT_LT(generated_p_value("wrong residual, chain (1)", sampled({1}), verify_resampling_from_p, 1),
@@ -275,39 +313,28 @@ TEST(VerifierAcceptanceTest, DraftEqualToTargetIsAlwaysFullyAccepted) {
   int64_t short_verdicts = 0;
   for (uint64_t request = 0; request < kRequests; ++request) {
     const DraftTree draft = sample_tree(kTarget, {1, 1, 1, 1}, kPrompt, 0, request);
-    const std::vector<float> p = context_rows(kTarget, draft, kPrompt);
-    VerifyRequest verify_request;
-    verify_request.draft = &draft;
-    verify_request.p = p.data();
-    verify_request.vocab = kVocab;
-    verify_request.seed = kSeed;
-    verify_request.request = request;
-    short_verdicts += verify(verify_request).accepted.size() != kChain;
+    short_verdicts += verify_against(kTarget, draft, kPrompt, {}, kSeed, request, 0).accepted.size() != kChain;
   }
   EXPECT_EQ(short_verdicts, 0);
 }
 
 // In exact arithmetic the residual never runs out of mass (verifier.cpp);
-// with float rows it can, when p sums to a little less than q. Magnified
-// here (p = 0.9 q): a rejection leaves max(0, p - q) = 0 and the bonus must
+// with float rows it can, when q sums to a little more than p. Magnified
+// here (q = p / 0.9): a rejection leaves max(0, p - q) = 0 and the bonus must
 // come from p rather than fail.
 TEST(VerifierAcceptanceTest, ResidualWithoutMassFallsBackToTheTarget) {
   constexpr uint64_t kRequests = 2000;
   int rejections = 0;
   for (uint64_t request = 0; request < kRequests; ++request) {
-    const DraftTree draft = sample_tree(kDraft, {1}, kPrompt, 0, request);
-    std::vector<float> p = context_rows(kTarget, draft, kPrompt);
-    for (int32_t v = 0; v < kVocab; ++v) p[static_cast<size_t>(v)] = 0.9f * kDraft[kPrompt][v];
-    VerifyRequest verify_request;
-    verify_request.draft = &draft;
-    verify_request.p = p.data();
-    verify_request.vocab = kVocab;
-    verify_request.request = request;
+    DraftTree draft = sample_tree(kDraft, {1}, kPrompt, 0, request);
+    for (float& q : draft.q[0].probs) q /= 0.9f;
+    const std::vector<float> logits = context_logits(kDraft, draft, kPrompt);  // p = the draft's own rows
+    TargetRows target(logits.data(), 2, kVocab, SamplingParams{});
     Verdict verdict;
-    ASSERT_NO_THROW(verdict = verify(verify_request)) << "request " << request;
+    ASSERT_NO_THROW(verdict = verify(VerifyRequest{&draft, &target, 0, request, 0})) << "request " << request;
     if (!verdict.accepted.empty()) continue;
     ++rejections;
-    EXPECT_GT(p[static_cast<size_t>(verdict.bonus)], 0.0f) << "request " << request;
+    EXPECT_GT(kDraft[kPrompt][verdict.bonus], 0.0f) << "request " << request;
   }
   EXPECT_GT(rejections, 0);
 }
@@ -317,15 +344,7 @@ TEST(VerifierAcceptanceTest, ResidualWithoutMassFallsBackToTheTarget) {
 // The verdict for one request of a (2,2) tree at position `base`.
 Verdict verdict_of(uint64_t seed, uint64_t request, uint32_t base) {
   const DraftTree draft = sample_tree(kDraft, {2, 2}, kPrompt, base, request);
-  const std::vector<float> p = context_rows(kTarget, draft, kPrompt);
-  VerifyRequest verify_request;
-  verify_request.draft = &draft;
-  verify_request.p = p.data();
-  verify_request.vocab = kVocab;
-  verify_request.seed = seed;
-  verify_request.request = request;
-  verify_request.base_position = base;
-  return verify(verify_request);
+  return verify_against(kTarget, draft, kPrompt, {}, seed, request, base);
 }
 
 void expect_same(const Verdict& a, const Verdict& b, uint64_t request) {
@@ -378,39 +397,43 @@ class VerifierInvalidDraftTest : public ::testing::Test {
  protected:
   // A valid sampled chain of 2; each test breaks one thing.
   VerifierInvalidDraftTest() : draft_(sample_tree(kDraft, {1, 1}, kPrompt, 0, 0)) {
-    p_ = context_rows(kTarget, draft_, kPrompt);
+    logits_ = context_logits(kTarget, draft_, kPrompt);
   }
   ::testing::AssertionResult rejected(const std::vector<std::string>& needles) {
-    VerifyRequest request;
-    request.draft = &draft_;
-    request.p = p_.data();
-    request.vocab = vocab_;
-    return throws_error([&] { verify(request); }, ErrorKind::kInvalidArgument, needles);
+    return throws_error(
+        [&] {
+          TargetRows target(logits_.data(), contexts_, vocab_, SamplingParams{});
+          verify(VerifyRequest{&draft_, &target});
+        },
+        ErrorKind::kInvalidArgument, needles);
   }
 
   DraftTree draft_;
-  std::vector<float> p_;
+  std::vector<float> logits_;
+  int64_t contexts_ = 3;
   int64_t vocab_ = kVocab;
 };
 
 TEST_F(VerifierInvalidDraftTest, TheUnbrokenDraftIsAccepted) {
-  VerifyRequest request;
-  request.draft = &draft_;
-  request.p = p_.data();
-  request.vocab = kVocab;
-  EXPECT_NO_THROW(verify(request));
+  TargetRows target(logits_.data(), 3, kVocab, SamplingParams{});
+  EXPECT_NO_THROW(verify(VerifyRequest{&draft_, &target}));
 }
 
 TEST_F(VerifierInvalidDraftTest, NullDraftOrTargetIsRejected) {
   VerifyRequest request;
   EXPECT_TRUE(throws_error([&] { verify(request); }, ErrorKind::kInvalidArgument, {"draft is null"}));
   request.draft = &draft_;
-  EXPECT_TRUE(throws_error([&] { verify(request); }, ErrorKind::kInvalidArgument, {"p is null"}));
+  EXPECT_TRUE(throws_error([&] { verify(request); }, ErrorKind::kInvalidArgument, {"target is null"}));
 }
 
 TEST_F(VerifierInvalidDraftTest, NonPositiveVocabIsRejected) {
   vocab_ = 0;
   EXPECT_TRUE(rejected({"vocab"}));
+}
+
+TEST_F(VerifierInvalidDraftTest, TargetRowsThatAreNotOnePerContextAreRejected) {
+  contexts_ = 2;
+  EXPECT_TRUE(rejected({"target has 2 rows", "n + 1"}));
 }
 
 TEST_F(VerifierInvalidDraftTest, TokensAndParentsOfDifferentLengthsAreRejected) {
@@ -433,19 +456,28 @@ TEST_F(VerifierInvalidDraftTest, TokensOutsideTheVocabAreRejected) {
 }
 
 TEST_F(VerifierInvalidDraftTest, DraftDistributionsOfTheWrongSizeAreRejected) {
-  draft_.q.resize(2 * kVocab);
-  EXPECT_TRUE(rejected({"q has 12 floats", "3 x 6 = 18"}));
+  draft_.q.resize(2);
+  EXPECT_TRUE(rejected({"q has 2 rows", "n + 1 = 3"}));
   draft_.q.clear();
-  EXPECT_TRUE(rejected({"q has 0 floats"}));
+  EXPECT_TRUE(rejected({"q has 0 rows"}));
+}
+
+TEST_F(VerifierInvalidDraftTest, MalformedDraftRowsAreRejected) {
+  draft_.q[2].ids.push_back(0);
+  EXPECT_TRUE(rejected({"q row 2 has", "ids but"}));
+  draft_.q[2].probs.push_back(0.5f);
+  draft_.q[2].ids.back() = kVocab;
+  EXPECT_TRUE(rejected({"q row 2 names token 6", "vocab"}));
 }
 
 TEST_F(VerifierInvalidDraftTest, DraftDistributionsOnADeterministicDraftAreRejected) {
   draft_.deterministic = true;
-  EXPECT_TRUE(rejected({"deterministic", "q has 18 floats"}));
+  EXPECT_TRUE(rejected({"deterministic", "q has 3 rows"}));
 }
 
 TEST_F(VerifierInvalidDraftTest, TokenTheDraftCouldNotHaveSampledIsRejected) {
-  draft_.q[static_cast<size_t>(kVocab + draft_.tokens[1])] = 0.0f;  // context 1 row
+  const int32_t other = (draft_.tokens[1] + 1) % kVocab;
+  draft_.q[1] = {{other}, {1.0f}};  // context 1's row without node 1's token
   EXPECT_TRUE(rejected({"node 1 proposes token", "context 1 gives it 0"}));
 }
 

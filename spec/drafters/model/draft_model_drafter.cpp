@@ -27,8 +27,8 @@ struct DraftModelSlot : ModelSlot {
 
 class DraftModelDrafter : public ModelDrafter<DraftModelSlot> {
  public:
-  DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options)
-      : ModelDrafter("drafter", std::move(model), cache_options) {}
+  DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options, DraftTruncation cut)
+      : ModelDrafter("drafter", std::move(model), cache_options, cut) {}
 
   DraftTree propose(uint64_t slot, int max_depth) override;
   void advance(uint64_t slot, const Verdict& verdict) override;
@@ -82,8 +82,8 @@ void DraftModelDrafter::advance(uint64_t slot, const Verdict& verdict) {
 }  // namespace
 
 std::unique_ptr<Drafter> make_draft_model_drafter(std::shared_ptr<const models::CausalLM> model,
-                                                  models::KvCacheOptions cache_options) {
-  return std::make_unique<DraftModelDrafter>(std::move(model), cache_options);
+                                                  models::KvCacheOptions cache_options, DraftTruncation cut) {
+  return std::make_unique<DraftModelDrafter>(std::move(model), cache_options, cut);
 }
 
 }  // namespace seed::spec

@@ -28,8 +28,10 @@
 namespace seed::spec {
 
 // Shares `model`. Throws kInvalidArgument for a tensor-parallel shard:
-// drafters run whole models.
+// drafters run whole models. Sampled drafts are drawn from, and carry,
+// `cut` applied to each request's sampling (DraftTruncation).
 std::unique_ptr<Drafter> make_draft_model_drafter(std::shared_ptr<const models::CausalLM> model,
-                                                  models::KvCacheOptions cache_options = {});
+                                                  models::KvCacheOptions cache_options = {},
+                                                  DraftTruncation cut = {});
 
 }  // namespace seed::spec

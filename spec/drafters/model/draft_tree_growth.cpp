@@ -27,23 +27,35 @@ std::vector<int32_t> top_tokens(const float* logits, int64_t vocab, int count) {
   return ids;
 }
 
+// The support of sampling_distribution(logits, params) as a DraftRow, most
+// likely first (ties to the lower id). `dense` is scratch of vocab floats.
+DraftRow sparse_distribution(const float* logits, int64_t vocab, const SamplingParams& params,
+                             std::vector<float>& dense) {
+  dense.resize(static_cast<size_t>(vocab));
+  sampling_distribution(logits, vocab, params, dense.data());
+  TopTokens support = top_entries(dense.data(), vocab, static_cast<int>(vocab));
+  return {std::move(support.ids), std::move(support.probs)};
+}
+
 // The k children a fixed shape gives the node after `parent` (-1: the
 // prefix), at `position`: the top k tokens for greedy requests, else k
-// draws from q, whose row it stores in tree.q.
+// draws from q' (`params`), whose row it stores in tree.q.
 std::vector<int32_t> fixed_children(const float* logits, int64_t vocab, const DraftSettings& settings,
-                                    int32_t parent, uint32_t position, int k, DraftTree& tree) {
+                                    const SamplingParams& params, int32_t parent, uint32_t position, int k,
+                                    DraftTree& tree, std::vector<float>& dense) {
   if (settings.sampling.greedy()) return top_tokens(logits, vocab, k);
   // Row c of q is context c: the prefix (c = 0) or the path to node c - 1.
-  const size_t offset = static_cast<size_t>(parent + 1) * vocab;
-  tree.q.resize(std::max(tree.q.size(), offset + vocab), 0.0f);
-  float* q = tree.q.data() + offset;
-  sampling_distribution(logits, vocab, settings.sampling, q);
+  const size_t context = static_cast<size_t>(parent + 1);
+  tree.q.resize(std::max(tree.q.size(), context + 1));
+  DraftRow& q = tree.q[context];
+  q = sparse_distribution(logits, vocab, params, dense);
   std::vector<int32_t> tokens;
   for (int c = 0; c < k; ++c) {
     // Unique per draw and a function of the tree's shape only.
     const uint32_t index = static_cast<uint32_t>((parent + 1) * kMaxDraftChildren + c);
     const RngKey key{settings.seed, settings.stream, position, RngPurpose::kDraft, index};
-    tokens.push_back(sample_from(q, vocab, uniform(key)));
+    const int32_t j = sample_from(q.probs.data(), static_cast<int64_t>(q.probs.size()), uniform(key));
+    tokens.push_back(q.ids[static_cast<size_t>(j)]);
   }
   return tokens;
 }
@@ -61,8 +73,8 @@ void check_draft_start(const char* drafter, uint64_t slot, const std::vector<int
 }
 
 GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache, models::SequenceId main,
-                           at::Tensor logits, const DraftSettings& settings, int64_t position, int depth,
-                           bool shareable) {
+                           at::Tensor logits, const DraftSettings& settings, const DraftTruncation& cut,
+                           int64_t position, int depth, bool shareable) {
   const int64_t vocab = model.config().vocab_size;
   const bool greedy = settings.sampling.greedy();
   GrownDraft out;
@@ -78,6 +90,8 @@ GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache
   // own distribution at temperature 1.
   const SamplingParams confidence = greedy ? SamplingParams{} : settings.sampling;
   std::vector<float> confidence_row(pruned || greedy ? vocab : 0);
+  const SamplingParams truncated = cut.applied_to(settings.sampling);
+  std::vector<float> dense;  // scratch for q' rows
   for (int d = 0; d < depth; ++d) {
     const at::Tensor rows = logits.to(torch::kCPU).contiguous();
     const int k = settings.k_config[d];
@@ -96,13 +110,12 @@ GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache
       } else {
         const uint32_t at = static_cast<uint32_t>(position + d);
         if (greedy) sampling_distribution(row, vocab, confidence, confidence_row.data());
-        const float* q = greedy ? confidence_row.data() : nullptr;
-        for (const int32_t token : fixed_children(row, vocab, settings, open.node, at, k, tree)) {
-          if (!greedy) q = tree.q.data() + static_cast<size_t>(open.node + 1) * vocab;
+        for (const int32_t token : fixed_children(row, vocab, settings, truncated, open.node, at, k, tree, dense)) {
           children.push_back(static_cast<int32_t>(tree.tokens.size()));
           tree.tokens.push_back(token);
           tree.parents.push_back(open.node);
-          tree.confidence.push_back(q[token]);
+          tree.confidence.push_back(greedy ? confidence_row[static_cast<size_t>(token)]
+                                           : tree.q[static_cast<size_t>(open.node + 1)].prob(token));
         }
       }
       for (size_t c = 0; c < std::min(children.size(), expanding); ++c) {
@@ -132,7 +145,7 @@ GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache
     for (int32_t& node : out.main_path) node = renumbered[static_cast<size_t>(node)];
     return out;
   }
-  if (!greedy) tree.q.resize((tree.tokens.size() + 1) * vocab, 0.0f);
+  if (!greedy) tree.q.resize(tree.tokens.size() + 1);
   return out;
 }
 

@@ -37,11 +37,13 @@ struct GrownDraft {
 };
 
 // `logits`: one row, the draft's logits at the context `main` ends with;
+// sampled children are drawn from `cut` applied to the request's sampling
+// (DraftTruncation), the q' rows the tree carries;
 // the root level's nodes sit at `position`. `depth` >= 1 levels at most (a
 // pruned tree may stop earlier). `shareable`: whether the fed nodes' K/V
 // may be offered to other sequences (SequenceInput::shareable).
 GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache, models::SequenceId main,
-                           at::Tensor logits, const DraftSettings& settings, int64_t position, int depth,
-                           bool shareable);
+                           at::Tensor logits, const DraftSettings& settings, const DraftTruncation& cut,
+                           int64_t position, int depth, bool shareable);
 
 }  // namespace seed::spec

@@ -32,8 +32,11 @@ namespace seed::spec {
 // Shares `model`. Throws kInvalidArgument unless model->config().is_edd()
 // and it is a whole model (not a tensor-parallel shard). Its advance()
 // throws kInvalidArgument when a verdict lacks the hidden states of the
-// positions the slot's drafts need (a target that keeps none).
+// positions the slot's drafts need (a target that keeps none). Sampled
+// drafts are drawn from, and carry, `cut` applied to each request's
+// sampling (DraftTruncation).
 std::unique_ptr<Drafter> make_edd_drafter(std::shared_ptr<const models::CausalLM> model,
-                                          models::KvCacheOptions cache_options = {});
+                                          models::KvCacheOptions cache_options = {},
+                                          DraftTruncation cut = {});
 
 }  // namespace seed::spec

@@ -53,11 +53,14 @@ class ModelDrafter : public SlotDrafter<Slot> {
   }
 
  protected:
-  // `name` names the drafter in errors (a literal). Throws kInvalidArgument
+  // `name` names the drafter in errors (a literal); sampled drafts are
+  // drawn from, and carry, `cut` applied to each request's sampling. Throws kInvalidArgument
   // for a tensor-parallel shard: drafters run whole models.
-  ModelDrafter(const char* name, std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options)
+  ModelDrafter(const char* name, std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options,
+               DraftTruncation cut)
       : SlotDrafter<Slot>(name),
         model_(std::move(model)),
+        cut_(cut),
         cache_(model_->make_cache(cache_options)),
         stream_(model_->tensor_options().device()) {
     SEED_CHECK(model_->shard().is_whole(), kInvalidArgument)
@@ -74,12 +77,13 @@ class ModelDrafter : public SlotDrafter<Slot> {
   // The slot's draft tree grown from `logits` (grow_draft_tree); the slot
   // keeps the forks it uses until they are released.
   GrownDraft grow(Slot& s, const at::Tensor& logits, int64_t position, int depth, bool shareable) {
-    GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, position, depth, shareable);
+    GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, cut_, position, depth, shareable);
     s.forks = std::move(grown.forks);
     return grown;
   }
 
   std::shared_ptr<const models::CausalLM> model_;
+  DraftTruncation cut_;  // sampled drafts are drawn from, and carry, this cut of q
   models::KvCache cache_;
   models::DeviceStream stream_;
 

@@ -78,9 +78,14 @@ DraftTree StandDrafter::propose(uint64_t slot, int max_depth) {
         uniforms[j] = uniform({s.settings.seed, s.settings.stream, position, RngPurpose::kDraft, index});
       }
       chosen = gumbel_top_k(q, uniforms, m);
-      const size_t row = static_cast<size_t>(at.draft_node + 1) * static_cast<size_t>(vocab_);
-      draft.q.resize(std::max(draft.q.size(), row + static_cast<size_t>(vocab_)), 0.0f);
-      for (size_t j = 0; j < q.size(); ++j) draft.q[row + static_cast<size_t>(entry.next.ids[j])] = q[j];
+      const size_t context = static_cast<size_t>(at.draft_node + 1);
+      draft.q.resize(std::max(draft.q.size(), context + 1));
+      DraftRow& row = draft.q[context];
+      for (size_t j = 0; j < q.size(); ++j) {
+        if (q[j] <= 0.0f) continue;  // a row is its support
+        row.ids.push_back(entry.next.ids[j]);
+        row.probs.push_back(q[j]);
+      }
     }
     for (size_t j = 0; j < chosen.size(); ++j) {
       const int32_t node = static_cast<int32_t>(draft.tokens.size());
@@ -94,7 +99,7 @@ DraftTree StandDrafter::propose(uint64_t slot, int max_depth) {
     if (draft.tokens.empty()) {
       draft.q.clear();
     } else {
-      draft.q.resize((draft.tokens.size() + 1) * static_cast<size_t>(vocab_), 0.0f);
+      draft.q.resize(draft.tokens.size() + 1);
     }
   }
   return draft;

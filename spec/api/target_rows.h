@@ -1,0 +1,64 @@
+// TargetRows: the target's distributions p at the contexts of one draft,
+// read from its logits only where the verifier needs them.
+//
+// p is the request's transformation of the target's logits
+// (sampling_distribution: temperature, top-k, top-p; greedy: one-hot at the
+// argmax). Acceptance reads p at the drafted tokens only, and the whole row
+// only where a rejection builds the residual or the bonus is drawn. So a
+// context with temperature alone costs two passes over its logits (their
+// max, the mass of their exponentials) and then O(1) per token: the row's
+// softmax scale, the same numbers the dense row is made of, so p(x) is bit
+// for bit what sampling_distribution writes. A top-k or top-p context needs
+// the row's threshold, which is where the sort of the dense transformation
+// goes: its row is computed once, on first read. Contexts the walk never
+// reaches cost nothing.
+//
+// Torch-free. Not thread-safe (it caches per context); one verify at a time.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/base/sampling.h"
+
+namespace seed::spec {
+
+class TargetRows {
+ public:
+  // logits: [contexts x vocab] row-major, borrowed while this lives.
+  // Throws kInvalidArgument naming the argument if logits is null, contexts
+  // < 1, vocab outside [1, 2^31), or sampling invalid.
+  TargetRows(const float* logits, int64_t contexts, int64_t vocab, const SamplingParams& sampling);
+
+  int64_t contexts() const { return static_cast<int64_t>(contexts_.size()); }
+  int64_t vocab() const { return vocab_; }
+  const SamplingParams& sampling() const { return sampling_; }
+
+  // p(token) at `context`. Throws kInvalidArgument, as sampling_distribution
+  // does, if the context's logits hold a NaN or +inf or are all -inf.
+  float prob(int64_t context, int32_t token);
+  // The whole p row [vocab] at `context`, computed on first use; valid while
+  // this lives.
+  const float* row(int64_t context);
+  // argmax p at `context` (ties to the lower id): greedy's choice, one pass
+  // over the one-hot row.
+  int32_t argmax(int64_t context);
+
+ private:
+  struct Context {
+    bool scaled = false;  // `scale` is set (temperature-only rows)
+    SoftmaxScale scale;
+    std::vector<float> row;  // empty until row() or a thresholded prob()
+  };
+  // Rows whose p at a token needs the whole row (greedy, top-k, top-p).
+  bool needs_row() const;
+  const float* logits_of(int64_t context) const;
+  Context& at(int64_t context);
+
+  const float* logits_;
+  int64_t vocab_;
+  SamplingParams sampling_;
+  std::vector<Context> contexts_;
+};
+
+}  // namespace seed::spec
