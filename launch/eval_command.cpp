@@ -9,6 +9,7 @@
 
 #include "eval/acceptance.h"
 #include "eval/game24_eval.h"
+#include "eval/prm_eval.h"
 #include "launch/commands.h"
 #include "launch/model_option.h"
 #include "launch/runtime.h"
@@ -18,6 +19,7 @@
 #include "models/tokenizer.h"
 #include "spec/engine/engine_factory.h"
 #include "spec/engine/model_target.h"
+#include "spec/reward/prm_scorer.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 
@@ -161,6 +163,47 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
   }
 }
 
+struct PrmEvalOptions {
+  std::string model_dir;
+  std::string game24_csv = tasks::kGame24CsvPath;
+  int limit = 100;
+  int paths = 8;
+  uint64_t seed = 0;
+  std::string json_path;
+};
+
+void run_prm_eval(const PrmEvalOptions& options, const GlobalOptions& global) {
+  const auto all = tasks::load_game24_csv(options.game24_csv);
+  SEED_CHECK(all.size() >= tasks::kGame24TestEnd, kInvalidArgument)
+      << options.game24_csv << " has " << all.size() << " puzzles; the test split is rows 900-999";
+  const std::vector<tasks::Numbers> puzzles(all.begin() + tasks::kGame24TestBegin,
+                                            all.begin() + tasks::kGame24TestBegin + options.limit);
+  std::ofstream json_file;
+  if (!options.json_path.empty()) json_file = open_output(options.json_path, "--json");
+  spec::EngineOptions engine;
+  engine.cpu_kernel = global.cpu_kernel;
+  engine.weights_dtype = global.weights_dtype;
+  const std::unique_ptr<spec::StepScorer> scorer = spec::load_prm_scorer(options.model_dir, engine);
+  const eval::PrmEvalResult r = eval::evaluate_prm(*scorer, puzzles, options.paths, options.seed);
+  std::cout << fmt::format("prm      {:5.1f}% of {} test-split states judged as the solver does ({:.1f}% can make 24)\n",
+                           100 * r.accuracy(), r.total_states(),
+                           r.total_states() ? 100.0 * r.solvable / r.total_states() : 0.0);
+  nlohmann::json by_depth = nlohmann::json::object();
+  for (int depth = 1; depth <= 3; ++depth) {
+    std::cout << fmt::format("         after {} step{}: {:5.1f}% of {}\n", depth, depth > 1 ? "s" : "",
+                             100 * r.accuracy(depth), r.states[depth]);
+    by_depth[std::to_string(depth)] = {{"states", r.states[depth]}, {"accuracy", r.accuracy(depth)}};
+  }
+  if (json_file.is_open()) {
+    json_file << nlohmann::json{{"model", options.model_dir}, {"puzzles", puzzles.size()}, {"states", r.total_states()},
+                                {"accuracy", r.accuracy()}, {"solvable", r.solvable}, {"by_depth", by_depth},
+                                {"prm_tokens", r.computed_tokens}, {"prm_scored_tokens", r.scored_tokens}}
+                     .dump(2)
+              << "\n";
+    close_output(json_file, options.json_path);
+  }
+}
+
 }  // namespace
 
 void add_eval_command(CLI::App& app, const GlobalOptions& global) {
@@ -187,6 +230,18 @@ void add_eval_command(CLI::App& app, const GlobalOptions& global) {
   game24->add_option("--value-out", options->value_out,
                      "Also write every value judgment to this JSONL file (state, solver, model)");
   game24->callback([options, &global] { run_eval(*options, global); });
+
+  auto prm = std::make_shared<PrmEvalOptions>();
+  CLI::App* prm_cmd = eval->add_subcommand(
+      "prm", "A process reward model's step accuracy on the test puzzles' states, against the exact solver");
+  add_model_option(prm_cmd, &prm->model_dir, "Process reward model folder (config.json, prm.json)");
+  prm_cmd->add_option("--game24-csv", prm->game24_csv, "Tree of Thoughts' 24.csv")->capture_default_str();
+  prm_cmd->add_option("--limit", prm->limit, "Test puzzles to use (of 100)")->check(CLI::Range(1, 100))->capture_default_str();
+  prm_cmd->add_option("--paths", prm->paths, "Random three-step paths per puzzle")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  prm_cmd->add_option("--seed", prm->seed, "Seed of the paths")->capture_default_str();
+  prm_cmd->add_option("--json", prm->json_path, "Also write the figures to this JSON file");
+  prm_cmd->callback([prm, &global] { run_prm_eval(*prm, global); });
 }
 
 }  // namespace seed::launch

@@ -6,6 +6,7 @@
 #   bash scripts/train_zoo.sh target     # corpus and target only
 #   bash scripts/train_zoo.sh draft      # draft only (needs build/zoo/corpus.jsonl)
 #   bash scripts/train_zoo.sh edd        # EDD draft of models/zoo/tiny-target only (needs the corpus)
+#   bash scripts/train_zoo.sh prm        # the process reward model only (its own corpus)
 # Both models use the committed tokenizer (models/zoo/tokenizer), so they
 # always share it. The target multiplies in bfloat16 (mixed precision:
 # "precision" in its config), about twice as fast as float32 on CPUs with
@@ -14,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
-case "$which" in all | target | draft | edd) ;; *) echo "usage: $0 [all|target|draft|edd]" >&2; exit 2 ;; esac
+case "$which" in all | target | draft | edd | prm) ;; *) echo "usage: $0 [all|target|draft|edd|prm]" >&2; exit 2 ;; esac
 bash scripts/setup.sh
 seed=build/launch/seed
 export OMP_WAIT_POLICY=passive  # idle OpenMP threads sleep instead of spinning
@@ -49,5 +50,18 @@ if [ "$which" = all ] || [ "$which" = edd ]; then
   mkdir -p models/zoo/tiny-edd
   cp build/zoo/tiny-edd.bf16/{config.json,model.safetensors,tokenizer.model,training_log.json} models/zoo/tiny-edd/
   [ "$which" = edd ] && exit 0
+fi
+if [ "$which" = all ] || [ "$which" = prm ]; then
+  # Step rewards labelled by the exact solver (the test puzzles never appear);
+  # prm.json (its step tag and labels) is committed beside the weights.
+  mkdir -p build/zoo
+  $seed corpus --out build/zoo/prm-corpus.jsonl --seed 11 --game24-propose 0 --game24-value 0 --game24-cot 0 \
+    --game24-prm 60000 --blocksworld-next-action 0 --blocksworld-evaluate-action 0 --blocksworld-plan 0
+  rm -rf build/zoo/tiny-prm build/zoo/tiny-prm.bf16
+  $seed train --config models/zoo/tiny-prm.train.json
+  $seed convert --model build/zoo/tiny-prm --out build/zoo/tiny-prm.bf16 --dtype bfloat16
+  cp build/zoo/tiny-prm.bf16/{config.json,model.safetensors,tokenizer.model} build/zoo/tiny-prm/training_log.json \
+    models/zoo/tiny-prm/
+  [ "$which" = prm ] && exit 0
 fi
 $seed eval game24 --model models/zoo/tiny-target --draft models/zoo/tiny-draft --json build/zoo/eval.json

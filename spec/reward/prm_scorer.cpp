@@ -56,7 +56,8 @@ PrmScorer::PrmScorer(std::shared_ptr<const models::ProcessRewardModel> prm, mode
     : prm_(std::move(prm)), cache_(prm_->model().make_cache(with_block_size(cache_options))) {}
 
 std::vector<StepScores> PrmScorer::score(const std::vector<ScoreRequest>& batch) {
-  Job job{&batch};
+  Job job;
+  job.requests = &batch;
   std::unique_lock<std::mutex> lock(mutex_);
   queued_.push_back(&job);
   while (!job.done) {

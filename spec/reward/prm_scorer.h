@@ -44,7 +44,7 @@ class PrmScorer : public StepScorer {
 
  private:
   struct Job {
-    const std::vector<ScoreRequest>* requests;
+    const std::vector<ScoreRequest>* requests = nullptr;
     std::vector<StepScores> results;
     std::exception_ptr error;
     bool done = false;

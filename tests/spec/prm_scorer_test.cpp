@@ -65,6 +65,12 @@ class PrmFolder {
   fs::path dir_;
 };
 
+models::KvCacheOptions without_prefix_cache() {
+  models::KvCacheOptions options;
+  options.prefix_cache = false;
+  return options;
+}
+
 const json kStepTag = {{"kind", "step_tag"}, {"step_tag", "#"}, {"good", "+"}, {"bad", "-"}};
 
 // A classifier whose hidden layer is all zeros: reward softmax(b2)[1].
@@ -125,7 +131,7 @@ TEST(ProcessRewardModel, AStepTagModelReadsTheGoodAndBadLogitsAtEachTag) {
   const int32_t tag = models::single_token(prm->tokenizer(), "#", "tag");
   const int32_t good = models::single_token(prm->tokenizer(), "+", "good");
   const int32_t bad = models::single_token(prm->tokenizer(), "-", "bad");
-  models::KvCache cache = prm->model().make_cache({.prefix_cache = false});
+  models::KvCache cache = prm->model().make_cache(without_prefix_cache());
   const at::Tensor logits =
       prm->model().forward({{cache.create(), tokens, {}}}, cache, models::LogitsFor::kTail).contiguous();
   std::vector<double> expected;
@@ -142,7 +148,7 @@ TEST(ProcessRewardModel, AStepTagModelReadsTheGoodAndBadLogitsAtEachTag) {
 TEST(ProcessRewardModel, ScoringStepByStepComputesOnlyTheNewStepsAndEqualsScoringAtOnce) {
   const PrmFolder folder(prm_config("LlamaForCausalLM"), kStepTag, {});
   const auto prm = models::ProcessRewardModel::load(folder.path());
-  PrmScorer at_once(prm, {.prefix_cache = false});
+  PrmScorer at_once(prm, without_prefix_cache());
   const StepScores whole = at_once.score({game24_request(3)})[0];
 
   PrmScorer stepwise(prm);
