@@ -3,13 +3,12 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
 
+#include "bench/resident_memory.h"
 #include "models/base/median.h"
 #include "models/base/sampling.h"
 #include "models/panel_gemm.h"
@@ -58,13 +57,6 @@ double weights_pass_seconds(const models::LlamaWeights& w, int repeats) {
       });
     }
   });
-}
-
-// Peak resident set of this process so far (Linux reports kilobytes).
-int64_t peak_resident_bytes() {
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
 }
 
 // Appends `tokens` to `seq` a chunk at a time, as a long prompt is

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "bench/forward_bench.h"
+#include "bench/resident_memory.h"
 #include "models/causal_lm.h"
 #include "models/base/error.h"
 #include "models/base/median.h"
@@ -213,6 +214,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     row.host_verify_s_per_round = total.prefill.host_verify_s / rounds;
   }
   row.drafted_tokens = total.drafted_tokens;
+  row.resident_bytes = peak_resident_bytes();
   if (row.tokens > 0) row.draft_ms_per_token = 1e3 * total.draft_s / static_cast<double>(row.tokens);
   if (o.sample_ranks) add_rank_figures(ranks_before, o.sample_ranks(), row.tokens, row);
   return row;
@@ -244,6 +246,7 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"prefill_tokens", r.prefill_tokens},
                          {"host_verify_s_per_round", r.host_verify_s_per_round},
                          {"target_forward_s_per_round", r.target_forward_s_per_round},
+                         {"resident_bytes", r.resident_bytes},
                          {"threads", r.threads}};
     if (r.pct_threshold > 0) row["pct_threshold"] = r.pct_threshold;
     if (!r.lookahead.empty()) {

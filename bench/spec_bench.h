@@ -121,6 +121,8 @@ struct SpecBenchRow {
   // and the verifier's host work after it (PrefillStats).
   double target_forward_s_per_round = 0;
   double host_verify_s_per_round = 0;
+  // This process's peak resident set once the row ran (rank 0's under mpirun).
+  int64_t resident_bytes = 0;
   std::string threads;  // the thread split the row ran with (plan_threads)
   // A row whose engine does step-level speculation (SpecBenchOptions::
   // lookahead): its gamma and shape ("2", "auto", "2 width 2 async"),

@@ -46,9 +46,9 @@ AcceptanceResult measure_acceptance(std::shared_ptr<models::CausalLM> target,
         << "the EDD draft reads layer " << d.edd_target_layer << " at width " << d.hidden_size << ", the target has "
         << t.num_hidden_layers << " layers of width " << t.hidden_size;
     target_cache.hidden_layer = d.edd_target_layer;
-    drafter = spec::make_edd_drafter(draft);
+    drafter = spec::make_edd_drafter(draft, {}, options.draft_cut);
   } else {
-    drafter = spec::make_draft_model_drafter(draft);
+    drafter = spec::make_draft_model_drafter(draft, {}, options.draft_cut);
   }
   spec::ModelTarget verifier(std::move(target), target_cache);
   spec::DraftSettings settings;

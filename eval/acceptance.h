@@ -16,6 +16,7 @@
 #include "models/causal_lm.h"
 #include "models/base/sampling.h"
 #include "spec/api/acceptance.h"
+#include "spec/api/drafter.h"
 
 namespace seed::eval {
 
@@ -25,6 +26,9 @@ struct AcceptanceOptions {
   SamplingParams sampling;        // for both models
   uint64_t seed = 0;
   int32_t eos = -1;
+  // The q' sampled drafts are drawn from and carry: the engines' cut by
+  // default, so that alpha is what they see.
+  spec::DraftTruncation draft_cut;
 };
 
 // How well the draft's confidence in a token predicts that the target

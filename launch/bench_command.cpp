@@ -1,4 +1,5 @@
 // `seed bench ...`: speed measurements printed as tables (and JSON).
+#include <algorithm>
 #include <cstdint>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -167,6 +168,17 @@ void run_bench_spec(const BenchSpecOptions& options) {
     print_spec_row(row);
   });
   print_rank_table(result);
+  double verify_share = 0;
+  int64_t resident = 0;
+  for (const bench::SpecBenchRow& r : result.rows) {
+    if (r.target_forward_s_per_round > 0) {
+      verify_share = std::max(verify_share, r.host_verify_s_per_round / r.target_forward_s_per_round);
+    }
+    resident = std::max(resident, r.resident_bytes);
+  }
+  std::cout << fmt::format("host: verification takes at most {:.2f}% of the target's forward per round; peak "
+                           "resident memory {:.1f} MB\n",
+                           100 * verify_share, resident / 1e6);
   std::cout << fmt::format("limits: verifying k+1 = {} tokens costs {:.2f} target decode steps; a draft decode "
                            "step costs {:.3f} of the target's\n",
                            o.draft_length + 1, result.verify_cost, result.draft_cost);
