@@ -113,13 +113,15 @@ TEST(ProcessRewardModel, AValueHeadWithAKnownBiasGivesItsSigmoid) {
                          {{"v_head.summary.weight", torch::zeros({1, c.hidden_size})},
                           {"v_head.summary.bias", torch::tensor({static_cast<float>(std::log(3.0))})}});
   PrmScorer scorer(models::ProcessRewardModel::load(folder.path()));
-  for (const double r : scorer.score({game24_request(2)})[0].rewards) EXPECT_NEAR(r, 0.75, 1e-6);
+  const std::vector<StepScores> scores = scorer.score({game24_request(2)});
+  ASSERT_EQ(scores[0].rewards.size(), 2u);
+  for (const double r : scores[0].rewards) EXPECT_NEAR(r, 0.75, 1e-6);  // sigmoid(ln 3)
 }
 
 TEST(ProcessRewardModel, AStepTagModelReadsTheGoodAndBadLogitsAtEachTag) {
   const ModelConfig c = prm_config("LlamaForCausalLM");
   const PrmFolder folder(c, kStepTag, {});
-  const auto prm = models::ProcessRewardModel::load(folder.path());
+  const std::shared_ptr<const models::ProcessRewardModel> prm = models::ProcessRewardModel::load(folder.path());
   PrmScorer scorer(prm);
   const std::vector<double> rewards = scorer.score({game24_request(3)})[0].rewards;
 
@@ -147,7 +149,7 @@ TEST(ProcessRewardModel, AStepTagModelReadsTheGoodAndBadLogitsAtEachTag) {
 
 TEST(ProcessRewardModel, ScoringStepByStepComputesOnlyTheNewStepsAndEqualsScoringAtOnce) {
   const PrmFolder folder(prm_config("LlamaForCausalLM"), kStepTag, {});
-  const auto prm = models::ProcessRewardModel::load(folder.path());
+  const std::shared_ptr<const models::ProcessRewardModel> prm = models::ProcessRewardModel::load(folder.path());
   PrmScorer at_once(prm, without_prefix_cache());
   const StepScores whole = at_once.score({game24_request(3)})[0];
 
@@ -169,7 +171,7 @@ TEST(ProcessRewardModel, ScoringStepByStepComputesOnlyTheNewStepsAndEqualsScorin
 
 TEST(ProcessRewardModel, CallsFromSeveralThreadsGetTheSerialScores) {
   const PrmFolder folder(prm_config("LlamaForCausalLM"), kStepTag, {});
-  const auto prm = models::ProcessRewardModel::load(folder.path());
+  const std::shared_ptr<const models::ProcessRewardModel> prm = models::ProcessRewardModel::load(folder.path());
   std::vector<std::vector<ScoreRequest>> calls;
   for (size_t i = 0; i < 6; ++i) {
     ScoreRequest r = game24_request(1 + i % 3);
