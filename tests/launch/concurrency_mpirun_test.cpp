@@ -36,14 +36,7 @@ class ConcurrencyMpirunTest : public ::testing::Test {
 
   // Each problem's answer and token counts, by problem index.
   std::map<int64_t, json> results(const std::string& name) const {
-    std::map<int64_t, json> out;
-    std::ifstream in(dir_ / name / "results.jsonl");
-    std::string line;
-    while (std::getline(in, line)) {
-      const json row = json::parse(line);
-      out[row["index"].get<int64_t>()] = {row["answer"], row["tokens"], row["thought_tokens"], row["evaluation_tokens"]};
-    }
-    return out;
+    return seed::testing::result_fields(dir_ / name, {"answer", "tokens", "thought_tokens", "evaluation_tokens"});
   }
 
   seed::testing::Game24ScratchDir scratch_{"seed_concurrency_mpirun_test"};

@@ -36,15 +36,8 @@ class PrmRunTest : public ::testing::Test {
 
   // Each problem's answer and token counts, by problem index.
   std::map<int64_t, json> results(const std::string& name) const {
-    std::map<int64_t, json> out;
-    std::ifstream in(dir_ / name / "results.jsonl");
-    std::string line;
-    while (std::getline(in, line)) {
-      const json row = json::parse(line);
-      out[row["index"].get<int64_t>()] = {row["answer"], row["tokens"], row["thought_tokens"], row["evaluation_tokens"],
-                                          row["prm_scored_tokens"]};
-    }
-    return out;
+    return seed::testing::result_fields(
+        dir_ / name, {"answer", "tokens", "thought_tokens", "evaluation_tokens", "prm_scored_tokens"});
   }
 
   json summary(const std::string& name) const {

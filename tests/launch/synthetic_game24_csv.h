@@ -5,9 +5,14 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace seed::testing {
 
@@ -38,5 +43,21 @@ class Game24ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// Each problem's `fields` from the run folder `run`'s results.jsonl, by
+// problem index: what runs that must agree are compared on.
+inline std::map<int64_t, nlohmann::json> result_fields(const std::filesystem::path& run,
+                                                       const std::vector<std::string>& fields) {
+  std::map<int64_t, nlohmann::json> out;
+  std::ifstream in(run / "results.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    nlohmann::json kept = nlohmann::json::array();
+    for (const std::string& field : fields) kept.push_back(row.at(field));
+    out[row.at("index").get<int64_t>()] = std::move(kept);
+  }
+  return out;
+}
 
 }  // namespace seed::testing
