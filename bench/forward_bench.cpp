@@ -79,8 +79,9 @@ std::vector<int32_t> filler_tokens(int64_t n, int64_t vocab) {
 }  // namespace
 
 nlohmann::json ForwardBenchResult::to_json() const {
-  nlohmann::json ratios = nlohmann::json::object();
+  nlohmann::json ratios = nlohmann::json::object(), verify_fractions = nlohmann::json::object();
   for (const auto& [k, ratio] : forward_time_ratio) ratios[std::to_string(k)] = ratio;
+  for (const auto& [k, fraction] : verify_bound_fraction) verify_fractions[std::to_string(k)] = fraction;
   return {{"params", params},
           {"weight_bytes", weight_bytes},
           {"kernel", kernel},
@@ -89,7 +90,9 @@ nlohmann::json ForwardBenchResult::to_json() const {
           {"read_bandwidth_gb_s", read_bandwidth / 1e9},
           {"decode_tokens_per_s", decode_tokens_per_s},
           {"prefill_tokens_per_s", prefill_tokens_per_s},
+          {"kv_bytes", kv_bytes},
           {"bandwidth_bound_fraction", bandwidth_bound_fraction},
+          {"verify_bound_fraction", verify_fractions},
           {"lm_head_ms", lm_head_seconds * 1e3},
           {"sampling_ms", sampling_seconds * 1e3},
           {"forward_time_ratio", ratios},
@@ -129,7 +132,8 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   });
   result.decode_seconds_per_token = decode_s / options.decode_tokens;
   result.decode_tokens_per_s = 1.0 / result.decode_seconds_per_token;
-  const double bound_s = result.weight_bytes / result.read_bandwidth;
+  result.kv_bytes = options.context_tokens * cache.bytes_per_token();
+  const double bound_s = static_cast<double>(result.weight_bytes + result.kv_bytes) / result.read_bandwidth;
   result.bandwidth_bound_fraction = bound_s / result.decode_seconds_per_token;
 
   // The parts of a decode step that grow with the vocabulary: the LM head's
@@ -165,7 +169,10 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
       cache.truncate(seq, options.context_tokens);
     });
   }
-  for (const auto& [k, s] : seconds) result.forward_time_ratio[k] = s / seconds.begin()->second;
+  for (const auto& [k, s] : seconds) {
+    result.forward_time_ratio[k] = s / seconds.begin()->second;
+    result.verify_bound_fraction[k] = bound_s / s;
+  }
   result.resident_bytes = peak_resident_bytes();
   return result;
 }

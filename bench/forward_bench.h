@@ -39,9 +39,15 @@ struct ForwardBenchResult {
   double decode_seconds_per_token = 0;
   double decode_tokens_per_s = 0;
   double prefill_tokens_per_s = 0;
-  // Time of the bandwidth-bound decode (weight_bytes / the larger bandwidth)
-  // over the measured decode time: 1.0 would be at the bound.
+  // Bytes of the context's keys and values a forward reads on top of the
+  // weights (context_tokens x the cache's bytes per token).
+  int64_t kv_bytes = 0;
+  // The bandwidth-bound time of a decode step, (weight_bytes + kv_bytes) /
+  // read_bandwidth, over the measured one: 1.0 would be at the bound.
   double bandwidth_bound_fraction = 0;
+  // k -> the same for a k-token forward (verification of k drafted
+  // tokens), which reads the same bytes.
+  std::map<int64_t, double> verify_bound_fraction;
   // One decode step's LM head (one row) and the host-side sampling of its
   // logits (softmax at temperature 1 and the draw): the parts that grow with
   // the vocabulary.

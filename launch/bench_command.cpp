@@ -45,8 +45,9 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
                            static_cast<double>(r.resident_bytes) / r.weight_bytes)
             << fmt::format("decode    {:8.1f} tokens/s at batch 1 after {} cached tokens  ({:.3f} ms/token)\n",
                            r.decode_tokens_per_s, r.context_tokens, 1e3 * r.decode_seconds_per_token)
-            << fmt::format("          {:.2f} of the bandwidth bound (weights / read bandwidth = {:.3f} ms)\n",
-                           r.bandwidth_bound_fraction, 1e3 * r.weight_bytes / r.read_bandwidth)
+            << fmt::format("          {:.2f} of the bandwidth bound ((weights + {:.1f} MB of KV) / read bandwidth = {:.3f} ms)\n",
+                           r.bandwidth_bound_fraction, r.kv_bytes / 1e6,
+                           1e3 * static_cast<double>(r.weight_bytes + r.kv_bytes) / r.read_bandwidth)
             << fmt::format("          of a decode step: LM head {:.3f} ms ({:.0f}%), sampling {:.3f} ms ({:.0f}%)\n",
                            1e3 * r.lm_head_seconds, 100 * r.lm_head_seconds / r.decode_seconds_per_token,
                            1e3 * r.sampling_seconds, 100 * r.sampling_seconds / r.decode_seconds_per_token)
@@ -58,7 +59,9 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
   for (const auto& [k, ratio] : r.forward_time_ratio) std::cout << fmt::format("{:>7}", k);
   std::cout << "\n          time  ";
   for (const auto& [k, ratio] : r.forward_time_ratio) std::cout << fmt::format("{:>7.2f}", ratio);
-  std::cout << "\n";
+  std::cout << "\n          bound ";
+  for (const auto& [k, fraction] : r.verify_bound_fraction) std::cout << fmt::format("{:>7.2f}", fraction);
+  std::cout << "  (fraction of the bandwidth bound)\n";
 }
 
 void run_bench_forward(const BenchForwardOptions& options, const GlobalOptions& global) {

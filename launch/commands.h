@@ -23,6 +23,8 @@ struct GlobalOptions {
   // CPU: the matrices' dtype in memory (unset: as stored) and the kernel.
   std::optional<models::WeightDtype> weights_dtype;
   models::CpuKernel cpu_kernel = models::best_cpu_kernel();
+  // GPU: forwards replay CUDA graphs (false: --eager).
+  bool cuda_graphs = true;
   // Under mpirun (launch/distributed.h): the session main created, the
   // target group size (0: the target stays on rank 0), and how long rank 0
   // waits for a draft rank's answer before declaring it lost.

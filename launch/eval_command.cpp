@@ -183,6 +183,7 @@ void run_prm_eval(const PrmEvalOptions& options, const GlobalOptions& global) {
   spec::EngineOptions engine;
   engine.cpu_kernel = global.cpu_kernel;
   engine.weights_dtype = global.weights_dtype;
+  engine.cuda_graphs = global.cuda_graphs;
   const std::unique_ptr<spec::StepScorer> scorer = spec::load_prm_scorer(options.model_dir, engine);
   const eval::PrmEvalResult r = eval::evaluate_prm(*scorer, puzzles, options.paths, options.seed);
   std::cout << fmt::format("prm      {:5.1f}% of {} test-split states judged as the solver does ({:.1f}% can make 24)\n",

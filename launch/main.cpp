@@ -44,12 +44,17 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   std::string cpu_kernel = "auto", weights_dtype = "auto";
+  bool eager = false;
   app.add_option("--cpu-kernel", cpu_kernel, "CPU matrix kernel: auto | avx512 | avx2 | portable")
       ->capture_default_str();
   app.add_option("--weights-dtype", weights_dtype,
-                 "CPU: matrices in memory as float32 | bfloat16 | float16 (auto: as the model file stores them)")
+                 "Weights in memory as float32 | bfloat16 | float16 (auto: as the model file stores them); on a GPU "
+                 "also the activations and the KV cache")
       ->capture_default_str();
+  app.add_flag("--eager", eager,
+               "GPU: run every forward eagerly, without CUDA graphs (for debugging; slower)");
   app.parse_complete_callback([&] {
+    global.cuda_graphs = !eager;
     spdlog::set_level(levels.at(log_level));
     seed::launch::warn_if_blas_held_back();
     if (cpu_kernel != "auto") global.cpu_kernel = seed::models::parse_cpu_kernel(cpu_kernel, "--cpu-kernel");

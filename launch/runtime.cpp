@@ -98,6 +98,7 @@ ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions&
     engine.draft_threads = plan.draft_threads;
   }
   engine.weights_dtype = global.weights_dtype;
+  engine.cuda_graphs = global.cuda_graphs;
   engine.cpu_kernel = global.cpu_kernel;
   if (!quiet) spdlog::info("threads: {}", plan.describe());
   if (!plan.oversubscribed.empty()) {
@@ -113,6 +114,7 @@ models::LoadOptions model_load_options(const GlobalOptions& global, const std::s
   options.device = device;
   options.weights_dtype = global.weights_dtype;
   options.cpu_kernel = global.cpu_kernel;
+  options.cuda_graphs = global.cuda_graphs;
   return options;
 }
 

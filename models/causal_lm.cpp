@@ -1,6 +1,7 @@
 #include "models/causal_lm.h"
 
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +10,10 @@
 #include <optional>
 
 #include "models/base/error.h"
+#include "models/forward_graphs.h"
 #include "models/forward_plan.h"
 #include "models/fused_ops.h"
+#include "models/padded_batch.h"
 
 namespace seed::models {
 
@@ -40,33 +43,59 @@ at::Tensor rope_inverse_frequencies(const ModelConfig& c) {
 
 // The query and key heads of a fused projection qkv [M, (H + 2 Hkv) D] as
 // [M, H + Hkv, D], RoPE applied; on a model with q/k norms (Qwen3) each head
-// is RMS-normed first.
+// is RMS-normed first. cos and sin [M, 1, D/2] per row (apply_rope), or
+// full-width [M, 1, D] as rope_rows_full() makes them: three kernels on a
+// GPU where the half-width form takes seven.
 at::Tensor rotated_qk(const at::Tensor& qkv, const DecoderLayerWeights& w, int64_t heads, int64_t kv_heads,
                       int64_t dim, double eps, const at::Tensor& cos, const at::Tensor& sin) {
   const int64_t M = qkv.size(0);
   at::Tensor qk = qkv.narrow(1, 0, (heads + kv_heads) * dim).view({M, heads + kv_heads, dim});
-  if (w.q_norm.defined()) {
-    const auto normed = [&](int64_t first, int64_t count, const at::Tensor& weight) {
-      return rms_norm(qk.narrow(1, first, count).reshape({M * count, dim}), weight, eps).view({M, count, dim});
-    };
-    qk = torch::cat({normed(0, heads, w.q_norm), normed(heads, kv_heads, w.k_norm)}, 1);
+  if (w.q_norm.defined()) {  // every head in one norm: q's weight on the first heads, k's on the rest
+    const at::Tensor weight = torch::cat({w.q_norm.expand({heads, dim}), w.k_norm.expand({kv_heads, dim})});
+    qk = rms_norm(qk, weight, eps);
   }
-  return apply_rope(qk, cos, sin);
+  if (cos.size(-1) != dim) return apply_rope(qk, cos, sin);
+  // x cos + rotate_half(x) sin, rotate_half(x) = [-x2, x1]: the halves
+  // swapped, and sin's first half negated in the table.
+  const at::Tensor swapped = qk.view({M, heads + kv_heads, 2, dim / 2}).flip(2).view({M, heads + kv_heads, dim});
+  return (qk * cos).addcmul_(swapped, sin);
 }
 
-// Grouped-query attention. q [B*S, H, D] (already RoPE'd), k/v [B, T, Hkv, D],
-// mask [B, 1, 1, S, T] additive. Query head h reads kv head h / group, so q
-// is regrouped instead of repeating k and v. Returns [B*S, H*D].
-at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
-                     int64_t batch, int64_t seq, int64_t kv_heads) {
-  const int64_t heads = q.size(1), dim = q.size(2), group = heads / kv_heads, ctx = k.size(1);
+// Full-width RoPE rows for rotated_qk from half-width ones [M, 1, D/2]:
+// cos | cos and -sin | sin.
+std::pair<at::Tensor, at::Tensor> rope_rows_full(const at::Tensor& cos, const at::Tensor& sin) {
+  return {torch::cat({cos, cos}, -1), torch::cat({-sin, sin}, -1)};
+}
+
+// Masked positions get the dtype's lowest finite value rather than -inf, so
+// that a fully masked (padding) row softmaxes to finite values instead of NaN.
+float mask_value(c10::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kHalf: return -65504.0f;
+    case torch::kBFloat16: return -3.38e38f;
+    default: return std::numeric_limits<float>::lowest();
+  }
+}
+
+// Grouped-query attention of a padded batch. q [B*S, H, D] (already
+// RoPE'd), k/v [B, T, Hkv, D]. Query head h reads kv head h / group, so q
+// is regrouped to [B, Hkv, group*S, D] instead of repeating k and v;
+// bias [B, 1, group*S, T] is 0 where attention_allowed allows a row's key
+// and mask_value() where not. Returns [B*S, H*D].
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& bias) {
+  const int64_t batch = k.size(0), kv_heads = k.size(2), dim = k.size(3);
+  const int64_t heads = q.size(1), group = heads / kv_heads, seq = q.size(0) / batch;
   at::Tensor qg = q.view({batch, seq, kv_heads, group, dim}).permute({0, 2, 3, 1, 4});
   qg = qg.reshape({batch, kv_heads, group * seq, dim});
-  at::Tensor scores = torch::matmul(qg, k.permute({0, 2, 3, 1}));  // [B, Hkv, G*S, T]
-  scores = scores.view({batch, kv_heads, group, seq, ctx}).mul_(1.0 / std::sqrt(static_cast<double>(dim)));
-  scores.add_(mask);
-  at::Tensor probs = torch::softmax(scores, -1).view({batch, kv_heads, group * seq, ctx});
-  at::Tensor out = torch::matmul(probs, v.permute({0, 2, 1, 3}));  // [B, Hkv, G*S, D]
+  const at::Tensor kt = k.permute({0, 2, 1, 3}), vt = v.permute({0, 2, 1, 3});  // [B, Hkv, T, D]
+#if TORCH_VERSION_MAJOR >= 2
+  // One fused kernel (softmax in float32) in place of five.
+  at::Tensor out = at::scaled_dot_product_attention(qg, kt, vt, bias);  // [B, Hkv, G*S, D]
+#else
+  at::Tensor scores = torch::matmul(qg, kt.transpose(2, 3)).mul_(1.0 / std::sqrt(static_cast<double>(dim)));
+  scores.add_(bias);
+  at::Tensor out = torch::matmul(torch::softmax(scores, -1), vt);  // [B, Hkv, G*S, D]
+#endif
   return out.view({batch, kv_heads, group, seq, dim}).permute({0, 3, 1, 2, 4}).reshape({batch * seq, heads * dim});
 }
 
@@ -93,16 +122,6 @@ at::Tensor masked_attention(const at::Tensor& q, const at::Tensor& k, const at::
     outs.push_back(out.view({kv_heads, group, seq, dim}).permute({2, 0, 1, 3}).reshape({seq, heads * dim}));
   }
   return torch::cat(outs, 0);
-}
-
-// Masked positions get the dtype's lowest finite value rather than -inf, so
-// that a fully masked (padding) row softmaxes to finite values instead of NaN.
-float mask_value(c10::ScalarType dtype) {
-  switch (dtype) {
-    case torch::kHalf: return -65504.0f;
-    case torch::kBFloat16: return -3.38e38f;
-    default: return std::numeric_limits<float>::lowest();
-  }
 }
 
 // causal_attention's additive mask: [1, G*T, T], row g*T + i hiding the
@@ -226,8 +245,11 @@ std::vector<int64_t> padded_rows(const ForwardPlan& plan) {
   return rows;
 }
 
-// The tensor options a model computes with on `device` ("cpu", "cuda:N").
-at::TensorOptions compute_options(const std::string& device) {
+// The tensor options a model computes with on `device` ("cpu", "cuda:N"):
+// float32 on CPU (half-size matrices are the weights' own business); on a
+// GPU the weights' dtype, `wanted` or else the folder's half-size dtype.
+at::TensorOptions compute_options(const std::string& device, const ModelConfig& config,
+                                  std::optional<WeightDtype> wanted) {
   std::optional<torch::Device> parsed;
   try {
     parsed.emplace(device);
@@ -238,7 +260,17 @@ at::TensorOptions compute_options(const std::string& device) {
       << "device " << device << " requested, but this libtorch build has no CUDA or sees no GPU; use --device cpu";
   SEED_CHECK(parsed->is_cpu() || parsed->is_cuda(), kInvalidArgument)
       << "device " << device << " is not supported; use cpu or cuda:N";
-  return torch::TensorOptions().dtype(torch::kFloat).device(*parsed);
+  c10::ScalarType dtype = torch::kFloat;
+  if (parsed->is_cuda()) {
+    if (wanted) {
+      dtype = scalar_type_of(*wanted);
+    } else if (config.torch_dtype == "bfloat16") {
+      dtype = torch::kBFloat16;
+    } else if (config.torch_dtype == "float16") {
+      dtype = torch::kHalf;
+    }
+  }
+  return torch::TensorOptions().dtype(dtype).device(*parsed);
 }
 
 // The shard this process holds: the whole model without a group.
@@ -272,8 +304,8 @@ struct CausalLM::Rope {
 };
 
 std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const LoadOptions& options) {
-  const at::TensorOptions tensor_options = compute_options(options.device);
   ModelConfig config = ModelConfig::from_file(model_dir + "/config.json");
+  const at::TensorOptions tensor_options = compute_options(options.device, config, options.weights_dtype);
   const TpShard shard = shard_of(config, options.tp_group);  // before reading any weights
   const std::optional<CpuKernel> pack_for =
       options.keep_parameters ? std::nullopt : std::optional<CpuKernel>(options.cpu_kernel);
@@ -281,12 +313,13 @@ std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const Loa
       load_weights(Checkpoint::open(model_dir), config, tensor_options, shard, options.weights_dtype, pack_for);
   weights.cpu_kernel = options.cpu_kernel;
   weights.fused_cpu_layers = options.fused_cpu_layers;
+  weights.cuda_graphs = options.cuda_graphs;
   return std::make_unique<CausalLM>(std::move(config), std::move(weights), tensor_options, options.tp_group);
 }
 
 std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t seed, const LoadOptions& options) {
   config.validate();
-  const at::TensorOptions tensor_options = compute_options(options.device);
+  const at::TensorOptions tensor_options = compute_options(options.device, config, options.weights_dtype);
   const TpShard shard = shard_of(config, options.tp_group);
   LlamaWeights weights = random_weights(config, seed, tensor_options);
   if (!shard.is_whole()) weights = shard_weights(weights, config, shard, tensor_options);
@@ -294,6 +327,7 @@ std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t s
   weights.cpu_kernel = options.cpu_kernel;
   weights.keep_parameters = options.keep_parameters;
   weights.fused_cpu_layers = options.fused_cpu_layers;
+  weights.cuda_graphs = options.cuda_graphs;
   return std::make_unique<CausalLM>(config, std::move(weights), tensor_options, options.tp_group);
 }
 
@@ -312,9 +346,14 @@ CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions o
   rope_->inv_freq = rope_inverse_frequencies(config_);
   weights_.prepare_for_inference();
   cpu_layers_ = options_.device().is_cpu() && weights_.fused_cpu_layers;
+  if (weights_.cuda_graphs && !tp_) graphs_ = make_forward_graphs(options_.device());
+  // A captured graph reads the RoPE tables where they were: never regrown.
+  if (graphs_) rope_->at_least(config_.max_position_embeddings, options_);
 }
 
 CausalLM::~CausalLM() = default;
+
+int64_t CausalLM::captured_graphs() const { return graphs_ ? graphs_->captured() : 0; }
 
 KvCache CausalLM::make_cache(KvCacheOptions cache_options) const {
   return KvCache(shard_.local_config(config_), options_, cache_options);
@@ -360,7 +399,9 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   c10::InferenceMode inference;
   const ForwardPlan plan = plan_forward(config_, batch, cache, which);
   const ModelConfig& c = config_;
-  at::Tensor logits = lm_head(final_hidden(batch, plan, cache)).to(torch::kFloat);
+  at::Tensor logits = cpu_layers_ ? lm_head(cpu_final_hidden(batch, plan, cache)).to(torch::kFloat)
+                                  : padded_forward(batch, plan, cache, /*logits=*/true);
+  for (const SequenceInput& in : batch) cache.publish(in.sequence);
   if (which != LogitsFor::kAll) return logits;
   const int64_t B = plan.batch, S = plan.seq;
   if (plan.rows != B * S) {
@@ -375,67 +416,84 @@ at::Tensor CausalLM::forward_hidden(const std::vector<SequenceInput>& batch, KvC
   SEED_CHECK(which != LogitsFor::kAll, kInvalidArgument) << "forward_hidden returns packed rows: kLast or kTail";
   c10::InferenceMode inference;
   const ForwardPlan plan = plan_forward(config_, batch, cache, which);
-  return final_hidden(batch, plan, cache).to(torch::kFloat);
+  at::Tensor hidden = cpu_layers_ ? cpu_final_hidden(batch, plan, cache).to(torch::kFloat)
+                                  : padded_forward(batch, plan, cache, /*logits=*/false);
+  for (const SequenceInput& in : batch) cache.publish(in.sequence);
+  return hidden;
 }
 
-at::Tensor CausalLM::final_hidden(const std::vector<SequenceInput>& batch, const ForwardPlan& plan,
-                                  KvCache& cache) const {
+at::Tensor CausalLM::cpu_final_hidden(const std::vector<SequenceInput>& batch, const ForwardPlan& plan,
+                                      KvCache& cache) const {
   const ModelConfig& c = config_;
-  const auto device = options_.device();
   const auto index = torch::TensorOptions().dtype(torch::kLong);
-  at::Tensor x = embed(torch::tensor(plan.tokens, index).to(device));  // [M, hidden]
+  at::Tensor x = embed(torch::tensor(plan.tokens, index));  // [M, hidden]
   for (int64_t b = 0; b < plan.batch; ++b) {
     const at::Tensor& soft = batch[b].soft_prompt;
     if (soft.defined() && soft.size(0) > 0) x.narrow(0, plan.first_row[b], soft.size(0)).copy_(soft);
   }
   const int64_t max_position = *std::max_element(plan.positions.begin(), plan.positions.end());
   const Rope::Tables rope = rope_->at_least(max_position + 1, options_);
-  const at::Tensor positions = torch::tensor(plan.positions, index).to(device);
+  const at::Tensor positions = torch::tensor(plan.positions, index);
   const at::Tensor cos = rope.cos.index_select(0, positions);  // [M, D/2]
   const at::Tensor sin = rope.sin.index_select(0, positions);
-  x = cpu_layers_ ? cpu_layers(x, plan, cache, cos, sin) : tensor_layers(x, plan, cache, cos, sin);
-  for (const SequenceInput& in : batch) cache.publish(in.sequence);
-  return rms_norm(x, weights_.norm, c.rms_norm_eps);
+  return rms_norm(cpu_layers(x, plan, cache, cos, sin), weights_.norm, c.rms_norm_eps);
 }
 
-at::Tensor CausalLM::tensor_layers(at::Tensor x, const ForwardPlan& plan, KvCache& cache, const at::Tensor& cos_rows,
-                                   const at::Tensor& sin_rows) const {
-  // Attention runs padded: [B, S_max] queries against [B, T_max] keys
-  // gathered from the cache, positions a row may not see masked.
-  const int64_t B = plan.batch, S = plan.seq;
-  int64_t T = 0;
-  for (int64_t b = 0; b < B; ++b) T = std::max(T, plan.cached[b] + plan.first_row[b + 1] - plan.first_row[b]);
-  std::vector<int64_t> gather_slots(B * T, KvCache::kTrashSlot);
-  for (int64_t b = 0; b < B; ++b) {
-    const int64_t length = plan.cached[b] + plan.first_row[b + 1] - plan.first_row[b];
-    for (int64_t p = 0; p < length; ++p) gather_slots[b * T + p] = plan.slot(b, p);
-  }
-  std::vector<float> mask_rows(B * S * T, mask_value(options_.dtype().toScalarType()));
-  std::vector<int64_t> attended;
-  for (int64_t r = 0; r < plan.rows; ++r) {
-    const int64_t b = plan.sequence[r];
-    float* row = &mask_rows[(b * S + r - plan.first_row[b]) * T];
-    std::fill(row, row + plan.cached[b], 0.0f);
-    plan.attended_new_positions(r, attended);
-    for (int64_t p : attended) row[p] = 0.0f;
-  }
-  const auto device = options_.device();
-  const auto index = torch::TensorOptions().dtype(torch::kLong);
-  const at::Tensor write_slots = torch::tensor(plan.write_slots, index).to(device);
-  const at::Tensor gathered = torch::tensor(gather_slots, index).to(device);
-  const bool packed = plan.rows != B * S;
-  const at::Tensor padded_index = packed ? torch::tensor(padded_rows(plan), index).to(device) : at::Tensor();
-  const at::Tensor mask = torch::from_blob(mask_rows.data(), {B, 1, 1, S, T}, torch::kFloat).to(options_);
-  const at::Tensor cos = cos_rows.unsqueeze(1), sin = sin_rows.unsqueeze(1);  // [M, 1, D/2]
-
-  const ModelConfig& c = config_;
-  const int64_t M = plan.rows, H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;  // this rank's heads
-  // Packed queries to attention's padded layout and its output back.
-  const auto padded = [&](const at::Tensor& q) {
-    if (!packed) return q;
-    return torch::zeros({B * S, H, D}, q.options()).index_copy_(0, padded_index, q);
+at::Tensor CausalLM::padded_forward(const std::vector<SequenceInput>& batch, const ForwardPlan& plan, KvCache& cache,
+                                    bool logits) const {
+  bool soft_prompts = false;
+  for (const SequenceInput& in : batch) soft_prompts |= in.soft_prompt.defined() && in.soft_prompt.size(0) > 0;
+  const bool graphed = graphs_ && logits && !soft_prompts;
+  const int64_t needed = keys_needed(plan);
+  const PaddedBatch padded = pad_batch(plan, graphed ? graph_key_positions(needed) : needed);
+  const int64_t max_position = *std::max_element(plan.positions.begin(), plan.positions.end());
+  const Rope::Tables rope = rope_->at_least(max_position + 1, options_);
+  const ForwardGraphs::Body body = [&](const at::Tensor& index) {
+    return padded_body(index, padded, batch, cache, rope.cos, rope.sin, logits);
   };
-  const auto unpadded = [&](const at::Tensor& out) { return packed ? out.index_select(0, padded_index) : out; };
+  if (!graphed) return body(padded.data.to(options_.device()));
+  // What the captured kernels address besides their static input: the KV
+  // pool (moved when it grows) and the hidden states an EDD reads.
+  const at::Tensor keys = cache.keys(0);
+  const int64_t hidden = cache.hidden_layer() >= 0 ? reinterpret_cast<int64_t>(cache.hidden_states().data_ptr()) : 0;
+  const ForwardGraphs::Key key = {padded.batch, padded.seq, padded.keys, padded.outputs,
+                                  reinterpret_cast<int64_t>(keys.data_ptr()), keys.size(0), hidden,
+                                  cache.hidden_layer()};
+  return graphs_->run(key, padded.data, body);
+}
+
+at::Tensor CausalLM::padded_body(const at::Tensor& index, const PaddedBatch& padded,
+                                 const std::vector<SequenceInput>& batch, KvCache& cache, const at::Tensor& cos_table,
+                                 const at::Tensor& sin_table, bool logits) const {
+  const PaddedBatch::Parts parts = padded.parts(index);
+  const int64_t S = padded.seq;
+  at::Tensor x = embed(parts.tokens);  // [B*S, hidden]
+  for (int64_t b = 0; b < padded.batch; ++b) {
+    const at::Tensor& soft = batch[b].soft_prompt;
+    if (soft.defined() && soft.size(0) > 0) x.narrow(0, b * S, soft.size(0)).copy_(soft);
+  }
+  const auto [cos, sin] = rope_rows_full(cos_table.index_select(0, parts.positions).unsqueeze(1),
+                                         sin_table.index_select(0, parts.positions).unsqueeze(1));  // [B*S, 1, D]
+  // Row g*S + s of a kv head's regrouped queries (attention()) is query s
+  // of its group's head g.
+  const int64_t group = shard_.heads / shard_.kv_heads;
+  const at::Tensor allowed = attention_allowed(parts, padded.batch, S, padded.keys)
+                                 .unsqueeze(2)
+                                 .expand({padded.batch, 1, group, S, padded.keys})
+                                 .reshape({padded.batch, 1, group * S, padded.keys});
+  const c10::ScalarType dtype = options_.dtype().toScalarType();
+  const at::Tensor bias = torch::zeros(allowed.sizes(), options_).masked_fill_(allowed.logical_not(), mask_value(dtype));
+  x = tensor_layers(x, padded, parts.write_slots, parts.key_slots, bias, cache, cos, sin);
+  x = rms_norm(x.index_select(0, parts.logit_rows), weights_.norm, config_.rms_norm_eps);
+  return (logits ? lm_head(x) : x).to(torch::kFloat);
+}
+
+at::Tensor CausalLM::tensor_layers(at::Tensor x, const PaddedBatch& padded, const at::Tensor& write_slots,
+                                   const at::Tensor& key_slots, const at::Tensor& bias, KvCache& cache,
+                                   const at::Tensor& cos, const at::Tensor& sin) const {
+  const ModelConfig& c = config_;
+  const int64_t B = padded.batch, T = padded.keys, M = x.size(0);
+  const int64_t H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;  // this rank's heads
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const DecoderLayerWeights& w = weights_.layers[l];
     at::Tensor qkv = w.qkv(rms_norm(x, w.input_norm, c.rms_norm_eps));  // [M, (H + 2 Hkv) D]
@@ -443,15 +501,12 @@ at::Tensor CausalLM::tensor_layers(at::Tensor x, const ForwardPlan& plan, KvCach
     at::Tensor keys = cache.keys(l), values = cache.values(l);  // [slots, Hkv, D]
     keys.index_copy_(0, write_slots, qk.narrow(1, H, Hkv));
     values.index_copy_(0, write_slots, qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({M, Hkv, D}));
-    at::Tensor k = keys.index_select(0, gathered).view({B, T, Hkv, D});
-    at::Tensor v = values.index_select(0, gathered).view({B, T, Hkv, D});
-    x = x + sum_partial(w.o(unpadded(attention(padded(qk.narrow(1, 0, H)), k, v, mask, B, S, Hkv))));
+    const at::Tensor k = keys.index_select(0, key_slots).view({B, T, Hkv, D});
+    const at::Tensor v = values.index_select(0, key_slots).view({B, T, Hkv, D});
+    x = x + sum_partial(w.o(attention(qk.narrow(1, 0, H), k, v, bias)));
     const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
     x = x + sum_partial(w.down(torch::silu(w.gate(h)).mul_(w.up(h))));
     if (l == cache.hidden_layer()) cache.hidden_states().index_copy_(0, write_slots, x);
-  }
-  if (static_cast<int64_t>(plan.logit_rows.size()) != M) {
-    x = x.index_select(0, torch::tensor(plan.logit_rows, index).to(device));
   }
   return x;
 }

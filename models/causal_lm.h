@@ -39,7 +39,9 @@
 
 namespace seed::models {
 
-struct ForwardPlan;  // forward_plan.h
+struct ForwardPlan;   // forward_plan.h
+struct PaddedBatch;   // padded_batch.h
+class ForwardGraphs;  // forward_graphs.h
 
 struct LoadOptions {
   // Where the model computes. The launcher decides this (WorldConfig), never
@@ -49,11 +51,13 @@ struct LoadOptions {
   // shard. Borrowed: must outlive the model. Null, or a group of one rank:
   // the whole model.
   TpCollectives* tp_group = nullptr;
-  // CPU: the dtype the matrices (embedding, projections, LM head) keep in
-  // memory. Unset keeps a file's bfloat16/float16 as stored and widens
-  // anything else to float32; half-size weights halve the bytes a decoded
-  // token reads. Products and sums are float32 either way. Other devices
-  // hold and compute float32.
+  // The dtype of the weights. Unset keeps a folder's bfloat16/float16 as
+  // stored (config.json's torch_dtype) and widens anything else to float32;
+  // half-size weights halve the bytes a decoded token reads.
+  // CPU: the matrices (embedding, projections, LM head) keep this dtype;
+  // products and sums are float32 either way.
+  // CUDA: weights, activations and the KV cache take it; norms, softmax and
+  // the logits are computed in float32.
   std::optional<WeightDtype> weights_dtype = std::nullopt;
   // CPU: the matrix kernel (cpu_kernel.h); the best this CPU runs by default.
   CpuKernel cpu_kernel = best_cpu_kernel();
@@ -65,6 +69,10 @@ struct LoadOptions {
   // false holds the weights once: each matrix is packed as it is read and
   // replaces its parameter; forward_full and save unpack what they read.
   bool keep_parameters = false;
+  // CUDA: forward() replays CUDA graphs captured per shape
+  // (forward_graphs.h); false runs every forward eagerly (tests compare
+  // the two). Tensor-parallel groups and soft prompts always run eagerly.
+  bool cuda_graphs = true;
 };
 
 // The new tokens one sequence contributes to a batched forward.
@@ -118,6 +126,8 @@ class CausalLM {
   const TpShard& shard() const { return shard_; }
   LlamaWeights& weights() { return weights_; }  // this rank's shard
   at::TensorOptions tensor_options() const { return options_; }
+  // CUDA graphs captured so far (0 off CUDA or with LoadOptions::cuda_graphs off).
+  int64_t captured_graphs() const;
   // A KV cache matching this model's shape (this rank's kv heads), dtype
   // and device.
   KvCache make_cache(KvCacheOptions cache_options = {}) const;
@@ -173,15 +183,32 @@ class CausalLM {
   at::Tensor sum_partial(at::Tensor partial) const;    // a row-parallel output -> the group's sum
   at::Tensor lm_head(const at::Tensor& hidden) const;  // [M, hidden] -> [M, V]
   void check_whole(const char* what) const;
-  // forward()'s work up to the LM head: embeds the batch, runs the layers
-  // (writing the cache) and returns the final-normed rows plan.logit_rows.
-  at::Tensor final_hidden(const std::vector<SequenceInput>& batch, const ForwardPlan& plan, KvCache& cache) const;
-  // forward()'s decoder layers over the embedded rows x [M, hidden]; cos and
-  // sin [M, head_dim / 2] per row. Both write the new tokens' keys, values
-  // (and hidden states) to the cache and return the rows plan.logit_rows of
-  // x after the last layer.
-  at::Tensor tensor_layers(at::Tensor x, const ForwardPlan& plan, KvCache& cache, const at::Tensor& cos,
-                           const at::Tensor& sin) const;
+  // forward()'s work on the CPU layers up to the LM head: embeds the
+  // packed batch, runs the layers (writing the cache) and returns the
+  // final-normed rows plan.logit_rows.
+  at::Tensor cpu_final_hidden(const std::vector<SequenceInput>& batch, const ForwardPlan& plan,
+                              KvCache& cache) const;
+  // forward()'s work on the ATen layers (CUDA; CPU without fused layers)
+  // over the padded batch: the logits (float32) of plan.logit_rows, or
+  // with `logits` false their final-normed rows (float32). Through a CUDA
+  // graph where it can.
+  at::Tensor padded_forward(const std::vector<SequenceInput>& batch, const ForwardPlan& plan, KvCache& cache,
+                            bool logits) const;
+  // padded_forward's device work from the index data on the device; only
+  // device work, so that it can be captured. `batch` for its soft prompts.
+  at::Tensor padded_body(const at::Tensor& index, const PaddedBatch& padded, const std::vector<SequenceInput>& batch,
+                         KvCache& cache, const at::Tensor& cos_table, const at::Tensor& sin_table,
+                         bool logits) const;
+  // The decoder layers over the embedded padded rows x [B*S, hidden]; cos
+  // and sin [B*S, 1, head_dim] per row (full width), `bias` [B, 1,
+  // group*S, T] the additive mask of the regrouped query rows. Writes the new tokens' keys, values (and hidden
+  // states) to the cache; returns x after the last layer.
+  at::Tensor tensor_layers(at::Tensor x, const PaddedBatch& padded, const at::Tensor& write_slots,
+                           const at::Tensor& key_slots, const at::Tensor& bias, KvCache& cache,
+                           const at::Tensor& cos, const at::Tensor& sin) const;
+  // The CPU layers over packed rows x [M, hidden]; cos and sin [M,
+  // head_dim / 2]. Writes the cache as tensor_layers; returns the rows
+  // plan.logit_rows of x after the last layer.
   at::Tensor cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& cache, const at::Tensor& cos,
                         const at::Tensor& sin) const;
   // The decoder layers, norm and LM head over x [B*T, hidden] of B
@@ -198,6 +225,7 @@ class CausalLM {
   at::TensorOptions options_;
   bool cpu_layers_ = false;  // forward() takes cpu_layers()
   std::unique_ptr<Rope> rope_;
+  std::unique_ptr<ForwardGraphs> graphs_;  // null: every forward eager
 };
 
 }  // namespace seed::models

@@ -32,7 +32,11 @@ void rms_norm_rows(const float* src, int64_t rows, int64_t n, const float* scale
 
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   if (!fusable(x) || !fusable(weight) || x.dim() != 2) {
-    return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
+    if (x.scalar_type() == torch::kFloat) return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
+    // Half-size activations are normalised in float32 and rounded once, as
+    // Hugging Face's RMSNorm does.
+    const at::Tensor wide = x.to(torch::kFloat);
+    return (wide * torch::rsqrt(wide.pow(2).mean(-1, /*keepdim=*/true) + eps)).to(x.scalar_type()) * weight;
   }
   const at::Tensor in = x.contiguous(), w = weight.contiguous();
   at::Tensor out = torch::empty_like(in);

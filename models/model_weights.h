@@ -85,6 +85,7 @@ struct LlamaWeights {
   // calls it); LoadOptions::cpu_kernel sets it.
   CpuKernel cpu_kernel = best_cpu_kernel();
   bool fused_cpu_layers = true;  // LoadOptions::fused_cpu_layers
+  bool cuda_graphs = true;       // LoadOptions::cuda_graphs
   bool keep_parameters = true;   // LoadOptions::keep_parameters
 
   void prepare_for_inference();

@@ -11,10 +11,13 @@ tests/models/golden_logits_test.cpp checks seed against those files.
 Needs torch, transformers (4.51 or later for Qwen3) and numpy (a GPU
 machine's Python, not seed's build):
   python3 scripts/golden_logits.py --configs tests/models/golden --out DIR [--devices cpu,cuda] [--only NAME,...]
+      [--dtype bfloat16]
 --only writes just the named fixtures (say, qwen3) and leaves the others as
-they are.
+they are. --dtype bfloat16 runs the model in bfloat16 and writes
+NAME.bfloat16.logits.json (use --devices cuda: the GPU is what runs it).
 """
 import argparse
+import copy
 import glob
 import json
 import math
@@ -93,8 +96,8 @@ def probe_ids(vocab):
     return sorted(ids)
 
 
-def run(model, ids, probes, device):
-    model = model.to(device)
+def run(model, ids, probes, device, dtype):
+    model = copy.deepcopy(model).to(device=device, dtype=dtype)
     with torch.no_grad():
         logits = model(torch.tensor([ids], device=device)).logits[0].double().cpu()
     return {
@@ -105,7 +108,7 @@ def run(model, ids, probes, device):
     }
 
 
-def golden(config_path, devices):
+def golden(config_path, devices, dtype):
     with tempfile.TemporaryDirectory() as folder:
         shutil.copy(config_path, os.path.join(folder, "config.json"))
         config = transformers.AutoConfig.from_pretrained(folder)
@@ -130,7 +133,8 @@ def golden(config_path, devices):
         "parameters": parameters,
         "input_ids": ids,
         "probe_ids": probes,
-        "devices": {device: run(model, ids, probes, device) for device in devices},
+        "dtype": str(dtype).replace("torch.", ""),
+        "devices": {device: run(model, ids, probes, device, dtype) for device in devices},
     }
 
 
@@ -140,6 +144,8 @@ def main():
     parser.add_argument("--out", required=True, help="folder for NAME.logits.json")
     parser.add_argument("--devices", default="cpu,cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--only", default="", help="comma-separated NAMEs (default: every config)")
+    parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"],
+                        help="the model's dtype; bfloat16 writes NAME.bfloat16.logits.json")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -155,8 +161,10 @@ def main():
     for path in paths:
         name = os.path.basename(path).split(".")[0]
         print(f"{name}: transformers {transformers.__version__}, devices {args.devices}", flush=True)
-        fixture = golden(path, args.devices.split(","))
-        out = os.path.join(args.out, f"{name}.logits.json")
+        dtype = getattr(torch, args.dtype)
+        fixture = golden(path, args.devices.split(","), dtype)
+        suffix = "" if args.dtype == "float32" else f".{args.dtype}"
+        out = os.path.join(args.out, f"{name}{suffix}.logits.json")
         with open(out, "w") as f:
             json.dump(fixture, f, indent=1)
             f.write("\n")

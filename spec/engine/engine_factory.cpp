@@ -25,6 +25,7 @@ models::LoadOptions load_options(const EngineOptions& o) {
   options.device = o.device;
   options.weights_dtype = o.weights_dtype;
   options.cpu_kernel = o.cpu_kernel;
+  options.cuda_graphs = o.cuda_graphs;
   return options;
 }
 

@@ -58,10 +58,12 @@ struct EngineOptions {
   // empty: each group's table learns from the target's outputs alone.
   std::string trigrams;
   std::string device = "cpu";
-  // CPU: the dtype the models' matrices keep in memory (unset: as stored)
-  // and the matrix kernel (models/cpu_kernel.h).
+  // The dtype the models' weights keep in memory (unset: as stored; on a
+  // GPU also the activations and KV cache) and the CPU matrix kernel
+  // (models/cpu_kernel.h).
   std::optional<models::WeightDtype> weights_dtype;
   models::CpuKernel cpu_kernel = models::best_cpu_kernel();
+  bool cuda_graphs = true;  // GPU: forwards replay CUDA graphs (models::LoadOptions::cuda_graphs)
   // Draft shape: children per node at each depth. sd and seed use a chain of
   // `draft_length` (k_config all ones); mcsd (and seed with tree drafts) use
   // k_config, e.g. {2, 2, 1} (SEED appendix B).

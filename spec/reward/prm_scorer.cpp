@@ -155,6 +155,7 @@ std::unique_ptr<StepScorer> load_prm_scorer(const std::string& model_dir, const 
   load.device = engine.device;
   load.weights_dtype = engine.weights_dtype;
   load.cpu_kernel = engine.cpu_kernel;
+  load.cuda_graphs = engine.cuda_graphs;
   return std::make_unique<PrmScorer>(models::ProcessRewardModel::load(model_dir, load), kv_cache_options(engine, 4));
 }
 

@@ -66,6 +66,47 @@ TEST_P(CudaTest, TreesAndPackedBatchesEqualTheCpu) {
             kTolerance);
 }
 
+// Replayed CUDA graphs compute what eager forwards compute, in bfloat16: a
+// batch decoding (one shape again and again: run, captured, replayed) and
+// token trees verified on it twice (the second replayed).
+TEST_P(CudaTest, GraphsReplayWhatEagerForwardsCompute) {
+  constexpr double kBfloat16Tolerance = 5e-2;  // key positions padded to the graph's bucket: other sum orders
+  LoadOptions graphed, eager;
+  graphed.device = eager.device = "cuda:0";
+  graphed.weights_dtype = eager.weights_dtype = WeightDtype::kBFloat16;
+  eager.cuda_graphs = false;
+  const ModelConfig config = testing::tiny_config(GetParam());
+  auto with_graphs = CausalLM::random(config, /*seed=*/11, graphed);
+  auto without = CausalLM::random(config, /*seed=*/11, eager);
+  ASSERT_EQ(with_graphs->tensor_options().dtype(), torch::kBFloat16);
+  const int64_t V = config.vocab_size;
+  KvCache gc = with_graphs->make_cache({/*block_size=*/4}), ec = without->make_cache({/*block_size=*/4});
+  const SequenceId g0 = gc.create(), g1 = gc.create(), e0 = ec.create(), e1 = ec.create();
+  const auto short_prompt = tokens_of(5, V, 5), long_prompt = tokens_of(9, V, 6);
+  with_graphs->forward({{g0, short_prompt, {}}, {g1, long_prompt, {}}}, gc, LogitsFor::kLast);
+  without->forward({{e0, short_prompt, {}}, {e1, long_prompt, {}}}, ec, LogitsFor::kLast);
+  const auto steps = tokens_of(24, V, 7);
+  for (size_t t = 0; t + 1 < steps.size(); t += 2) {
+    const at::Tensor g = with_graphs->forward({{g0, {steps[t]}, {}}, {g1, {steps[t + 1]}, {}}}, gc, LogitsFor::kLast);
+    const at::Tensor e = without->forward({{e0, {steps[t]}, {}}, {e1, {steps[t + 1]}, {}}}, ec, LogitsFor::kLast);
+    EXPECT_LT(max_diff(g, e), kBfloat16Tolerance) << "step " << t / 2;
+  }
+  const std::vector<int32_t> parents = {-1, 0, 0, 1};
+  const auto nodes = tokens_of(parents.size(), V, 8);
+  for (int round = 0; round < 3; ++round) {
+    const int64_t g_length = gc.length(g0), e_length = ec.length(e0);
+    const at::Tensor g = with_graphs->forward({{g0, nodes, parents}, {g1, {nodes[0]}, {}}}, gc, LogitsFor::kAll);
+    const at::Tensor e = without->forward({{e0, nodes, parents}, {e1, {nodes[0]}, {}}}, ec, LogitsFor::kAll);
+    EXPECT_LT(max_diff(g, e), kBfloat16Tolerance) << "tree round " << round;
+    gc.truncate(g0, g_length);
+    ec.truncate(e0, e_length);
+    gc.truncate(g1, gc.length(g1) - 1);
+    ec.truncate(e1, ec.length(e1) - 1);
+  }
+  EXPECT_GE(with_graphs->captured_graphs(), 2);  // the decode shape and the tree's
+  EXPECT_EQ(without->captured_graphs(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, CudaTest, ::testing::ValuesIn(testing::all_variants()));
 
 }  // namespace

@@ -49,8 +49,9 @@ class EngineTest : public ::testing::Test {
 
   static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
                                         const ModelPair* pair = nullptr, bool prefix_cache = true,
-                                        DraftTruncation cut = {}) {
+                                        DraftTruncation cut = {}, const std::string& device = "cpu") {
     EngineOptions o;
+    o.device = device;
     o.draft_cut = cut;
     o.prefix_cache = prefix_cache;
     o.engine = EngineKind::parse(name);
@@ -86,6 +87,9 @@ class EngineTest : public ::testing::Test {
   static ::seed::testing::TestModelPairs* pairs_;
   static ModelPair* pair_;
   static ModelPair* small_;
+  // Sampled engines' first two tokens against the target's p (chi-square),
+  // on `device`.
+  static void expect_sampled_engines_lossless(const std::string& device);
 };
 
 ::seed::testing::TestModelPairs* EngineTest::pairs_ = nullptr;
@@ -234,7 +238,7 @@ TEST_F(EngineTest, OnCudaDraftersOnTheirOwnStreamsChangeNoToken) {
 // The first two tokens over many streams against p(x1) p(x2 | x1), computed
 // from the target's logits directly; drafts from the draft's whole q and
 // from a q' cut to its top 3 tokens or its 0.7 nucleus (of 8).
-TEST_F(EngineTest, SampledEnginesAreLossless) {
+void EngineTest::expect_sampled_engines_lossless(const std::string& device) {
   constexpr int64_t kVocab = 8;
   constexpr int kTrials = 5000;
   const std::vector<int32_t> prompt = {1, 5, 2};
@@ -270,7 +274,7 @@ TEST_F(EngineTest, SampledEnginesAreLossless) {
   for (const Case& c : {Case{"sd", {}, {}}, Case{"mcsd", {3, 2}, {}}, Case{"seed", {2, 2}, {}}, Case{"ar", {}, {}},
                         Case{"sd", {}, top3}, Case{"mcsd", {3, 2}, top3}, Case{"seed", {2, 2}, nucleus},
                         Case{"seed-batch", {}, nucleus}}) {
-    auto e = engine(c.name, c.k_config, 2, small_, true, c.cut);
+    auto e = engine(c.name, c.k_config, 2, small_, true, c.cut, device);
     std::vector<int64_t> counts(kVocab * kVocab, 0);
     for (const Completion& out : e->generate(batch)) {
       ASSERT_EQ(out.tokens.size(), 2u);
@@ -279,8 +283,16 @@ TEST_F(EngineTest, SampledEnginesAreLossless) {
     const auto fit = ::seed::testing::chi_square(counts, expected, kTrials);
     std::printf("%s, q' top-%d top-p %.1f: chi-square %.4g (%d dof), p = %.4g, alpha %.3f\n", c.name.c_str(),
                 c.cut.top_k, c.cut.top_p, fit.statistic, fit.dof, fit.p_value, e->stats().alpha());
-    EXPECT_GT(fit.p_value, 0.001) << c.name << " top-" << c.cut.top_k << " top-p " << c.cut.top_p;
+    EXPECT_GT(fit.p_value, 0.001) << device << " " << c.name << " top-" << c.cut.top_k << " top-p " << c.cut.top_p;
   }
+}
+
+TEST_F(EngineTest, SampledEnginesAreLossless) { expect_sampled_engines_lossless("cpu"); }
+
+// The same on a GPU: its forwards replay CUDA graphs.
+TEST_F(EngineTest, OnCudaSampledEnginesAreLossless) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  expect_sampled_engines_lossless("cuda:0");
 }
 
 TEST_F(EngineTest, FcfsVerifiesProposalsInArrivalOrderAndFinishesMoreRequestsThanDrafters) {

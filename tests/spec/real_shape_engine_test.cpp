@@ -3,6 +3,7 @@
 // tokens, per-head q/k norms, heads wider than hidden / heads), prompts
 // that use ids past 100k: every engine runs, and greedy output equals `ar`'s.
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <filesystem>
 #include <unistd.h>
@@ -17,7 +18,8 @@ namespace fs = std::filesystem;
 
 // A target and a draft of the golden config `name` (different weights), and
 // three greedy requests whose prompt i is prompt(i).
-void expect_every_engine_gives_ar_tokens(const std::string& name, std::vector<int32_t> (*prompt)(int)) {
+void expect_every_engine_gives_ar_tokens(const std::string& name, std::vector<int32_t> (*prompt)(int),
+                                         const std::string& device = "cpu") {
   const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_" + name + "_" + std::to_string(::getpid()));
   const std::string config = std::string(SEED_GOLDEN_DIR) + "/" + name + ".config.json";
   models::testing::write_portable_model(config, (dir / "target").string(), /*seed=*/0);
@@ -41,6 +43,7 @@ void expect_every_engine_gives_ar_tokens(const std::string& name, std::vector<in
     o.draft_length = 3;
     o.drafters = 2;
     o.kv_cache_mb = 64;
+    o.device = device;
     const std::vector<Completion> out = make_engine(o)->generate(requests);
     std::vector<std::vector<int32_t>> tokens;
     for (const Completion& c : out) {
@@ -49,7 +52,7 @@ void expect_every_engine_gives_ar_tokens(const std::string& name, std::vector<in
       tokens.push_back(c.tokens);
     }
     if (expected.empty()) expected = tokens;
-    EXPECT_EQ(tokens, expected) << name << " " << engine;
+    EXPECT_EQ(tokens, expected) << name << " " << engine << " on " << device;
   }
   fs::remove_all(dir);
 }
@@ -58,6 +61,14 @@ TEST(RealShapeEngines, EveryEngineGivesArTokensOnALlama3ShapedPair) {
   expect_every_engine_gives_ar_tokens("llama3", [](int i) {
     return std::vector<int32_t>{128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234};
   });
+}
+
+// On a GPU, where forwards replay CUDA graphs: the same equalities.
+TEST(RealShapeEngines, OnCudaEveryEngineGivesArTokensOnALlama3ShapedPair) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  expect_every_engine_gives_ar_tokens(
+      "llama3", [](int i) { return std::vector<int32_t>{128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234}; },
+      "cuda:0");
 }
 
 TEST(RealShapeEngines, EveryEngineGivesArTokensOnAQwen3ShapedPair) {

@@ -1,0 +1,51 @@
+// ForwardGraphs: CausalLM's device forward replayed as CUDA graphs.
+//
+// A decode step of a small model on a GPU is a few hundred kernels whose
+// launches cost more than their work; a captured graph launches them all
+// at once. One graph per shape (key): the caller pads its batch to the
+// shape (padded_batch.h) and buckets the key positions
+// (graph_key_positions), so that a handful of graphs serve a whole run.
+// A shape's first forward runs eagerly (warming up cuBLAS and the
+// allocator on the graphs' stream), its second is captured, every later
+// one copies the index data into the graph's static input and replays.
+// Graphs share one memory pool; forwards through them are serialised on
+// one stream, ordered after and before the caller's stream by events.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace seed::models {
+
+class ForwardGraphs {
+ public:
+  // The shape and everything else a captured forward depends on: its
+  // dimensions and the addresses of the tensors it writes (a KV pool that
+  // moved makes a new key).
+  using Key = std::vector<int64_t>;
+  // The forward: from the index data on the device to its result. Captured
+  // bodies must launch only device work (no reads back to the host).
+  using Body = std::function<at::Tensor(const at::Tensor& index_on_device)>;
+
+  virtual ~ForwardGraphs() = default;
+  // body's result for `index` (int64, on the host). Thread-safe.
+  virtual at::Tensor run(const Key& key, const at::Tensor& index, const Body& body) = 0;
+  // Graphs captured so far (tests and benchmarks read it).
+  virtual int64_t captured() const = 0;
+};
+
+// Graphs on `device`; null where it is not a GPU or libtorch has no CUDA.
+std::unique_ptr<ForwardGraphs> make_forward_graphs(const c10::Device& device);
+
+// The key positions a graph is captured for when a batch needs `keys`: a
+// multiple of a quarter of the power of two below (at least 64), so that a
+// context growing one token a step is recaptured every 25% of its length
+// and attends at most that much padding.
+int64_t graph_key_positions(int64_t keys);
+
+}  // namespace seed::models

@@ -1,0 +1,92 @@
+// The padded layout a forward's index data takes on its way to the device
+// (and into a CUDA graph): rows, slots, and the attention mask built from
+// them, on a batch that mixes a chain, a tree and padding.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "models/forward_graphs.h"
+#include "models/kv_cache.h"
+#include "models/padded_batch.h"
+
+namespace seed::models {
+namespace {
+
+std::vector<int64_t> values(const at::Tensor& t) {
+  const at::Tensor c = t.contiguous().to(torch::kLong);
+  return {c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel()};
+}
+
+// Sequence 0: 2 cached tokens, a chain of 2 new ones (tokens 7, 8).
+// Sequence 1: nothing cached, a tree of 3 nodes (9 <- 10, 9 <- 11).
+// Block size 4; sequence 0's blocks are [5], sequence 1's [3].
+ForwardPlan mixed_plan() {
+  ForwardPlan plan;
+  plan.batch = 2;
+  plan.seq = 3;
+  plan.rows = 5;
+  plan.tokens = {7, 8, 9, 10, 11};
+  plan.positions = {2, 3, 0, 1, 1};
+  plan.write_slots = {22, 23, 12, 13, 14};
+  plan.sequence = {0, 0, 1, 1, 1};
+  plan.parent_rows = {-1, 0, -1, 2, 2};
+  plan.logit_rows = {1, 3, 4};
+  plan.first_row = {0, 2, 5};
+  plan.cached = {2, 0};
+  plan.blocks = {{5}, {3}};
+  plan.block_size = 4;
+  return plan;
+}
+
+TEST(PaddedBatch, LaysOutRowsSlotsAndOutputs) {
+  const ForwardPlan plan = mixed_plan();
+  EXPECT_EQ(keys_needed(plan), 5);  // sequence 0: 2 cached + 3 rows
+  const PaddedBatch padded = pad_batch(plan, 6);
+  const PaddedBatch::Parts p = padded.parts(padded.data);
+  constexpr int64_t kTrash = KvCache::kTrashSlot;
+  EXPECT_EQ(values(p.tokens), (std::vector<int64_t>{7, 8, 0, 9, 10, 11}));
+  EXPECT_EQ(values(p.positions), (std::vector<int64_t>{2, 3, 2, 0, 1, 1}));
+  EXPECT_EQ(values(p.write_slots), (std::vector<int64_t>{22, 23, kTrash, 12, 13, 14}));
+  EXPECT_EQ(values(p.key_slots),
+            (std::vector<int64_t>{20, 21, 22, 23, kTrash, kTrash, 12, 13, 14, kTrash, kTrash, kTrash}));
+  EXPECT_EQ(values(p.cached), (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(values(p.logit_rows), (std::vector<int64_t>{1, 4, 5}));
+}
+
+TEST(PaddedBatch, AttentionSeesTheCachedPrefixAndTheTree) {
+  const ForwardPlan plan = mixed_plan();
+  const PaddedBatch padded = pad_batch(plan, 6);
+  const at::Tensor allowed = attention_allowed(padded.parts(padded.data), 2, 3, 6);
+  ASSERT_EQ(allowed.sizes(), (at::IntArrayRef{2, 1, 3, 6}));
+  const std::vector<std::vector<int64_t>> expected = {
+      {1, 1, 1, 0, 0, 0},  // sequence 0, token 7: the two cached, itself
+      {1, 1, 1, 1, 0, 0},  // token 8: and token 7
+      {1, 1, 0, 0, 1, 0},  // padding: the cached two and itself (a trash slot)
+      {1, 0, 0, 0, 0, 0},  // sequence 1, root 9
+      {1, 1, 0, 0, 0, 0},  // 10: its parent 9
+      {1, 0, 1, 0, 0, 0},  // 11: its parent 9, not its sibling 10
+  };
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t s = 0; s < 3; ++s) {
+      EXPECT_EQ(values(allowed[b][0][s]), expected[b * 3 + s]) << "sequence " << b << " row " << s;
+    }
+  }
+}
+
+TEST(PaddedBatch, RefusesTooFewKeys) {
+  EXPECT_THROW(pad_batch(mixed_plan(), 4), std::exception);
+}
+
+TEST(ForwardGraphs, KeyPositionsGrowByAQuarterOfTheirPowerOfTwo) {
+  EXPECT_EQ(graph_key_positions(1), 64);
+  EXPECT_EQ(graph_key_positions(64), 64);
+  EXPECT_EQ(graph_key_positions(65), 128);
+  EXPECT_EQ(graph_key_positions(1000), 1024);
+  EXPECT_EQ(graph_key_positions(1025), 1280);
+  EXPECT_EQ(graph_key_positions(2049), 2560);
+  EXPECT_EQ(graph_key_positions(8193), 10240);
+}
+
+TEST(ForwardGraphs, NoneOffAGpu) { EXPECT_EQ(make_forward_graphs(c10::Device("cpu")), nullptr); }
+
+}  // namespace
+}  // namespace seed::models
