@@ -34,7 +34,8 @@ void wait_for(const at::Tensor& result) { result.flatten()[0].item<float>(); }
 
 // Seconds of one pass over every matrix a forward reads, as held. On CPU a
 // xor of 64-bit words split over the intra-op threads (the bytes' values do
-// not matter, and integer ops take no floating-point assists).
+// not matter, and integer ops take no floating-point assists); on a GPU
+// their sums, queued back to back.
 double weights_pass_seconds(const models::LlamaWeights& w, int repeats) {
   std::vector<at::Tensor> held;
   const auto add = [&](const models::Linear& l) { held.push_back(l.panels.defined() ? l.panels : l.weight); };
@@ -44,9 +45,10 @@ double weights_pass_seconds(const models::LlamaWeights& w, int repeats) {
   add(w.lm_head);
   std::atomic<uint64_t> sink{0};
   return median_seconds(repeats, [&] {
+    at::Tensor last;
     for (const at::Tensor& t : held) {
-      if (!t.is_cpu()) {
-        wait_for(t.sum());
+      if (!t.is_cpu()) {  // queued back to back, waited for once
+        last = t.sum();
         continue;
       }
       const auto* words = static_cast<const uint64_t*>(t.data_ptr());
@@ -56,6 +58,7 @@ double weights_pass_seconds(const models::LlamaWeights& w, int repeats) {
         sink.fetch_xor(acc, std::memory_order_relaxed);
       });
     }
+    if (last.defined()) wait_for(last);
   });
 }
 
@@ -144,7 +147,7 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   const at::Tensor hidden = torch::randn({1, config.hidden_size}, model.tensor_options());
   const models::Linear& lm_head = model.weights().lm_head;
   result.lm_head_seconds = median_seconds(options.repeats * 4, [&] { wait_for(lm_head(hidden)); });
-  const at::Tensor logits = lm_head(hidden).to(torch::kCPU).contiguous();
+  const at::Tensor logits = lm_head(hidden).to(torch::kCPU, torch::kFloat).contiguous();
   std::vector<float> probs(vocab);
   const SamplingParams sampling;
   result.sampling_seconds = median_seconds(options.repeats * 4, [&] {

@@ -443,23 +443,24 @@ at::Tensor CausalLM::padded_forward(const std::vector<SequenceInput>& batch, con
                                     bool logits) const {
   bool soft_prompts = false;
   for (const SequenceInput& in : batch) soft_prompts |= in.soft_prompt.defined() && in.soft_prompt.size(0) > 0;
-  const bool graphed = graphs_ && logits && !soft_prompts;
-  const int64_t needed = keys_needed(plan);
-  const PaddedBatch padded = pad_batch(plan, graphed ? graph_key_positions(needed) : needed);
   const int64_t max_position = *std::max_element(plan.positions.begin(), plan.positions.end());
   const Rope::Tables rope = rope_->at_least(max_position + 1, options_);
+  const std::optional<PaddedShape> bucket =
+      graphs_ && logits && !soft_prompts ? graph_shape(plan.batch, plan.seq, keys_needed(plan)) : std::nullopt;
+  const PaddedBatch padded = pad_batch(plan, bucket ? *bucket : exact_shape(plan));
   const ForwardGraphs::Body body = [&](const at::Tensor& index) {
     return padded_body(index, padded, batch, cache, rope.cos, rope.sin, logits);
   };
-  if (!graphed) return body(padded.data.to(options_.device()));
+  if (!bucket) return body(padded.data.to(options_.device()));
   // What the captured kernels address besides their static input: the KV
   // pool (moved when it grows) and the hidden states an EDD reads.
   const at::Tensor keys = cache.keys(0);
   const int64_t hidden = cache.hidden_layer() >= 0 ? reinterpret_cast<int64_t>(cache.hidden_states().data_ptr()) : 0;
-  const ForwardGraphs::Key key = {padded.batch, padded.seq, padded.keys, padded.outputs,
-                                  reinterpret_cast<int64_t>(keys.data_ptr()), keys.size(0), hidden,
-                                  cache.hidden_layer()};
-  return graphs_->run(key, padded.data, body);
+  const ForwardGraphs::Key key = {padded.batch, padded.seq, padded.keys, reinterpret_cast<int64_t>(keys.data_ptr()),
+                                  keys.size(0), hidden, cache.hidden_layer()};
+  const at::Tensor every_row = graphs_->run(key, padded.data, body);  // [B*S, V]
+  const auto index = torch::TensorOptions().dtype(torch::kLong);
+  return every_row.index_select(0, torch::tensor(padded_logit_rows(plan, padded.seq), index).to(options_.device()));
 }
 
 at::Tensor CausalLM::padded_body(const at::Tensor& index, const PaddedBatch& padded,

@@ -18,7 +18,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
+
+#include "models/padded_batch.h"
 
 namespace seed::models {
 
@@ -41,6 +44,15 @@ class ForwardGraphs {
 
 // Graphs on `device`; null where it is not a GPU or libtorch has no CUDA.
 std::unique_ptr<ForwardGraphs> make_forward_graphs(const c10::Device& device);
+
+// The shape a graph is captured for, for a plan of `batch` x `seq` rows
+// needing `keys` key positions: B and S rounded up to powers of two, T by
+// graph_key_positions; every row's logits out (the caller picks its own),
+// so that a run's verification rounds share a handful of shapes. Unset
+// where B*S passes kMaxGraphRows: such forwards (prompts) are compute-bound
+// and run eagerly.
+constexpr int64_t kMaxGraphRows = 256;
+std::optional<PaddedShape> graph_shape(int64_t batch, int64_t seq, int64_t keys_needed_at_seq);
 
 // The key positions a graph is captured for when a batch needs `keys`: a
 // multiple of a quarter of the power of two below (at least 64), so that a

@@ -1,6 +1,7 @@
 #include "models/fused_ops.h"
 
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <cmath>
 
@@ -32,6 +33,11 @@ void rms_norm_rows(const float* src, int64_t rows, int64_t n, const float* scale
 
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   if (!fusable(x) || !fusable(weight) || x.dim() != 2) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    // ATen's own (one kernel on a GPU, float32 sums) where the formula
+    // below launches eight.
+    if (!x.is_cpu() && weight.dim() == 1) return at::rms_norm(x, {weight.size(0)}, weight, eps);
+#endif
     if (x.scalar_type() == torch::kFloat) return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps) * weight;
     // Half-size activations are normalised in float32 and rounded once, as
     // Hugging Face's RMSNorm does.

@@ -16,7 +16,9 @@
 
 namespace seed::models {
 
-// x * rsqrt(mean(x^2, last dim) + eps) * weight. x [M, hidden], weight [hidden].
+// x * rsqrt(mean(x^2, last dim) + eps) * weight. x [M, hidden], weight
+// [hidden] (or any shape that broadcasts against x, off the GPU's fused
+// kernel). Half-size x is normalised in float32.
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
 // The same on `rows` rows of n floats; out is x itself (in place) or does
 // not overlap it.

@@ -34,12 +34,28 @@ int64_t keys_needed(const ForwardPlan& plan) {
   return keys;
 }
 
-PaddedBatch pad_batch(const ForwardPlan& plan, int64_t keys) {
-  SEED_CHECK(keys >= keys_needed(plan), kInvalidArgument)
-      << "a padded batch of " << keys << " key positions, but the batch needs " << keys_needed(plan);
+PaddedShape exact_shape(const ForwardPlan& plan) { return {plan.batch, plan.seq, keys_needed(plan), false}; }
+
+std::vector<int64_t> padded_logit_rows(const ForwardPlan& plan, int64_t seq) {
+  std::vector<int64_t> rows;
+  rows.reserve(plan.logit_rows.size());
+  for (int64_t r : plan.logit_rows) {
+    const int64_t b = plan.sequence[r];
+    rows.push_back(b * seq + r - plan.first_row[b]);
+  }
+  return rows;
+}
+
+PaddedBatch pad_batch(const ForwardPlan& plan, const PaddedShape& shape) {
+  const int64_t B = shape.batch, S = shape.seq, T = shape.keys;
+  int64_t needed = 0;
+  for (int64_t b = 0; b < plan.batch; ++b) needed = std::max(needed, plan.cached[b] + S);
+  SEED_CHECK(B >= plan.batch && S >= plan.seq && T >= needed, kInvalidArgument)
+      << "a padded batch of " << B << " x " << S << " rows and " << T << " key positions cannot hold a plan of "
+      << plan.batch << " x " << plan.seq << " rows needing " << needed;
+  const std::vector<int64_t> outputs = shape.every_row ? std::vector<int64_t>() : padded_logit_rows(plan, S);
+  const int64_t L = shape.every_row ? B * S : static_cast<int64_t>(outputs.size());
   PaddedBatch padded;
-  const int64_t B = plan.batch, S = plan.seq, T = keys;
-  const int64_t L = static_cast<int64_t>(plan.logit_rows.size());
   padded.batch = B;
   padded.seq = S;
   padded.keys = T;
@@ -55,13 +71,15 @@ PaddedBatch pad_batch(const ForwardPlan& plan, int64_t keys) {
   int64_t* tree = logit_rows + L;
   std::vector<int64_t> attended;
   for (int64_t b = 0; b < B; ++b) {
-    const int64_t first = plan.first_row[b], n = plan.first_row[b + 1] - first;
-    cached[b] = plan.cached[b];
+    // Sequences past the plan's are empty: every row padding.
+    const bool real = b < plan.batch;
+    const int64_t first = real ? plan.first_row[b] : 0, n = real ? plan.first_row[b + 1] - first : 0;
+    cached[b] = real ? plan.cached[b] : 0;
     for (int64_t i = 0; i < S; ++i) {
       const int64_t row = b * S + i;
       int64_t* tree_row = tree + row * S;
       if (i >= n) {  // padding: writes to the trash slot, attends to itself there
-        positions[row] = plan.cached[b];
+        positions[row] = cached[b];
         write_slots[row] = KvCache::kTrashSlot;
         tree_row[i] = 1;
         continue;
@@ -72,13 +90,10 @@ PaddedBatch pad_batch(const ForwardPlan& plan, int64_t keys) {
       plan.attended_new_positions(first + i, attended);
       for (int64_t p : attended) tree_row[p - plan.cached[b]] = 1;
     }
-    const int64_t length = plan.cached[b] + n;
+    const int64_t length = cached[b] + n;
     for (int64_t p = 0; p < T; ++p) key_slots[b * T + p] = p < length ? plan.slot(b, p) : KvCache::kTrashSlot;
   }
-  for (int64_t j = 0; j < L; ++j) {
-    const int64_t r = plan.logit_rows[j], b = plan.sequence[r];
-    logit_rows[j] = b * S + r - plan.first_row[b];
-  }
+  for (int64_t j = 0; j < L; ++j) logit_rows[j] = shape.every_row ? j : outputs[j];
   return padded;
 }
 

@@ -10,6 +10,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "models/forward_plan.h"
 
@@ -33,13 +34,29 @@ struct PaddedBatch {
   Parts parts(const at::Tensor& copy_of_data) const;
 };
 
+// The shape a plan is padded to: B sequences (the plan's, then empty ones)
+// of S rows, T key positions each; with `every_row` the outputs are all
+// B*S rows (a CUDA graph's, whatever rows the plan wants), else the plan's
+// logit rows.
+struct PaddedShape {
+  int64_t batch = 0, seq = 0, keys = 0;
+  bool every_row = false;
+};
+
 // The fewest key positions a padded batch of `plan` needs: every
 // sequence's cached tokens plus S.
 int64_t keys_needed(const ForwardPlan& plan);
 
-// `plan` padded to S = plan.seq rows a sequence and `keys` key positions.
-// REQUIRES keys >= keys_needed(plan).
-PaddedBatch pad_batch(const ForwardPlan& plan, int64_t keys);
+// The plan's own shape: its B and S, keys_needed, its logit rows.
+PaddedShape exact_shape(const ForwardPlan& plan);
+
+// `plan` padded to `shape`. REQUIRES shape.batch >= plan.batch, shape.seq
+// >= plan.seq, shape.keys >= the keys needed at shape.seq rows.
+PaddedBatch pad_batch(const ForwardPlan& plan, const PaddedShape& shape);
+
+// The rows of a padded batch of `seq` rows a sequence holding the plan's
+// logit rows, in the plan's order (to pick them from every_row outputs).
+std::vector<int64_t> padded_logit_rows(const ForwardPlan& plan, int64_t seq);
 
 // Which keys each row may attend to, [B, 1, S, T] bool on the parts'
 // device: a sequence's cached positions, and the new positions its tree

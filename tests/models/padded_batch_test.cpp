@@ -40,7 +40,7 @@ ForwardPlan mixed_plan() {
 TEST(PaddedBatch, LaysOutRowsSlotsAndOutputs) {
   const ForwardPlan plan = mixed_plan();
   EXPECT_EQ(keys_needed(plan), 5);  // sequence 0: 2 cached + 3 rows
-  const PaddedBatch padded = pad_batch(plan, 6);
+  const PaddedBatch padded = pad_batch(plan, {2, 3, 6, false});
   const PaddedBatch::Parts p = padded.parts(padded.data);
   constexpr int64_t kTrash = KvCache::kTrashSlot;
   EXPECT_EQ(values(p.tokens), (std::vector<int64_t>{7, 8, 0, 9, 10, 11}));
@@ -54,7 +54,7 @@ TEST(PaddedBatch, LaysOutRowsSlotsAndOutputs) {
 
 TEST(PaddedBatch, AttentionSeesTheCachedPrefixAndTheTree) {
   const ForwardPlan plan = mixed_plan();
-  const PaddedBatch padded = pad_batch(plan, 6);
+  const PaddedBatch padded = pad_batch(plan, {2, 3, 6, false});
   const at::Tensor allowed = attention_allowed(padded.parts(padded.data), 2, 3, 6);
   ASSERT_EQ(allowed.sizes(), (at::IntArrayRef{2, 1, 3, 6}));
   const std::vector<std::vector<int64_t>> expected = {
@@ -73,7 +73,40 @@ TEST(PaddedBatch, AttentionSeesTheCachedPrefixAndTheTree) {
 }
 
 TEST(PaddedBatch, RefusesTooFewKeys) {
-  EXPECT_THROW(pad_batch(mixed_plan(), 4), std::exception);
+  EXPECT_THROW(pad_batch(mixed_plan(), {2, 3, 4, false}), std::exception);  // 5 keys needed
+  EXPECT_THROW(pad_batch(mixed_plan(), {1, 3, 6, false}), std::exception);  // 2 sequences
+  EXPECT_THROW(pad_batch(mixed_plan(), {2, 2, 6, false}), std::exception);  // 3 rows
+}
+
+// A graph's shape: empty sequences after the plan's, padding rows after
+// each sequence's, every row an output; the plan's rows picked back out.
+TEST(PaddedBatch, PadsToAGraphsShape) {
+  const ForwardPlan plan = mixed_plan();
+  const PaddedBatch padded = pad_batch(plan, {3, 4, 8, true});
+  const PaddedBatch::Parts p = padded.parts(padded.data);
+  constexpr int64_t kTrash = KvCache::kTrashSlot;
+  EXPECT_EQ(values(p.tokens), (std::vector<int64_t>{7, 8, 0, 0, 9, 10, 11, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(values(p.write_slots),
+            (std::vector<int64_t>{22, 23, kTrash, kTrash, 12, 13, 14, kTrash, kTrash, kTrash, kTrash, kTrash}));
+  EXPECT_EQ(values(p.cached), (std::vector<int64_t>{2, 0, 0}));
+  EXPECT_EQ(values(p.logit_rows.narrow(0, 0, 3)), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(p.logit_rows.numel(), 12);
+  EXPECT_EQ(values(p.key_slots.narrow(0, 16, 8)), std::vector<int64_t>(8, kTrash));  // the empty sequence's
+  EXPECT_EQ(padded_logit_rows(plan, 4), (std::vector<int64_t>{1, 5, 6}));
+  const at::Tensor allowed = attention_allowed(p, 3, 4, 8);
+  // An empty sequence's row i attends to its own key position i alone.
+  EXPECT_EQ(values(allowed[2][0][1]), (std::vector<int64_t>{0, 1, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(values(allowed[1][0][2]), (std::vector<int64_t>{1, 0, 1, 0, 0, 0, 0, 0}));  // the tree as before
+}
+
+TEST(ForwardGraphs, ShapesRoundBatchAndRowsToPowersOfTwo) {
+  const std::optional<PaddedShape> shape = graph_shape(3, 5, 40);
+  ASSERT_TRUE(shape.has_value());
+  EXPECT_EQ(shape->batch, 4);
+  EXPECT_EQ(shape->seq, 8);
+  EXPECT_EQ(shape->keys, 64);  // 40 + 3 padding rows, bucketed
+  EXPECT_TRUE(shape->every_row);
+  EXPECT_FALSE(graph_shape(2, 200, 300).has_value());  // a prompt: 512 rows, eager
 }
 
 TEST(ForwardGraphs, KeyPositionsGrowByAQuarterOfTheirPowerOfTwo) {
