@@ -469,7 +469,7 @@ at::Tensor CausalLM::padded_body(const at::Tensor& index, const PaddedBatch& pad
   const PaddedBatch::Parts parts = padded.parts(index);
   const int64_t S = padded.seq;
   at::Tensor x = embed(parts.tokens);  // [B*S, hidden]
-  for (int64_t b = 0; b < padded.batch; ++b) {
+  for (size_t b = 0; b < batch.size(); ++b) {  // a graph's padded batch may hold more sequences than `batch`
     const at::Tensor& soft = batch[b].soft_prompt;
     if (soft.defined() && soft.size(0) > 0) x.narrow(0, b * S, soft.size(0)).copy_(soft);
   }
