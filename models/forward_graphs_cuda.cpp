@@ -13,9 +13,11 @@
 namespace seed::models {
 namespace {
 
-// Shapes past this many are dropped all at once (a long run's buckets
-// stay far below it).
-constexpr size_t kMaxGraphs = 256;
+// Shapes past this many are dropped all at once. A run uses a handful at a
+// time, but each graph keeps its logits output ([B*S, vocab] floats, 32 MB
+// for 64 rows of a 128K vocabulary) and a KV pool that grew leaves its
+// graphs behind.
+constexpr size_t kMaxGraphs = 64;
 
 class CudaForwardGraphs final : public ForwardGraphs {
  public:
