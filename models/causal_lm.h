@@ -5,7 +5,7 @@
 // attention, SwiGLU MLP, optional q/k/v bias, optional RMSNorm of each q and
 // k head before RoPE, tied or untied embeddings.
 // Runs on CPU (computing in float32 whatever the stored dtype) and on CUDA
-// when libtorch has it.
+// when libtorch has it (in the weights' dtype: bfloat16 for most folders).
 //
 // Two forwards:
 //   forward()       appends new tokens of a batch of sequences to a KvCache
@@ -201,8 +201,9 @@ class CausalLM {
                          bool logits) const;
   // The decoder layers over the embedded padded rows x [B*S, hidden]; cos
   // and sin [B*S, 1, head_dim] per row (full width), `bias` [B, 1,
-  // group*S, T] the additive mask of the regrouped query rows. Writes the new tokens' keys, values (and hidden
-  // states) to the cache; returns x after the last layer.
+  // group*S, T] the additive mask of the regrouped query rows. Writes the
+  // new tokens' keys, values (and hidden states) to the cache; returns x
+  // after the last layer.
   at::Tensor tensor_layers(at::Tensor x, const PaddedBatch& padded, const at::Tensor& write_slots,
                            const at::Tensor& key_slots, const at::Tensor& bias, KvCache& cache,
                            const at::Tensor& cos, const at::Tensor& sin) const;
