@@ -14,6 +14,7 @@
 #include <string>
 
 #include "tests/launch/synthetic_game24_csv.h"
+#include "tests/launch/zoo_seed_run.h"
 
 namespace {
 
@@ -25,13 +26,10 @@ class ConcurrencyMpirunTest : public ::testing::Test {
   // Runs `seed run` (under `launcher`, if any) into dir_/name; returns its
   // exit status.
   int run(const std::string& launcher, const std::string& name, const std::string& extra) const {
-    const std::string src = SEED_SOURCE_DIR;
-    const std::string command = "timeout -k 10 400 " + launcher + std::string(SEED_BINARY) + " --threads 1 run --task " +
-                                src + "/tasks/game24 --target " + src + "/models/zoo/tiny-target --draft " + src +
-                                "/models/zoo/tiny-draft --data " + (dir_ / "24.csv").string() +
-                                " --search bfs --engine seed-batch --limit 4 --out " + (dir_ / name).string() + " " +
-                                extra + " > " + (dir_ / (name + ".log")).string() + " 2>&1";
-    return std::system(command.c_str());
+    return seed::testing::zoo_run_logged(
+        launcher, dir_, name,
+        "--task " + std::string(SEED_SOURCE_DIR) + "/tasks/game24 --search bfs --engine seed-batch --limit 4 " + extra,
+        400);
   }
 
   // Each problem's answer and token counts, by problem index.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/launch/synthetic_game24_csv.h"
+#include "tests/launch/zoo_seed_run.h"
 
 namespace {
 
@@ -27,13 +28,9 @@ class LookaheadMpirunTest : public ::testing::Test {
   // exit status.
   int run(const std::string& launcher, const std::string& name, const std::string& extra,
           const std::string& search = "bfs") const {
-    const std::string src = SEED_SOURCE_DIR;
-    const std::string command = "timeout -k 10 300 " + launcher + std::string(SEED_BINARY) + " --threads 1 run --task " +
-                                src + "/tasks/game24 --target " + src + "/models/zoo/tiny-target --draft " + src +
-                                "/models/zoo/tiny-draft --data " + (dir_ / "24.csv").string() +
-                                " --search " + search + " --limit 1 --out " + (dir_ / name).string() + " " + extra + " > " +
-                                (dir_ / (name + ".log")).string() + " 2>&1";
-    return std::system(command.c_str());
+    return seed::testing::zoo_run_logged(
+        launcher, dir_, name,
+        "--task " + std::string(SEED_SOURCE_DIR) + "/tasks/game24 --search " + search + " --limit 1 " + extra, 300);
   }
 
   // Each problem's answer and token counts.
@@ -48,10 +45,7 @@ class LookaheadMpirunTest : public ::testing::Test {
     return out;
   }
 
-  json summary(const std::string& name) const {
-    std::ifstream in(dir_ / name / "summary.json");
-    return json::parse(in);
-  }
+  json summary(const std::string& name) const { return seed::testing::run_summary(dir_ / name); }
 
   seed::testing::Game24ScratchDir scratch_{"seed_lookahead_mpirun_test"};
   const fs::path& dir_ = scratch_.path();

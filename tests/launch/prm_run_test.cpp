@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tests/launch/synthetic_game24_csv.h"
+#include "tests/launch/zoo_seed_run.h"
 
 namespace {
 
@@ -24,14 +25,10 @@ class PrmRunTest : public ::testing::Test {
   // Runs DVTS with the seed-batch engine (under `launcher`, if any) into
   // dir_/name; returns its exit status.
   int run(const std::string& launcher, const std::string& name, const std::string& extra) const {
-    const std::string src = SEED_SOURCE_DIR;
-    const std::string command = "timeout -k 10 400 " + launcher + std::string(SEED_BINARY) + " --threads 1 run --task " +
-                                src + "/tasks/game24-prm --target " + src + "/models/zoo/tiny-target --draft " + src +
-                                "/models/zoo/tiny-draft --data " + (dir_ / "24.csv").string() +
-                                " --search dvts --beams 4 --beam-width 2 --engine seed-batch --limit 2 --out " +
-                                (dir_ / name).string() + " " + extra + " > " + (dir_ / (name + ".log")).string() +
-                                " 2>&1";
-    return std::system(command.c_str());
+    return seed::testing::zoo_run_logged(launcher, dir_, name,
+                                         "--task " + std::string(SEED_SOURCE_DIR) + "/tasks/game24-prm --search dvts "
+                                             "--beams 4 --beam-width 2 --engine seed-batch --limit 2 " + extra,
+                                         400);
   }
 
   // Each problem's answer and token counts, by problem index.
@@ -40,10 +37,7 @@ class PrmRunTest : public ::testing::Test {
         dir_ / name, {"answer", "tokens", "thought_tokens", "evaluation_tokens", "prm_scored_tokens"});
   }
 
-  json summary(const std::string& name) const {
-    std::ifstream in(dir_ / name / "summary.json");
-    return json::parse(in);
-  }
+  json summary(const std::string& name) const { return seed::testing::run_summary(dir_ / name); }
 
   seed::testing::Game24ScratchDir scratch_{"seed_prm_run_test"};
   const fs::path& dir_ = scratch_.path();

@@ -60,4 +60,10 @@ inline std::map<int64_t, nlohmann::json> result_fields(const std::filesystem::pa
   return out;
 }
 
+// The run folder `run`'s summary.json.
+inline nlohmann::json run_summary(const std::filesystem::path& run) {
+  std::ifstream in(run / "summary.json");
+  return nlohmann::json::parse(in);
+}
+
 }  // namespace seed::testing

@@ -168,21 +168,23 @@ TEST(PrmSearch, BadPrmFieldsAreNamedAndAPrmTaskNeedsAScorer) {
     return testing::throws_error([&] { tasks::Task::load(folder.path()); }, ErrorKind::kInvalidArgument, {needle});
   };
   const nlohmann::json good = {{"mode", "prm"}, {"model", "prm"}, {"prefix", "Q: {input}\n"}};
-  nlohmann::json bad = good;
-  bad["aggregate"] = "mean";
-  EXPECT_TRUE(load_error(bad, "evaluate.aggregate"));
-  bad = good;
-  bad["prefix"] = "Q: {question}\n";
-  EXPECT_TRUE(load_error(bad, "evaluate.prefix"));
-  bad = good;
-  bad["step"] = "{thought} {score}";
-  EXPECT_TRUE(load_error(bad, "evaluate.step"));
-  bad = good;
-  bad["prompt"] = "val\n{steps}";
-  EXPECT_TRUE(load_error(bad, "prompt"));
-  bad = good;
-  bad.erase("prefix");
-  EXPECT_TRUE(load_error(bad, "prefix"));
+  struct BadField {
+    const char* field;
+    nlohmann::json value;  // null: the field left out
+    const char* named;
+  };
+  for (const BadField& c : {BadField{"aggregate", "mean", "evaluate.aggregate"},
+                            BadField{"prefix", "Q: {question}\n", "evaluate.prefix"},
+                            BadField{"step", "{thought} {score}", "evaluate.step"},
+                            BadField{"prompt", "val\n{steps}", "prompt"}, BadField{"prefix", nullptr, "prefix"}}) {
+    nlohmann::json bad = good;
+    if (c.value.is_null()) {
+      bad.erase(c.field);
+    } else {
+      bad[c.field] = c.value;
+    }
+    EXPECT_TRUE(load_error(bad, c.named)) << c.field;
+  }
   {
     nlohmann::json task_json = testing::toy_task_json();
     task_json["evaluate"] = good;
