@@ -356,7 +356,8 @@ CausalLM::~CausalLM() = default;
 int64_t CausalLM::captured_graphs() const { return graphs_ ? graphs_->captured() : 0; }
 
 KvCache CausalLM::make_cache(KvCacheOptions cache_options) const {
-  return KvCache(shard_.local_config(config_), options_, cache_options);
+  const bool bfloat16_kv = cpu_layers_ && !weights_.layers.empty() && weights_.layers[0].qkv.dtype() == torch::kBFloat16;
+  return KvCache(shard_.local_config(config_), bfloat16_kv ? options_.dtype(torch::kBFloat16) : options_, cache_options);
 }
 
 at::Tensor CausalLM::embed(const at::Tensor& tokens) const {

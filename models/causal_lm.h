@@ -128,8 +128,10 @@ class CausalLM {
   at::TensorOptions tensor_options() const { return options_; }
   // CUDA graphs captured so far (0 off CUDA or with LoadOptions::cuda_graphs off).
   int64_t captured_graphs() const;
-  // A KV cache matching this model's shape (this rank's kv heads), dtype
-  // and device.
+  // A KV cache matching this model's shape (this rank's kv heads) and
+  // device, in its compute dtype; on CPU a model of bfloat16 matrices keeps
+  // its keys and values in bfloat16 too (as transformers' bfloat16 run
+  // does), halving what a long context's attention reads.
   KvCache make_cache(KvCacheOptions cache_options = {}) const;
 
   // Appends each input's tokens to its cache sequence (cache lengths grow by

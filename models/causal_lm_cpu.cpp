@@ -15,6 +15,7 @@
 #include <cstring>
 #include <vector>
 
+#include "models/base/error.h"
 #include "models/causal_lm.h"
 #include "models/cpu_layer_kernels.h"
 #include "models/forward_plan.h"
@@ -60,6 +61,10 @@ at::Tensor CausalLM::cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& 
   const float eps = static_cast<float>(c.rms_norm_eps);
   const float* cos_rows = cos.data_ptr<float>();
   const float* sin_rows = sin.data_ptr<float>();
+  const c10::ScalarType kv_type = cache.keys(0).scalar_type();
+  SEED_CHECK(kv_type == torch::kFloat || kv_type == torch::kBFloat16, kInvalidArgument)
+      << "the CPU layers read a KV cache of float32 or bfloat16, not " << kv_type;
+  const KvDtype kv_dtype = kv_type == torch::kBFloat16 ? KvDtype::kBFloat16 : KvDtype::kFloat32;
 
   x = x.contiguous();
   float* residual = x.data_ptr<float>();
@@ -92,12 +97,14 @@ at::Tensor CausalLM::cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& 
       }
     }
     rope_rows(qkv, M, H + Hkv, D, qkv_width, cos_rows, sin_rows);  // q and k heads
-    float* keys = cache.keys(l).data_ptr<float>();
-    float* values = cache.values(l).data_ptr<float>();
+    const at::Tensor layer_keys = cache.keys(l), layer_values = cache.values(l);
+    auto* keys = static_cast<char*>(layer_keys.data_ptr());
+    auto* values = static_cast<char*>(layer_values.data_ptr());
+    const int64_t kv_row_bytes = kv_width * static_cast<int64_t>(layer_keys.element_size());
     for (int64_t m = 0; m < M; ++m) {
       const float* row = qkv + m * qkv_width + H * D;
-      std::memcpy(keys + plan.write_slots[m] * kv_width, row, kv_width * sizeof(float));
-      std::memcpy(values + plan.write_slots[m] * kv_width, row + kv_width, kv_width * sizeof(float));
+      store_kv_row(kv_dtype, row, kv_width, keys + plan.write_slots[m] * kv_row_bytes);
+      store_kv_row(kv_dtype, row + kv_width, kv_width, values + plan.write_slots[m] * kv_row_bytes);
     }
     // Past its keys and values, the last layer matters only at the rows
     // whose logits are returned (a prompt's last row, not an EDD's
@@ -123,6 +130,7 @@ at::Tensor CausalLM::cpu_layers(at::Tensor x, const ForwardPlan& plan, KvCache& 
     attention.q_stride = qkv_width;
     attention.keys = keys;
     attention.values = values;
+    attention.kv_dtype = kv_dtype;
     attention.heads = H;
     attention.kv_heads = Hkv;
     attention.dim = D;

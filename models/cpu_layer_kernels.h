@@ -40,12 +40,17 @@ struct AttentionRows {
   void slots(int64_t m, int64_t first, int64_t n, int64_t* out) const;
 };
 
+// How the cache holds keys and values: float32, or bfloat16 (half the
+// bytes a long context's attention reads; widened exactly as it is read).
+enum class KvDtype { kFloat32, kBFloat16 };
+
 struct PagedAttentionArgs {
   // Row m's query head h at q + m * q_stride + h * dim, RoPE applied.
   const float* q = nullptr;
   int64_t q_stride = 0;
-  const float* keys = nullptr;    // [pool slots, kv_heads, dim], RoPE applied
-  const float* values = nullptr;  // [pool slots, kv_heads, dim]
+  const void* keys = nullptr;    // [pool slots, kv_heads, dim] of kv_dtype, RoPE applied
+  const void* values = nullptr;  // [pool slots, kv_heads, dim] of kv_dtype
+  KvDtype kv_dtype = KvDtype::kFloat32;
   int64_t heads = 0, kv_heads = 0, dim = 0;
   const AttentionRows* rows = nullptr;
   float* out = nullptr;  // [rows, heads * dim]
@@ -59,6 +64,10 @@ struct PagedAttentionArgs {
 // on where they sit in the pool. Splits rows and kv heads over the intra-op
 // threads. REQUIRES every row to attend to a slot.
 void paged_attention(CpuKernel kernel, const PagedAttentionArgs& args);
+
+// out[0, n) = row[0, n) as `dtype` (bfloat16 rounded to nearest even):
+// a new token's key or value written into the cache.
+void store_kv_row(KvDtype dtype, const float* row, int64_t n, void* out);
 
 // gate[i] = silu(gate[i]) * up[i] for i < n.
 void silu_mul(CpuKernel kernel, float* gate, const float* up, int64_t n);

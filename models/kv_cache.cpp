@@ -59,6 +59,12 @@ struct KvCache::Impl {
   // Blocks a new CPU pool reserves: the budget's, or else one sequence of
   // the model's whole context. Only written blocks take memory
   // (lazy_zeros), so the reservation costs address space, not memory.
+  // The hidden states: float32 on CPU (the CPU layers' residual stream,
+  // whatever the keys and values are held in), else the pool's dtype.
+  at::TensorOptions hidden_options() const {
+    return options.device().is_cpu() ? options.dtype(at::kFloat) : options;
+  }
+
   int64_t cpu_reservation() const {
     if (cache_options.max_blocks > 0) return cache_options.max_blocks + 1;
     return (config.max_position_embeddings + block_size() - 1) / block_size() + 1;
@@ -78,13 +84,16 @@ struct KvCache::Impl {
     if (new_blocks > capacity()) {
       const bool cpu = options.device().is_cpu();
       const int64_t room = cpu ? std::max(new_blocks, cpu_reservation()) : new_blocks;
-      const auto zeros = [&](at::IntArrayRef shape) { return cpu ? lazy_zeros(shape, options) : torch::zeros(shape, options); };
+      const auto zeros = [&](at::IntArrayRef shape, at::TensorOptions of) {
+        return cpu ? lazy_zeros(shape, of) : torch::zeros(shape, of);
+      };
       const int64_t used = old_blocks * block_size();
-      at::Tensor grown = zeros({config.num_hidden_layers, 2, room * block_size(), config.num_key_value_heads, config.head_dim});
+      at::Tensor grown =
+          zeros({config.num_hidden_layers, 2, room * block_size(), config.num_key_value_heads, config.head_dim}, options);
       if (used > 0) grown.narrow(2, 0, used).copy_(pool.narrow(2, 0, used));
       pool = grown;
       if (cache_options.hidden_layer >= 0) {
-        at::Tensor grown_hidden = zeros({room * block_size(), config.hidden_size});
+        at::Tensor grown_hidden = zeros({room * block_size(), config.hidden_size}, hidden_options());
         if (used > 0) grown_hidden.narrow(0, 0, used).copy_(hidden.narrow(0, 0, used));
         hidden = grown_hidden;
       }
@@ -262,8 +271,9 @@ void KvCache::commit_path(SequenceId sequence, int64_t base, const std::vector<i
 int64_t KvCache::bytes_per_token() const {
   const auto& c = impl_->config;
   const int64_t hidden = impl_->cache_options.hidden_layer >= 0 ? c.hidden_size : 0;
-  return (c.num_hidden_layers * 2 * c.num_key_value_heads * c.head_dim + hidden) *
-         static_cast<int64_t>(impl_->options.dtype().itemsize());
+  return c.num_hidden_layers * 2 * c.num_key_value_heads * c.head_dim *
+             static_cast<int64_t>(impl_->options.dtype().itemsize()) +
+         hidden * static_cast<int64_t>(impl_->hidden_options().dtype().itemsize());
 }
 
 int64_t KvCache::block_size() const { return impl_->block_size(); }

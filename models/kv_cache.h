@@ -21,7 +21,7 @@
 // batched forward write there and masked positions read from there.
 //
 // Tensor layout: [layers, 2 (k, v), slots, kv_heads, head_dim], in the
-// model's compute dtype on its device. Keys are stored after RoPE. On CPU
+// dtype and on the device the model chose (CausalLM::make_cache). Keys are stored after RoPE. On CPU
 // the pool reserves room for its budget (or the model's context) up front
 // but takes memory only for the blocks written (lazy_zeros.h), so it grows
 // on demand without copying; elsewhere it doubles by copying.
@@ -67,7 +67,7 @@ struct CachedStart {
 class KvCache {
  public:
   // `config` must outlive nothing (it is copied). dtype/device of the pool:
-  // those the model computes in.
+  // `options` (the hidden states are float32 on CPU).
   KvCache(const ModelConfig& config, at::TensorOptions options, KvCacheOptions cache_options = {});
   ~KvCache();
   KvCache(KvCache&&) noexcept;

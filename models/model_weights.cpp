@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/base/error.h"
+#include "models/lazy_zeros.h"
 #include "models/panel_gemm.h"
 
 namespace seed::models {
@@ -110,7 +111,7 @@ void Linear::prepare_for_inference(CpuKernel cpu_kernel, bool keep_parameter) {
   const int64_t out = w.size(0), in = w.size(1);
   const int64_t width = panel_width(kernel);
   const WeightDtype dtype = weight_dtype_of(w.scalar_type());
-  panels = torch::empty({(out + width - 1) / width, panel_rows(kernel, dtype, in), width}, w.options());
+  panels = lazy_zeros({(out + width - 1) / width, panel_rows(kernel, dtype, in), width}, w.options(), Pages::kHuge);
   pack_panels(kernel, dtype, w.data_ptr(), out, in, panels.data_ptr());
   packed_out = out;
   packed_in = in;

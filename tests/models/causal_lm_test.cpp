@@ -325,30 +325,58 @@ INSTANTIATE_TEST_SUITE_P(Families, CausalLmTest,
 // are the bits of decoding its path one token at a time, and of the same
 // chain verified at once. (Greedy speculative decoding equals autoregressive
 // decoding by construction, not by tolerance.)
+// A tree node's logits are the bits of its path decoded token by token, and
+// of the path verified as a chain.
+void expect_tree_nodes_get_their_paths_bits(CausalLM& model, const std::string& name) {
+  const int64_t V = model.config().vocab_size;
+  const auto prefix = random_tokens(21, V, 50);
+  const auto nodes = random_tokens(6, V, 51);
+  const std::vector<int32_t> parents = {-1, 0, 0, 2, -1, 3};  // node 5's path: 0, 2, 3, 5
+  KvCache cache = model.make_cache({/*block_size=*/4});
+  const SequenceId tree = cache.create();
+  model.forward({{tree, prefix, {}}}, cache, LogitsFor::kLast);
+  const at::Tensor tree_logits = model.forward({{tree, nodes, parents}}, cache, LogitsFor::kAll)[0];
+
+  const SequenceId chain = cache.create();
+  model.forward({{chain, prefix, {}}}, cache, LogitsFor::kLast);
+  const std::vector<int32_t> path = {0, 2, 3, 5};
+  std::vector<int32_t> path_tokens;
+  for (int32_t node : path) path_tokens.push_back(nodes[node]);
+  const SequenceId verified = cache.fork(chain);
+  const at::Tensor chain_logits = model.forward({{verified, path_tokens, {}}}, cache, LogitsFor::kAll)[0];
+  for (size_t i = 0; i < path.size(); ++i) {
+    const at::Tensor decoded = model.forward({{chain, {path_tokens[i]}, {}}}, cache, LogitsFor::kLast)[0];
+    EXPECT_TRUE(torch::equal(decoded, tree_logits[path[i]])) << name << " node " << path[i];
+    EXPECT_TRUE(torch::equal(decoded, chain_logits[i])) << name << " chain token " << i;
+  }
+}
+
 TEST(CpuLayers, ATreeNodeGetsTheBitsOfItsPathDecodedTokenByToken) {
   for (const std::string& family : testing::all_variants()) {
-    auto model = random_model(family, /*fused=*/true);
-    const int64_t V = model->config().vocab_size;
-    const auto prefix = random_tokens(21, V, 50);
-    const auto nodes = random_tokens(6, V, 51);
-    const std::vector<int32_t> parents = {-1, 0, 0, 2, -1, 3};  // node 5's path: 0, 2, 3, 5
-    KvCache cache = model->make_cache({/*block_size=*/4});
-    const SequenceId tree = cache.create();
-    model->forward({{tree, prefix, {}}}, cache, LogitsFor::kLast);
-    const at::Tensor tree_logits = model->forward({{tree, nodes, parents}}, cache, LogitsFor::kAll)[0];
+    expect_tree_nodes_get_their_paths_bits(*random_model(family, /*fused=*/true), family);
+  }
+}
 
-    const SequenceId chain = cache.create();
-    model->forward({{chain, prefix, {}}}, cache, LogitsFor::kLast);
-    const std::vector<int32_t> path = {0, 2, 3, 5};
-    std::vector<int32_t> path_tokens;
-    for (int32_t node : path) path_tokens.push_back(nodes[node]);
-    const SequenceId verified = cache.fork(chain);
-    const at::Tensor chain_logits = model->forward({{verified, path_tokens, {}}}, cache, LogitsFor::kAll)[0];
-    for (size_t i = 0; i < path.size(); ++i) {
-      const at::Tensor decoded = model->forward({{chain, {path_tokens[i]}, {}}}, cache, LogitsFor::kLast)[0];
-      EXPECT_TRUE(torch::equal(decoded, tree_logits[path[i]])) << family << " node " << path[i];
-      EXPECT_TRUE(torch::equal(decoded, chain_logits[i])) << family << " chain token " << i;
-    }
+// A model of bfloat16 matrices keeps its keys and values in bfloat16 on
+// CPU: its tree nodes still get their paths' bits, and its logits are
+// within bfloat16's rounding of the same model over a float32 cache.
+TEST(CpuLayers, ABfloat16ModelKeepsBfloat16KeysAndValues) {
+  for (const std::string& family : {"llama", "qwen3"}) {
+    LoadOptions options;
+    options.weights_dtype = WeightDtype::kBFloat16;
+    auto model = CausalLM::random(testing::tiny_config(family), 7, options);
+    EXPECT_EQ(model->make_cache().keys(0).scalar_type(), torch::kBFloat16) << family;
+    EXPECT_EQ(random_model(family, true)->make_cache().keys(0).scalar_type(), torch::kFloat) << family;
+    expect_tree_nodes_get_their_paths_bits(*model, family + " bfloat16");
+
+    const auto prompt = random_tokens(40, model->config().vocab_size, 52);
+    KvCache half = model->make_cache(), full(model->config(), model->tensor_options());
+    const at::Tensor half_logits = model->forward({{half.create(), prompt, {}}}, half, LogitsFor::kAll);
+    const at::Tensor full_logits = model->forward({{full.create(), prompt, {}}}, full, LogitsFor::kAll);
+    const double scale = full_logits.abs().max().item<double>();
+    const double diff = max_diff(half_logits, full_logits);
+    EXPECT_LT(diff, 2e-2 * scale) << family << ": max logit " << scale;
+    EXPECT_GT(diff, 0.0) << family << ": the keys and values were not rounded";
   }
 }
 

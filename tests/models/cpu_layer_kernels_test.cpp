@@ -1,7 +1,7 @@
 // The CPU layers' kernels: paged attention and SwiGLU's activation equal a
 // double-precision reference on every kernel this CPU runs, for grouped,
-// multi-query and plain attention, odd head sizes, scattered slots, and
-// long rows read through block tables.
+// multi-query and plain attention, odd head sizes, scattered slots, long
+// rows read through block tables, and caches of float32 or bfloat16.
 #include "models/cpu_layer_kernels.h"
 
 #include <gtest/gtest.h>
@@ -42,35 +42,43 @@ std::vector<double> reference_head(const float* q, const at::Tensor& keys, const
 using AttentionShape = std::tuple<int64_t, int64_t, int64_t>;  // heads, kv heads, head dim
 
 // Runs paged attention over random keys, values and queries for `rows` on
-// every kernel and compares each output with reference_head.
+// every kernel, from a float32 cache and from a bfloat16 one, and compares
+// each output with reference_head. The keys and values are bfloat16
+// numbers, so both caches hold the same values.
 void expect_reference(const AttentionRows& rows, int64_t heads, int64_t kv_heads, int64_t dim, int64_t pool,
                       int64_t q_stride) {
   const int64_t rows_count = rows.count();
-  const at::Tensor keys = torch::randn({pool, kv_heads, dim}) * 2;
-  const at::Tensor values = torch::randn({pool, kv_heads, dim});
+  const at::Tensor keys_bf16 = (torch::randn({pool, kv_heads, dim}) * 2).to(torch::kBFloat16);
+  const at::Tensor values_bf16 = torch::randn({pool, kv_heads, dim}).to(torch::kBFloat16);
+  const at::Tensor keys = keys_bf16.to(torch::kFloat), values = values_bf16.to(torch::kFloat);
   const at::Tensor q = torch::randn({rows_count, q_stride});
   for (CpuKernel kernel : supported_kernels()) {
-    at::Tensor out = torch::full({rows_count, heads * dim}, -7.0f);
-    PagedAttentionArgs args;
-    args.q = q.data_ptr<float>();
-    args.q_stride = q_stride;
-    args.keys = keys.data_ptr<float>();
-    args.values = values.data_ptr<float>();
-    args.heads = heads;
-    args.kv_heads = kv_heads;
-    args.dim = dim;
-    args.rows = &rows;
-    args.out = out.data_ptr<float>();
-    paged_attention(kernel, args);
-    for (int64_t r = 0; r < rows_count; ++r) {
-      std::vector<int64_t> slots(rows.length(r));
-      rows.slots(r, 0, rows.length(r), slots.data());
-      for (int64_t h = 0; h < heads; ++h) {
-        const std::vector<double> expected = reference_head(q.data_ptr<float>() + r * q_stride + h * dim, keys,
-                                                            values, slots, h / (heads / kv_heads), dim);
-        for (int64_t d = 0; d < dim; ++d) {
-          ASSERT_NEAR(out[r][h * dim + d].item<float>(), expected[d], 1e-5)
-              << cpu_kernel_name(kernel) << " row " << r << " head " << h << " element " << d;
+    for (KvDtype kv_dtype : {KvDtype::kFloat32, KvDtype::kBFloat16}) {
+      const bool bf16 = kv_dtype == KvDtype::kBFloat16;
+      at::Tensor out = torch::full({rows_count, heads * dim}, -7.0f);
+      PagedAttentionArgs args;
+      args.q = q.data_ptr<float>();
+      args.q_stride = q_stride;
+      args.keys = bf16 ? keys_bf16.data_ptr() : keys.data_ptr();
+      args.values = bf16 ? values_bf16.data_ptr() : values.data_ptr();
+      args.kv_dtype = kv_dtype;
+      args.heads = heads;
+      args.kv_heads = kv_heads;
+      args.dim = dim;
+      args.rows = &rows;
+      args.out = out.data_ptr<float>();
+      paged_attention(kernel, args);
+      for (int64_t r = 0; r < rows_count; ++r) {
+        std::vector<int64_t> slots(rows.length(r));
+        rows.slots(r, 0, rows.length(r), slots.data());
+        for (int64_t h = 0; h < heads; ++h) {
+          const std::vector<double> expected = reference_head(q.data_ptr<float>() + r * q_stride + h * dim, keys,
+                                                              values, slots, h / (heads / kv_heads), dim);
+          for (int64_t d = 0; d < dim; ++d) {
+            ASSERT_NEAR(out[r][h * dim + d].item<float>(), expected[d], 1e-5)
+                << cpu_kernel_name(kernel) << (bf16 ? " bfloat16" : " float32") << " cache, row " << r << " head "
+                << h << " element " << d;
+          }
         }
       }
     }

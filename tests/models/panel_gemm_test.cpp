@@ -92,6 +92,22 @@ TEST(PanelGemmTest, ThreadsSplittingPanelsWriteDisjointColumns) {
   at::set_num_threads(1);
 }
 
+// Packed panels live for the whole run: each in a mapping of its own that
+// starts on a huge page (lazy_zeros.h says why), and they multiply and
+// unpack to the weight they were packed from.
+TEST(PanelGemmTest, PanelsLargeEnoughForAHugePageStartOnOne) {
+  at::Generator gen = at::detail::createCPUGenerator(6);
+  const at::Tensor w = torch::randn({1024, 1024}, gen), x = torch::randn({3, 1024}, gen);
+  const at::Tensor expected = panel_product(best_cpu_kernel(), x, w, at::Tensor(), WeightDtype::kFloat32);
+  Linear linear;
+  linear.weight = w;
+  linear.prepare_for_inference(best_cpu_kernel(), /*keep_parameter=*/false);
+  EXPECT_FALSE(linear.weight.defined());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(linear.panels.data_ptr()) % (uintptr_t{2} << 20), 0u);
+  EXPECT_TRUE(torch::equal(linear(x), expected));
+  EXPECT_TRUE(torch::equal(linear.unpacked(), w));
+}
+
 // A model on half-size weights equals a float32 model holding the same
 // rounded values: the kernel widens exactly, and sums in the same order.
 // Where the kernel multiplies bfloat16 pairs (panel_gemm_rounds_x), it
@@ -114,7 +130,9 @@ TEST(HalfSizeWeightsTest, ModelLogitsEqualFloat32WeightsOfTheSameValues) {
                   for (const auto& l : model->weights().layers) small += l.input_norm.nbytes() + l.post_norm.nbytes();
                   return small + model->weights().norm.nbytes();
                 }());
-      KvCache a = model->make_cache(), b = reference.make_cache();
+      // Both over float32 keys and values (make_cache would hold the half
+      // model's in bfloat16).
+      KvCache a(model->config(), model->tensor_options()), b = reference.make_cache();
       const std::vector<int32_t> prompt = {1, 5, 9, 2, 7};
       const at::Tensor logits_half = model->forward({{a.create(), prompt, {}}}, a, LogitsFor::kAll);
       const at::Tensor logits_float = reference.forward({{b.create(), prompt, {}}}, b, LogitsFor::kAll);
