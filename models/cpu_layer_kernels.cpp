@@ -174,9 +174,19 @@ constexpr int64_t kSuccessive[kChunk] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 
 
 // n cached entries as float32: a float32 row as it is, a bfloat16 one
 // widened into `out`.
-SEED_INLINE const float* widened(const float* row, int64_t, float*) { return row; }
+template <typename Vec>
+SEED_INLINE const float* widened(const float* row, int64_t, float*) {
+  return row;
+}
+template <typename Vec>
 SEED_INLINE const float* widened(const uint16_t* row, int64_t n, float* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = widen(row[i]);
+  constexpr int64_t L = kLanesOf<Vec>;
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    const Vec v = load<Vec>(row + i);
+    std::memcpy(out + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) out[i] = widen(row[i]);
   return out;
 }
 
@@ -222,7 +232,7 @@ SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_beg
       for (int64_t kv = 0; kv < kv_end - kv_begin; ++kv) {
         const float* q = scratch + kv * per_head;
         float* scores = scratch + kv * per_head + group * dim;
-        const float* k = widened(keys + slots[j] * kv_stride + kv * dim, dim, wide);
+        const float* k = widened<Vec>(keys + slots[j] * kv_stride + kv * dim, dim, wide);
         for (int64_t h = 0; h < group; ++h) scores[h * kChunk + j] = dot<Vec>(q + h * dim, k, dim);
       }
     }
@@ -239,7 +249,7 @@ SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_beg
       if constexpr (std::is_same_v<T, float>) {
         v = values + kv * dim;
       } else {
-        for (int64_t j = 0; j < c; ++j) widened(values + slots[j] * kv_stride + kv * dim, dim, wide + j * dim);
+        for (int64_t j = 0; j < c; ++j) widened<Vec>(values + slots[j] * kv_stride + kv * dim, dim, wide + j * dim);
         v = wide;
         v_stride = dim;
         v_slots = kSuccessive;
@@ -358,13 +368,16 @@ void AttentionRows::slots(int64_t m, int64_t first, int64_t n, int64_t* out) con
 void paged_attention(CpuKernel kernel, const PagedAttentionArgs& args) {
   const int64_t rows = args.rows->count();
   if (rows == 0) return;
-  // Each row's kv heads in as few ranges as still give every thread work
-  // (a decode step's one row, split over the threads by kv head). A head's
-  // result is the same whichever range computes it.
+  // Each row's kv heads in as few equal ranges as still share the items
+  // evenly over the threads (a decode step's one row: one range per
+  // thread). A head's result is the same whichever range computes it.
   const int64_t threads = at::get_num_threads();
-  const int64_t ranges_per_row = std::min(args.kv_heads, std::max<int64_t>(1, (threads + rows - 1) / rows));
-  const int64_t range = (args.kv_heads + ranges_per_row - 1) / ranges_per_row;
-  const int64_t ranges = (args.kv_heads + range - 1) / range, items = rows * ranges;
+  int64_t ranges = 1;
+  while (ranges < args.kv_heads &&
+         (args.kv_heads % ranges != 0 || (rows * ranges % threads != 0 && rows * ranges < 4 * threads))) {
+    ++ranges;
+  }
+  const int64_t range = args.kv_heads / ranges, items = rows * ranges;
   // Each item reads its slots' keys and values once per query head.
   const int64_t flops_per_item =
       std::max<int64_t>(1, 4 * args.dim * range * (args.heads / args.kv_heads) * args.rows->total_length() / rows);

@@ -20,7 +20,8 @@ namespace seed::models {
 
 enum class Pages {
   kSmall,  // memory only for the pages written: KV pools
-  kHuge,   // aligned to and advised for transparent huge pages: long-lived, fully written tensors
+  kHuge,   // aligned to and advised for transparent huge pages: long-lived, fully written
+           // tensors (below 2 MB: an ordinary tensor)
 };
 
 // Zeros of `shape` on the CPU in options' dtype. Where the system refuses

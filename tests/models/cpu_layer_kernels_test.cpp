@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "tests/models/supported_kernels.h"
@@ -41,6 +42,15 @@ std::vector<double> reference_head(const float* q, const at::Tensor& keys, const
 
 using AttentionShape = std::tuple<int64_t, int64_t, int64_t>;  // heads, kv heads, head dim
 
+// Every kernel on one thread, the best on two and three.
+std::vector<std::pair<CpuKernel, int>> kernels_and_threads() {
+  std::vector<std::pair<CpuKernel, int>> out;
+  for (CpuKernel kernel : supported_kernels()) out.emplace_back(kernel, 1);
+  out.emplace_back(best_cpu_kernel(), 2);
+  out.emplace_back(best_cpu_kernel(), 3);
+  return out;
+}
+
 // Runs paged attention over random keys, values and queries for `rows` on
 // every kernel, from a float32 cache and from a bfloat16 one, and compares
 // each output with reference_head. The keys and values are bfloat16
@@ -52,7 +62,9 @@ void expect_reference(const AttentionRows& rows, int64_t heads, int64_t kv_heads
   const at::Tensor values_bf16 = torch::randn({pool, kv_heads, dim}).to(torch::kBFloat16);
   const at::Tensor keys = keys_bf16.to(torch::kFloat), values = values_bf16.to(torch::kFloat);
   const at::Tensor q = torch::randn({rows_count, q_stride});
-  for (CpuKernel kernel : supported_kernels()) {
+  // Threads split a row's kv heads into ranges differently.
+  for (const auto& [kernel, threads] : kernels_and_threads()) {
+    at::set_num_threads(threads);
     for (KvDtype kv_dtype : {KvDtype::kFloat32, KvDtype::kBFloat16}) {
       const bool bf16 = kv_dtype == KvDtype::kBFloat16;
       at::Tensor out = torch::full({rows_count, heads * dim}, -7.0f);
@@ -76,13 +88,14 @@ void expect_reference(const AttentionRows& rows, int64_t heads, int64_t kv_heads
                                                               values, slots, h / (heads / kv_heads), dim);
           for (int64_t d = 0; d < dim; ++d) {
             ASSERT_NEAR(out[r][h * dim + d].item<float>(), expected[d], 1e-5)
-                << cpu_kernel_name(kernel) << (bf16 ? " bfloat16" : " float32") << " cache, row " << r << " head "
-                << h << " element " << d;
+                << cpu_kernel_name(kernel) << " on " << threads << " threads, " << (bf16 ? "bfloat16" : "float32")
+                << " cache, row " << r << " head " << h << " element " << d;
           }
         }
       }
     }
   }
+  at::set_num_threads(1);
 }
 
 class PagedAttentionTest : public ::testing::TestWithParam<AttentionShape> {};
