@@ -32,34 +32,38 @@ double median_seconds(int repeats, const std::function<void()>& fn) {
 // the timer measures the work and not its launch.
 void wait_for(const at::Tensor& result) { result.flatten()[0].item<float>(); }
 
-// Seconds of one pass over every matrix a forward reads, as held. On CPU a
-// xor of 64-bit words split over the intra-op threads (the bytes' values do
-// not matter, and integer ops take no floating-point assists); on a GPU
-// their sums, queued back to back.
-double weights_pass_seconds(const models::LlamaWeights& w, int repeats) {
+// Every matrix a forward reads, as held.
+std::vector<at::Tensor> matrices_held(const models::LlamaWeights& w) {
   std::vector<at::Tensor> held;
   const auto add = [&](const models::Linear& l) { held.push_back(l.panels.defined() ? l.panels : l.weight); };
   for (const auto& layer : w.layers) {
     for (const models::Linear* l : {&layer.qkv, &layer.o, &layer.gate, &layer.up, &layer.down}) add(*l);
   }
   add(w.lm_head);
+  return held;
+}
+
+// Seconds of one pass over `held`. On CPU a xor of 64-bit words split over
+// the intra-op threads (the bytes' values do not matter, and integer ops
+// take no floating-point assists); on a GPU their sums, queued back to back.
+double weights_pass_seconds(const std::vector<at::Tensor>& held) {
   std::atomic<uint64_t> sink{0};
-  return median_seconds(repeats, [&] {
-    at::Tensor last;
-    for (const at::Tensor& t : held) {
-      if (!t.is_cpu()) {  // queued back to back, waited for once
-        last = t.sum();
-        continue;
-      }
-      const auto* words = static_cast<const uint64_t*>(t.data_ptr());
-      at::parallel_for(0, t.nbytes() / sizeof(uint64_t), 1 << 16, [&](int64_t begin, int64_t end) {
-        uint64_t acc = 0;
-        for (int64_t i = begin; i < end; ++i) acc ^= words[i];
-        sink.fetch_xor(acc, std::memory_order_relaxed);
-      });
+  const auto start = std::chrono::steady_clock::now();
+  at::Tensor last;
+  for (const at::Tensor& t : held) {
+    if (!t.is_cpu()) {  // queued back to back, waited for once
+      last = t.sum();
+      continue;
     }
-    if (last.defined()) wait_for(last);
-  });
+    const auto* words = static_cast<const uint64_t*>(t.data_ptr());
+    at::parallel_for(0, t.nbytes() / sizeof(uint64_t), 1 << 16, [&](int64_t begin, int64_t end) {
+      uint64_t acc = 0;
+      for (int64_t i = begin; i < end; ++i) acc ^= words[i];
+      sink.fetch_xor(acc, std::memory_order_relaxed);
+    });
+  }
+  if (last.defined()) wait_for(last);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // Appends `tokens` to `seq` a chunk at a time, as a long prompt is
@@ -81,26 +85,34 @@ std::vector<int32_t> filler_tokens(int64_t n, int64_t vocab) {
 
 }  // namespace
 
-nlohmann::json ForwardBenchResult::to_json() const {
+nlohmann::json ContextFigures::to_json() const {
   nlohmann::json ratios = nlohmann::json::object(), verify_fractions = nlohmann::json::object();
   for (const auto& [k, ratio] : forward_time_ratio) ratios[std::to_string(k)] = ratio;
   for (const auto& [k, fraction] : verify_bound_fraction) verify_fractions[std::to_string(k)] = fraction;
-  return {{"params", params},
-          {"weight_bytes", weight_bytes},
-          {"kernel", kernel},
-          {"weights_dtype", weights_dtype},
-          {"x_dtype", x_dtype},
-          {"read_bandwidth_gb_s", read_bandwidth / 1e9},
-          {"decode_tokens_per_s", decode_tokens_per_s},
-          {"prefill_tokens_per_s", prefill_tokens_per_s},
+  return {{"context_tokens", context_tokens},
           {"kv_bytes", kv_bytes},
+          {"decode_tokens_per_s", decode_tokens_per_s},
           {"bandwidth_bound_fraction", bandwidth_bound_fraction},
-          {"verify_bound_fraction", verify_fractions},
-          {"lm_head_ms", lm_head_seconds * 1e3},
-          {"sampling_ms", sampling_seconds * 1e3},
+          {"decode_relative", decode_relative},
           {"forward_time_ratio", ratios},
-          {"context_tokens", context_tokens},
-          {"resident_bytes", resident_bytes}};
+          {"verify_bound_fraction", verify_fractions}};
+}
+
+nlohmann::json ForwardBenchResult::to_json() const {
+  nlohmann::json figures = {{"params", params},
+                            {"weight_bytes", weight_bytes},
+                            {"kernel", kernel},
+                            {"weights_dtype", weights_dtype},
+                            {"x_dtype", x_dtype},
+                            {"read_bandwidth_gb_s", read_bandwidth / 1e9},
+                            {"prefill_tokens_per_s", prefill_tokens_per_s},
+                            {"lm_head_ms", lm_head_seconds * 1e3},
+                            {"sampling_ms", sampling_seconds * 1e3},
+                            {"resident_bytes", resident_bytes},
+                            {"contexts", nlohmann::json::array()}};
+  for (const ContextFigures& context : contexts) figures["contexts"].push_back(context.to_json());
+  figures.update(contexts.front().to_json());
+  return figures;
 }
 
 ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBenchOptions& options) {
@@ -116,28 +128,53 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   result.x_dtype = probe.panels.defined() && models::panel_gemm_rounds_x(probe.kernel, weights_dtype) ? "bfloat16"
                                                                                                       : "float32";
 
-  result.read_bandwidth = result.weight_bytes / weights_pass_seconds(model.weights(), options.repeats);
-
-  // Decode steps and k-token forwards after context_tokens cached tokens;
-  // each repeat cuts the sequence back to them.
+  // One sequence per context; each decode repeat cuts it back to its
+  // context.
   const int64_t vocab = config.vocab_size;
-  result.context_tokens = options.context_tokens;
   models::KvCache cache = model.make_cache();
-  const auto context = filler_tokens(options.context_tokens, vocab);
   const auto decode_inputs = filler_tokens(options.decode_tokens, vocab);
-  const models::SequenceId seq = cache.create();
-  prefill(model, cache, seq, context);
-  const double decode_s = median_seconds(options.repeats, [&] {
+  const size_t n_contexts = options.context_tokens.size();
+  std::vector<models::SequenceId> seqs;
+  for (int64_t context_tokens : options.context_tokens) {
+    seqs.push_back(cache.create());
+    prefill(model, cache, seqs.back(), filler_tokens(context_tokens, vocab));
+    ContextFigures figures;
+    figures.context_tokens = context_tokens;
+    figures.kv_bytes = context_tokens * cache.bytes_per_token();
+    result.contexts.push_back(figures);
+  }
+  const auto decode_seconds = [&](size_t c) {
+    const auto start = std::chrono::steady_clock::now();
     for (int32_t token : decode_inputs) {
-      wait_for(model.forward({{seq, {token}, {}}}, cache, models::LogitsFor::kLast));
+      wait_for(model.forward({{seqs[c], {token}, {}}}, cache, models::LogitsFor::kLast));
     }
-    cache.truncate(seq, options.context_tokens);
-  });
-  result.decode_seconds_per_token = decode_s / options.decode_tokens;
-  result.decode_tokens_per_s = 1.0 / result.decode_seconds_per_token;
-  result.kv_bytes = options.context_tokens * cache.bytes_per_token();
-  const double bound_s = static_cast<double>(result.weight_bytes + result.kv_bytes) / result.read_bandwidth;
-  result.bandwidth_bound_fraction = bound_s / result.decode_seconds_per_token;
+    cache.truncate(seqs[c], options.context_tokens[c]);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / options.decode_tokens;
+  };
+  const std::vector<at::Tensor> weights = matrices_held(model.weights());
+  for (size_t c = 0; c < n_contexts; ++c) decode_seconds(c);  // warm-up
+  // Each repeat: a pass over the weights, then decode at every context in
+  // turn.
+  std::vector<double> pass_s;
+  std::vector<std::vector<double>> decode_s(n_contexts), bound_fraction(n_contexts), relative(n_contexts);
+  for (int r = 0; r < options.repeats; ++r) {
+    pass_s.push_back(weights_pass_seconds(weights));
+    const double bandwidth = result.weight_bytes / pass_s.back();
+    for (size_t c = 0; c < n_contexts; ++c) {
+      decode_s[c].push_back(decode_seconds(c));
+      const double bound_s = static_cast<double>(result.weight_bytes + result.contexts[c].kv_bytes) / bandwidth;
+      bound_fraction[c].push_back(bound_s / decode_s[c].back());
+      relative[c].push_back(decode_s[0].back() / decode_s[c].back());
+    }
+  }
+  result.read_bandwidth = result.weight_bytes / median(pass_s);
+  for (size_t c = 0; c < n_contexts; ++c) {
+    ContextFigures& figures = result.contexts[c];
+    figures.decode_seconds_per_token = median(decode_s[c]);
+    figures.decode_tokens_per_s = 1.0 / figures.decode_seconds_per_token;
+    figures.bandwidth_bound_fraction = median(bound_fraction[c]);
+    figures.decode_relative = median(relative[c]);
+  }
 
   // The parts of a decode step that grow with the vocabulary: the LM head's
   // one-row product, and turning its logits into a sampled token on the
@@ -163,18 +200,22 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   });
   result.prefill_tokens_per_s = options.prefill_tokens / prefill_s;
 
-  // k-token forwards on the cached context, as verification runs them.
-  std::map<int64_t, double> seconds;
-  for (int64_t k : options.widths) {
-    const auto tokens = filler_tokens(k, vocab);
-    seconds[k] = median_seconds(options.repeats * 4, [&] {
-      wait_for(model.forward({{seq, tokens, {}}}, cache, models::LogitsFor::kAll));
-      cache.truncate(seq, options.context_tokens);
-    });
-  }
-  for (const auto& [k, s] : seconds) {
-    result.forward_time_ratio[k] = s / seconds.begin()->second;
-    result.verify_bound_fraction[k] = bound_s / s;
+  // k-token forwards on each cached context, as verification runs them.
+  for (size_t c = 0; c < n_contexts; ++c) {
+    ContextFigures& figures = result.contexts[c];
+    const double bound_s = static_cast<double>(result.weight_bytes + figures.kv_bytes) / result.read_bandwidth;
+    std::map<int64_t, double> seconds;
+    for (int64_t k : options.widths) {
+      const auto tokens = filler_tokens(k, vocab);
+      seconds[k] = median_seconds(options.repeats * 4, [&] {
+        wait_for(model.forward({{seqs[c], tokens, {}}}, cache, models::LogitsFor::kAll));
+        cache.truncate(seqs[c], figures.context_tokens);
+      });
+    }
+    for (const auto& [k, s] : seconds) {
+      figures.forward_time_ratio[k] = s / seconds.begin()->second;
+      figures.verify_bound_fraction[k] = bound_s / s;
+    }
   }
   result.resident_bytes = peak_resident_bytes();
   return result;

@@ -295,10 +295,11 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
     eo.device = o.device;
     if (o.plan_threads) o.plan_threads(eo, 1);
     auto target = models::CausalLM::load(o.target, spec::load_options(eo));
-    const ForwardBenchResult t = run_forward_bench(*target, fo);
+    const ContextFigures t = run_forward_bench(*target, fo).contexts.front();
     result.verify_cost = t.forward_time_ratio.at(o.draft_length + 1);
     auto draft = models::CausalLM::load(o.drafts.front(), spec::load_options(eo));
-    result.draft_cost = run_forward_bench(*draft, fo).decode_seconds_per_token / t.decode_seconds_per_token;
+    result.draft_cost =
+        run_forward_bench(*draft, fo).contexts.front().decode_seconds_per_token / t.decode_seconds_per_token;
   }
   for (float temperature : o.temperatures) {
     for (int n : best_of_n(o) ? o.trajectories : o.n) {

@@ -35,6 +35,7 @@ struct BenchForwardOptions {
 };
 
 void print_forward_report(const BenchForwardOptions& options, const bench::ForwardBenchResult& r) {
+  const bench::ContextFigures& first = r.contexts.front();
   std::cout << fmt::format("model     {}  ({:.2f}M params, {:.1f} MB of weights read per token)\n",
                            options.model_dir, r.params / 1e6, r.weight_bytes / 1e6)
             << fmt::format("threads   {}  (libtorch intra-op)\n", torch::get_num_threads())
@@ -43,25 +44,30 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
             << fmt::format("bandwidth read {:.1f} GB/s  (one pass over the weights as held)\n", r.read_bandwidth / 1e9)
             << fmt::format("memory    {:.1f} MB resident at peak, {:.2f}x the weights\n", r.resident_bytes / 1e6,
                            static_cast<double>(r.resident_bytes) / r.weight_bytes)
-            << fmt::format("decode    {:8.1f} tokens/s at batch 1 after {} cached tokens  ({:.3f} ms/token)\n",
-                           r.decode_tokens_per_s, r.context_tokens, 1e3 * r.decode_seconds_per_token)
-            << fmt::format("          {:.2f} of the bandwidth bound ((weights + {:.1f} MB of KV) / read bandwidth = {:.3f} ms)\n",
-                           r.bandwidth_bound_fraction, r.kv_bytes / 1e6,
-                           1e3 * static_cast<double>(r.weight_bytes + r.kv_bytes) / r.read_bandwidth)
-            << fmt::format("          of a decode step: LM head {:.3f} ms ({:.0f}%), sampling {:.3f} ms ({:.0f}%)\n",
-                           1e3 * r.lm_head_seconds, 100 * r.lm_head_seconds / r.decode_seconds_per_token,
-                           1e3 * r.sampling_seconds, 100 * r.sampling_seconds / r.decode_seconds_per_token)
+            << "decode    at batch 1; bound: (weights + KV) / read bandwidth, each repeat against its own pass\n"
+            << fmt::format("          {:>8} {:>10} {:>10} {:>9} {:>7} {:>9}\n", "context", "tokens/s", "ms/token",
+                           "KV MB", "bound", "relative");
+  for (const bench::ContextFigures& c : r.contexts) {
+    std::cout << fmt::format("          {:>8} {:>10.1f} {:>10.3f} {:>9.1f} {:>7.2f} {:>9.2f}\n", c.context_tokens,
+                             c.decode_tokens_per_s, 1e3 * c.decode_seconds_per_token, c.kv_bytes / 1e6,
+                             c.bandwidth_bound_fraction, c.decode_relative);
+  }
+  std::cout << fmt::format("          of a decode step at {}: LM head {:.3f} ms ({:.0f}%), sampling {:.3f} ms ({:.0f}%)\n",
+                           first.context_tokens, 1e3 * r.lm_head_seconds,
+                           100 * r.lm_head_seconds / first.decode_seconds_per_token, 1e3 * r.sampling_seconds,
+                           100 * r.sampling_seconds / first.decode_seconds_per_token)
             << fmt::format("prefill   {:8.1f} tokens/s  ({} tokens)\n", r.prefill_tokens_per_s,
-                           options.bench.prefill_tokens)
-            << fmt::format("forward time of k tokens relative to 1 (after {} cached tokens):\n",
-                           options.bench.context_tokens);
-  std::cout << "          k     ";
-  for (const auto& [k, ratio] : r.forward_time_ratio) std::cout << fmt::format("{:>7}", k);
-  std::cout << "\n          time  ";
-  for (const auto& [k, ratio] : r.forward_time_ratio) std::cout << fmt::format("{:>7.2f}", ratio);
-  std::cout << "\n          bound ";
-  for (const auto& [k, fraction] : r.verify_bound_fraction) std::cout << fmt::format("{:>7.2f}", fraction);
-  std::cout << "  (fraction of the bandwidth bound)\n";
+                           options.bench.prefill_tokens);
+  for (const bench::ContextFigures& c : r.contexts) {
+    std::cout << fmt::format("forward time of k tokens relative to 1 (after {} cached tokens):\n", c.context_tokens)
+              << "          k     ";
+    for (const auto& [k, ratio] : c.forward_time_ratio) std::cout << fmt::format("{:>7}", k);
+    std::cout << "\n          time  ";
+    for (const auto& [k, ratio] : c.forward_time_ratio) std::cout << fmt::format("{:>7.2f}", ratio);
+    std::cout << "\n          bound ";
+    for (const auto& [k, fraction] : c.verify_bound_fraction) std::cout << fmt::format("{:>7.2f}", fraction);
+    std::cout << "  (fraction of the bandwidth bound)\n";
+  }
 }
 
 void run_bench_forward(const BenchForwardOptions& options, const GlobalOptions& global) {
@@ -241,7 +247,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   forward->add_option("--context-tokens", options->bench.context_tokens,
-                      "Tokens in the cache before each decode step and k-token forward")
+                      "Tokens in the cache before each decode step and k-token forward; several are "
+                      "timed in turns, relative to the first")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   forward->add_option("--json", options->json_path, "Also write the figures to this JSON file");

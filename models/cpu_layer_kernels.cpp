@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "models/base/exp_nonpositive.h"
 
@@ -50,18 +51,16 @@ SEED_INLINE float widen(uint16_t bits) {
 constexpr int64_t kChunk = 64;
 
 // A kv head's rows of successive slots are a row of the pool apart (kv_heads
-// x dim floats, 2 KB for Llama 3's 8 x 64), so every key or value a row
-// reads is on a page of its own to the hardware prefetchers, which stop at
-// page boundaries: without a hint each waits for memory in turn, and a
-// long context's attention ran at a third of the memory bandwidth.
-// Entries this far ahead are asked for while the current one is used.
-constexpr int64_t kPrefetchAhead = 8;
-
-// Asks for the dim entries at p (a key's or a value's row of one kv head).
+// x dim entries), and a block's slots sit anywhere in the pool, so the
+// hardware prefetchers, which stop at page boundaries, see every key or
+// value row on a page of its own: without a hint each waits for memory in
+// turn, and a long context's attention ran at a third of the memory
+// bandwidth. So the next chunk's rows are asked for while this one is
+// computed.
 template <typename T>
-SEED_INLINE void prefetch_row(const T* p, int64_t dim) {
+SEED_INLINE void prefetch_row(const T* p, int64_t n) {
   constexpr int64_t kPerLine = 64 / sizeof(T);
-  for (int64_t i = 0; i < dim; i += kPerLine) __builtin_prefetch(p + i, /*rw=*/0, /*locality=*/1);
+  for (int64_t i = 0; i < n; i += kPerLine) __builtin_prefetch(p + i, /*rw=*/0, /*locality=*/1);
 }
 
 // Replaces s[0, n) by exp(s - top) and returns their sum.
@@ -124,29 +123,87 @@ SEED_INLINE Vec load(const uint16_t* p) {
   return v;
 }
 
-// The sum of a vector's lanes, halves added lane-wise in registers (the
-// order `fold` sums in). Through memory, as fold does, reading a half back
-// from a vector just stored stalls store forwarding: per key and head,
-// that stall was most of a long context's attention.
-SEED_INLINE float lane_sum(Xmm v) { return (v[0] + v[2]) + (v[1] + v[3]); }
-SEED_INLINE float lane_sum(Ymm v) {
-  return lane_sum(Xmm(__builtin_shufflevector(v, v, 0, 1, 2, 3)) + Xmm(__builtin_shufflevector(v, v, 4, 5, 6, 7)));
+// Lane i of pair_sum(x, y): with x and y cut into blocks of B lanes, the
+// result holds x_{2m} + x_{2m+1} and then y_{2m} + y_{2m+1} for m = 0, 1,
+// ...: each input's partial sums halve in number. Lane indices of x then y,
+// as __builtin_shufflevector numbers them.
+constexpr int pair_lane(int lanes, int B, int i, int half) {
+  const int m = i / (2 * B), within = i % (2 * B);
+  return within < B ? (2 * m + half) * B + within : lanes + (2 * m + half) * B + within - B;
 }
-SEED_INLINE float lane_sum(Zmm v) {
-  return lane_sum(Ymm(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)) +
-                  Ymm(__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)));
+template <typename Vec, int B, int... I>
+SEED_INLINE Vec pair_sum(Vec x, Vec y, std::integer_sequence<int, I...>) {
+  constexpr int L = sizeof(Vec) / sizeof(float);
+  return __builtin_shufflevector(x, y, pair_lane(L, B, I, 0)...) +
+         __builtin_shufflevector(x, y, pair_lane(L, B, I, 1)...);
+}
+template <typename Vec, int B>
+SEED_INLINE void fold_pairs(Vec* v) {  // 2B vectors -> B
+  for (int i = 0; i < B; ++i) {
+    v[i] = pair_sum<Vec, B>(v[2 * i], v[2 * i + 1], std::make_integer_sequence<int, sizeof(Vec) / sizeof(float)>());
+  }
+  if constexpr (B > 1) fold_pairs<Vec, B / 2>(v);
+}
+constexpr int bit_reversed(int i, int bits) {
+  int r = 0;
+  for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
+  return r;
 }
 
-// a . b over n entries, b widened as it is loaded.
-template <typename Vec, typename T>
-SEED_INLINE float dot(const float* __restrict a, const T* __restrict b, int64_t n) {
+// Lane i of the result is the sum of the lanes of v[i], for as many vectors
+// as a vector has lanes: the horizontal sums of L dot products in 2 log2(L)
+// shuffles and log2(L) adds per pair of levels, where one vector at a time
+// took log2(L) dependent shuffles and adds each. The levels leave the sums
+// in bit-reversed order, so the inputs go in in that order. The tree is
+// fixed: a lane's sum depends on its vector alone.
+template <typename Vec>
+SEED_INLINE Vec lane_sums(const Vec* v) {
+  constexpr int L = sizeof(Vec) / sizeof(float);
+  constexpr int bits = L == 16 ? 4 : L == 8 ? 3 : 2;
+  Vec work[L];
+  for (int i = 0; i < L; ++i) work[i] = v[bit_reversed(i, bits)];
+  fold_pairs<Vec, L / 2>(work);
+  return work[0];
+}
+
+// scores[j] = q . keys[j] over dim entries for j < c, and whatever in [c,
+// the next multiple of the lanes) (keys[j] must be readable there). L keys
+// at a time: their products summed lane-wise, then across lanes together.
+template <typename Vec>
+SEED_INLINE void chunk_scores(const float* __restrict q, const float* const* keys, int64_t c, int64_t dim,
+                              float* __restrict scores) {
   constexpr int64_t L = kLanesOf<Vec>;
-  Vec acc = {};
-  int64_t i = 0;
-  for (; i + L <= n; i += L) acc += load<Vec>(a + i) * load<Vec>(b + i);
-  float tail = 0.0f;
-  for (; i < n; ++i) tail += a[i] * widen(b[i]);
-  return lane_sum(acc) + tail;
+  const int64_t whole = dim / L * L;
+  for (int64_t j0 = 0; j0 < c; j0 += L) {
+    Vec acc[L] = {};
+    for (int64_t d = 0; d < whole; d += L) {
+      const Vec qd = load<Vec>(q + d);
+      for (int64_t j = 0; j < L; ++j) acc[j] += qd * load<Vec>(keys[j0 + j] + d);
+    }
+    const Vec sums = lane_sums(acc);
+    std::memcpy(scores + j0, &sums, sizeof sums);
+    for (int64_t d = whole; d < dim; ++d) {  // a head size that is not a multiple of the lanes
+      for (int64_t j = 0; j < L; ++j) scores[j0 + j] += q[d] * keys[j0 + j][d];
+    }
+  }
+}
+
+// max of s[0, n), n >= 1.
+template <typename Vec>
+SEED_INLINE float max_of(const float* s, int64_t n) {
+  constexpr int64_t L = kLanesOf<Vec>;
+  float top = s[0];
+  int64_t j = 0;
+  if (n >= L) {
+    Vec m = load<Vec>(s);
+    for (j = L; j + L <= n; j += L) {
+      const Vec v = load<Vec>(s + j);
+      m = m > v ? m : v;
+    }
+    for (int64_t i = 0; i < L; ++i) top = std::max(top, m[i]);
+  }
+  for (; j < n; ++j) top = std::max(top, s[j]);
+  return top;
 }
 
 // out[0, W) += sum over j of p[j] * (values + slots[j] * stride)[0, W), W a
@@ -196,10 +253,11 @@ SEED_INLINE const float* widened(const uint16_t* row, int64_t n, float* out) {
 // head's running maximum and sum [group] each (kScratchPerHead). The output
 // rows accumulate the weighted values, rescaled whenever a chunk raises a
 // head's maximum. A slot's entries of the range's kv heads are contiguous:
-// reading them together streams the cache, where one kv head at a time read
-// a few lines of every row of the pool.
+// asking for them together streams the cache, where one kv head at a time
+// read a few lines of every row of the pool.
 template <typename Vec, typename T>
 SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_begin, int64_t kv_end, float* scratch) {
+  constexpr int64_t L = kLanesOf<Vec>;
   const int64_t group = a.heads / a.kv_heads, dim = a.dim, kv_stride = a.kv_heads * dim;
   const int64_t per_head = group * (dim + kChunk + 2), range_width = (kv_end - kv_begin) * dim;
   const int64_t n = a.rows->length(row);
@@ -214,35 +272,38 @@ SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_beg
   float* wide = scratch + (kv_end - kv_begin) * per_head;  // [kChunk, dim]: widened keys or values
   const T* keys = static_cast<const T*>(a.keys) + kv_begin * dim;
   const T* values = static_cast<const T*>(a.values) + kv_begin * dim;
-  int64_t slots[kChunk];
+  const auto ask_for = [&](const int64_t* chunk_slots, int64_t count) {
+    for (int64_t j = 0; j < count; ++j) {
+      prefetch_row(keys + chunk_slots[j] * kv_stride, range_width);
+      prefetch_row(values + chunk_slots[j] * kv_stride, range_width);
+    }
+  };
+  int64_t slots[kChunk], next_slots[kChunk];
+  const float* key_rows[kChunk];
+  a.rows->slots(row, 0, std::min(kChunk, n), slots);
+  ask_for(slots, std::min(kChunk, n));
   for (int64_t first = 0; first < n; first += kChunk) {
-    const int64_t c = std::min(kChunk, n - first);
-    a.rows->slots(row, first, c, slots);
-    // The keys and values of the chunk are asked for a few slots ahead of
-    // the scores, so that the weighted sums then read them from cache.
-    for (int64_t j = 0; j < std::min(c, kPrefetchAhead); ++j) {
-      prefetch_row(keys + slots[j] * kv_stride, range_width);
-      prefetch_row(values + slots[j] * kv_stride, range_width);
-    }
-    for (int64_t j = 0; j < c; ++j) {
-      if (j + kPrefetchAhead < c) {
-        prefetch_row(keys + slots[j + kPrefetchAhead] * kv_stride, range_width);
-        prefetch_row(values + slots[j + kPrefetchAhead] * kv_stride, range_width);
-      }
-      for (int64_t kv = 0; kv < kv_end - kv_begin; ++kv) {
-        const float* q = scratch + kv * per_head;
-        float* scores = scratch + kv * per_head + group * dim;
-        const float* k = widened<Vec>(keys + slots[j] * kv_stride + kv * dim, dim, wide);
-        for (int64_t h = 0; h < group; ++h) scores[h * kChunk + j] = dot<Vec>(q + h * dim, k, dim);
-      }
-    }
+    const int64_t c = std::min(kChunk, n - first), next_c = std::min(kChunk, n - first - c);
+    if (next_c > 0) a.rows->slots(row, first + c, next_c, next_slots);
     for (int64_t kv = 0; kv < kv_end - kv_begin; ++kv) {
+      const float* q = scratch + kv * per_head;
       float* scores = scratch + kv * per_head + group * dim;
       float* top = scores + group * kChunk;
       float* sum = top + group;
       float* out = a.out + row * a.heads * dim + (kv_begin + kv) * group * dim;
-      // The chunk's values of this kv head as float32 rows (bfloat16 is
-      // widened once here, not once per query head), or the cache's own.
+      // The chunk's keys of this kv head as float32 rows: the cache's own,
+      // or bfloat16 widened once here, not once per query head. Scores of
+      // the lanes past c read the first row again and are never used.
+      for (int64_t j = 0; j < c; ++j) {
+        if (j < next_c) {
+          prefetch_row(keys + next_slots[j] * kv_stride + kv * dim, dim);
+          prefetch_row(values + next_slots[j] * kv_stride + kv * dim, dim);
+        }
+        key_rows[j] = widened<Vec>(keys + slots[j] * kv_stride + kv * dim, dim, wide + j * dim);
+      }
+      for (int64_t j = c; j % L != 0; ++j) key_rows[j] = key_rows[0];
+      for (int64_t h = 0; h < group; ++h) chunk_scores<Vec>(q + h * dim, key_rows, c, dim, scores + h * kChunk);
+      // The values likewise (the widened keys are not read again).
       const float* v = nullptr;
       int64_t v_stride = kv_stride;
       const int64_t* v_slots = slots;
@@ -256,8 +317,7 @@ SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_beg
       }
       for (int64_t h = 0; h < group; ++h) {
         float* p = scores + h * kChunk;
-        float chunk_top = p[0];
-        for (int64_t j = 1; j < c; ++j) chunk_top = std::max(chunk_top, p[j]);
+        const float chunk_top = max_of<Vec>(p, c);
         float* o = out + h * dim;
         if (first == 0) {
           top[h] = chunk_top;
@@ -280,6 +340,7 @@ SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_beg
         }
       }
     }
+    std::copy(next_slots, next_slots + std::max<int64_t>(next_c, 0), slots);
   }
   for (int64_t kv = 0; kv < kv_end - kv_begin; ++kv) {
     const float* sum = scratch + kv * per_head + group * (dim + kChunk + 1);

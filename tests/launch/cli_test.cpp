@@ -143,6 +143,28 @@ TEST_F(CliTest, BenchForwardWritesTheDocumentedJsonKeys) {
   EXPECT_TRUE(figures["forward_time_ratio"].contains("16"));
 }
 
+TEST_F(CliTest, BenchForwardMeasuresEveryContextAgainstTheFirst) {
+  const fs::path json = *model_dir_ / "bench_contexts.json";
+  const Outcome r = run_command(seed("--threads 1 bench forward --model " + model_dir_->string() +
+                                     " --repeats 1 --decode-tokens 2 --prefill-tokens 8 --context-tokens 8 32 --json " +
+                                     json.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json figures = nlohmann::json::parse(in);
+  const nlohmann::json& contexts = figures["contexts"];
+  ASSERT_EQ(contexts.size(), 2u);
+  EXPECT_EQ(contexts[0]["context_tokens"], 8);
+  EXPECT_EQ(contexts[1]["context_tokens"], 32);
+  EXPECT_EQ(contexts[1]["kv_bytes"].get<int64_t>(), 4 * contexts[0]["kv_bytes"].get<int64_t>());
+  EXPECT_DOUBLE_EQ(contexts[0]["decode_relative"].get<double>(), 1.0);
+  // One repeat: the ratio of the two decode rates.
+  EXPECT_NEAR(contexts[1]["decode_relative"].get<double>(),
+              contexts[1]["decode_tokens_per_s"].get<double>() / contexts[0]["decode_tokens_per_s"].get<double>(), 1e-9);
+  // The top level is the first context's run.
+  EXPECT_EQ(figures["context_tokens"], 8);
+  EXPECT_EQ(figures["decode_tokens_per_s"], contexts[0]["decode_tokens_per_s"]);
+}
+
 TEST_F(CliTest, BenchSpecWritesTheDocumentedJsonRows) {
   const fs::path json = *model_dir_ / "spec.json";
   const std::string zoo = SEED_ZOO_DIR;

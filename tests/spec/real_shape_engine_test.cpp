@@ -16,14 +16,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A target and a draft of the golden config `name` (different weights), and
-// three greedy requests whose prompt i is prompt(i).
+// Which weights the draft gets.
+enum class Draft {
+  kUnrelated,      // weights of their own: drafts are mostly rejected
+  kTargetWeights,  // the target's: every greedy draft is the target's own choice
+};
+
+// A target and a draft of the golden config `name`, and three greedy
+// requests whose prompt i is prompt(i).
 void expect_every_engine_gives_ar_tokens(const std::string& name, std::vector<int32_t> (*prompt)(int),
-                                         const std::string& device = "cpu") {
+                                         const std::string& device = "cpu", Draft draft = Draft::kUnrelated) {
   const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_" + name + "_" + std::to_string(::getpid()));
   const std::string config = std::string(SEED_GOLDEN_DIR) + "/" + name + ".config.json";
   models::testing::write_portable_model(config, (dir / "target").string(), /*seed=*/0);
-  models::testing::write_portable_model(config, (dir / "draft").string(), /*seed=*/1);
+  models::testing::write_portable_model(config, (dir / "draft").string(),
+                                        /*seed=*/draft == Draft::kTargetWeights ? 0 : 1);
 
   std::vector<GenRequest> requests;
   for (int i = 0; i < 3; ++i) {
@@ -44,7 +51,15 @@ void expect_every_engine_gives_ar_tokens(const std::string& name, std::vector<in
     o.drafters = 2;
     o.kv_cache_mb = 64;
     o.device = device;
-    const std::vector<Completion> out = make_engine(o)->generate(requests);
+    const std::unique_ptr<Engine> run = make_engine(o);
+    const std::vector<Completion> out = run->generate(requests);
+    if (draft == Draft::kTargetWeights && o.engine.drafts()) {
+      // The draft's logits are the target's bits, so its greedy tokens are
+      // the target's: every drafted token tested is accepted.
+      const EngineStats stats = run->stats();
+      EXPECT_GT(stats.accepted_tokens, 0) << name << " " << engine;
+      EXPECT_EQ(stats.rejections, 0) << name << " " << engine;
+    }
     std::vector<std::vector<int32_t>> tokens;
     for (const Completion& c : out) {
       ASSERT_NE(c.finish, FinishReason::kError) << engine << ": " << c.error;
@@ -61,6 +76,14 @@ TEST(RealShapeEngines, EveryEngineGivesArTokensOnALlama3ShapedPair) {
   expect_every_engine_gives_ar_tokens("llama3", [](int i) {
     return std::vector<int32_t>{128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234};
   });
+}
+
+// A 128,256-token pair whose drafts are accepted: the paths past the first
+// token (sparse draft rows, accepted paths committed to the cache) run.
+TEST(RealShapeEngines, ADraftWithTheTargetsWeightsIsAlwaysAcceptedOnALlama3ShapedPair) {
+  expect_every_engine_gives_ar_tokens(
+      "llama3", [](int i) { return std::vector<int32_t>{128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234}; },
+      "cpu", Draft::kTargetWeights);
 }
 
 // On a GPU, where forwards replay CUDA graphs: the same equalities.
