@@ -250,11 +250,10 @@ SEED_INLINE const float* widened(const uint16_t* row, int64_t n, float* out) {
 // One query row against the kv heads [kv_begin, kv_end), each with the
 // `group` query heads that read it. Per kv head, scratch holds their scaled
 // queries [group, dim], the scores of one chunk [group, kChunk], and each
-// head's running maximum and sum [group] each (kScratchPerHead). The output
-// rows accumulate the weighted values, rescaled whenever a chunk raises a
-// head's maximum. A slot's entries of the range's kv heads are contiguous:
-// asking for them together streams the cache, where one kv head at a time
-// read a few lines of every row of the pool.
+// head's running maximum and sum [group] each. The output rows accumulate
+// the weighted values, rescaled whenever a chunk raises a head's maximum.
+// While a kv head's chunk is computed, its next chunk's keys and values are
+// asked for.
 template <typename Vec, typename T>
 SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_begin, int64_t kv_end, float* scratch) {
   constexpr int64_t L = kLanesOf<Vec>;
