@@ -130,7 +130,7 @@ int cache_count(const EngineOptions& o) {
 std::unique_ptr<Target> load_target(const EngineOptions& o) {
   const int top_k = o.engine.drafts() ? o.drafter.target_top_k() : 0;
   return std::make_unique<ModelTarget>(models::CausalLM::load(o.target, load_options(o)),
-                                       target_cache_options(o, cache_count(o)), top_k);
+                                       target_cache_options(o, cache_count(o)), top_k, o.logit_reads);
 }
 
 void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t target_vocab) {

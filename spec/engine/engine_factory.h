@@ -13,6 +13,7 @@
 #include "spec/api/drafter.h"
 #include "spec/api/drafter_kind.h"
 #include "spec/api/engine.h"
+#include "spec/engine/logit_reads.h"
 #include "spec/api/engine_kind.h"
 #include "spec/api/target.h"
 #include "spec/engine/scheduler.h"
@@ -63,6 +64,8 @@ struct EngineOptions {
   // (models/cpu_kernel.h).
   std::optional<models::WeightDtype> weights_dtype;
   models::CpuKernel cpu_kernel = models::best_cpu_kernel();
+  // Where acceptance reads the target's logits (ModelTarget's LogitReads).
+  LogitReads logit_reads = LogitReads::kAuto;
   bool cuda_graphs = true;  // GPU: forwards replay CUDA graphs (models::LoadOptions::cuda_graphs)
   // Draft shape: children per node at each depth. sd and seed use a chain of
   // `draft_length` (k_config all ones); mcsd (and seed with tree drafts) use

@@ -8,12 +8,16 @@
 #include <numeric>
 
 #include "models/base/error.h"
+#include "spec/engine/logit_summary.h"
 
 namespace seed::spec {
 
 ModelTarget::ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options,
-                         int distribution_top_k)
-    : model_(std::move(model)), cache_(model_->make_cache(cache_options)), distribution_top_k_(distribution_top_k) {}
+                         int distribution_top_k, LogitReads logit_reads)
+    : model_(std::move(model)),
+      cache_(model_->make_cache(cache_options)),
+      distribution_top_k_(distribution_top_k),
+      logit_reads_(logit_reads) {}
 
 ModelTarget::~ModelTarget() = default;
 
@@ -140,7 +144,22 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
   }
   using Clock = std::chrono::steady_clock;
   const Clock::time_point forward_start = Clock::now();
-  const at::Tensor logits = model_->forward(batch, cache_, models::LogitsFor::kTail).to(torch::kCPU).contiguous();
+  const at::Tensor logits = model_->forward(batch, cache_, models::LogitsFor::kTail);
+  // Off the CPU only each row's summary comes to the host (rows follow one
+  // at a time, where the verifier needs one); bringing either is the
+  // forward's time.
+  const bool summarise = logit_reads_ == LogitReads::kDeviceSummary || !logits.device().is_cpu();
+  std::vector<LogitSummary> summaries;
+  at::Tensor host_logits;
+  if (summarise) {
+    std::vector<SummaryItem> summary_items;
+    for (size_t b = 0; b < items.size(); ++b) {
+      summary_items.push_back({rows[b], items[b].draft, slots_.at(items[b].slot).settings.sampling});
+    }
+    summaries = summarize_logits(logits, summary_items);
+  } else {
+    host_logits = logits.contiguous();
+  }
   stats_.forward_s += std::chrono::duration<double>(Clock::now() - forward_start).count();
   stats_.verify_rounds += 1;
 
@@ -152,7 +171,9 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
     const int64_t contexts = static_cast<int64_t>(draft.tokens.size()) + 1;
     // Context 0 is after the last pending token; context i + 1 after node i.
     const Clock::time_point verify_start = Clock::now();
-    TargetRows p(logits.data_ptr<float>() + rows[b] * vocab, contexts, vocab, s.settings.sampling);
+    TargetRows p = summarise ? TargetRows(std::move(summaries[b]), vocab, s.settings.sampling)
+                             : TargetRows(host_logits.data_ptr<float>() + rows[b] * vocab, contexts, vocab,
+                                          s.settings.sampling);
     const uint32_t base_position = static_cast<uint32_t>(bases[b] + pending);
     Verdict verdict = spec::verify(VerifyRequest{&draft, &p, s.settings.seed, s.settings.stream, base_position});
     if (distribution_top_k_ > 0) {

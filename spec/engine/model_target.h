@@ -24,6 +24,7 @@
 
 #include "models/causal_lm.h"
 #include "spec/api/target.h"
+#include "spec/engine/logit_reads.h"
 
 namespace seed::spec {
 
@@ -33,7 +34,7 @@ class ModelTarget : public Target {
   // its tokens' contexts (Verdict::target_top), for drafters that learn
   // from the target (DrafterKind::target_top_k).
   explicit ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options = {},
-                       int distribution_top_k = 0);
+                       int distribution_top_k = 0, LogitReads logit_reads = LogitReads::kAuto);
   ~ModelTarget() override;
 
   int64_t vocab_size() const override;
@@ -75,6 +76,7 @@ class ModelTarget : public Target {
   std::map<uint64_t, Slot> slots_;
   PrefillStats stats_;
   int distribution_top_k_;
+  LogitReads logit_reads_;
 };
 
 }  // namespace seed::spec

@@ -82,7 +82,9 @@ TEST(AcceptanceTest, AUniformDraftsCalibrationErrorIsItsAcceptanceRateLessOneOve
     ASSERT_GT(c.total(), 0);
     EXPECT_EQ(c.tokens[0], c.total()) << "temperature " << temperature;
     const double rate = static_cast<double>(c.accepted[0]) / static_cast<double>(c.total());
-    if (temperature > 0) EXPECT_GT(rate, 0.0) << "p(x) / q(x) accepts some";
+    if (temperature > 0) {
+      EXPECT_GT(rate, 0.0) << "p(x) / q(x) accepts some";
+    }
     EXPECT_NEAR(c.ece(), std::abs(rate - one_over_vocab), 1e-6) << "temperature " << temperature;
   }
 }

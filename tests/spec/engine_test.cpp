@@ -49,9 +49,11 @@ class EngineTest : public ::testing::Test {
 
   static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
                                         const ModelPair* pair = nullptr, bool prefix_cache = true,
-                                        DraftTruncation cut = {}, const std::string& device = "cpu") {
+                                        DraftTruncation cut = {}, const std::string& device = "cpu",
+                                        LogitReads reads = LogitReads::kAuto) {
     EngineOptions o;
     o.device = device;
+    o.logit_reads = reads;
     o.draft_cut = cut;
     o.prefix_cache = prefix_cache;
     o.engine = EngineKind::parse(name);
@@ -88,8 +90,8 @@ class EngineTest : public ::testing::Test {
   static ModelPair* pair_;
   static ModelPair* small_;
   // Sampled engines' first two tokens against the target's p (chi-square),
-  // on `device`.
-  static void expect_sampled_engines_lossless(const std::string& device);
+  // on `device`, reading the target's logits as `reads` says.
+  static void expect_sampled_engines_lossless(const std::string& device, LogitReads reads = LogitReads::kAuto);
 };
 
 ::seed::testing::TestModelPairs* EngineTest::pairs_ = nullptr;
@@ -238,7 +240,7 @@ TEST_F(EngineTest, OnCudaDraftersOnTheirOwnStreamsChangeNoToken) {
 // The first two tokens over many streams against p(x1) p(x2 | x1), computed
 // from the target's logits directly; drafts from the draft's whole q and
 // from a q' cut to its top 3 tokens or its 0.7 nucleus (of 8).
-void EngineTest::expect_sampled_engines_lossless(const std::string& device) {
+void EngineTest::expect_sampled_engines_lossless(const std::string& device, LogitReads reads) {
   constexpr int64_t kVocab = 8;
   constexpr int kTrials = 5000;
   const std::vector<int32_t> prompt = {1, 5, 2};
@@ -274,7 +276,7 @@ void EngineTest::expect_sampled_engines_lossless(const std::string& device) {
   for (const Case& c : {Case{"sd", {}, {}}, Case{"mcsd", {3, 2}, {}}, Case{"seed", {2, 2}, {}}, Case{"ar", {}, {}},
                         Case{"sd", {}, top3}, Case{"mcsd", {3, 2}, top3}, Case{"seed", {2, 2}, nucleus},
                         Case{"seed-batch", {}, nucleus}}) {
-    auto e = engine(c.name, c.k_config, 2, small_, true, c.cut, device);
+    auto e = engine(c.name, c.k_config, 2, small_, true, c.cut, device, reads);
     std::vector<int64_t> counts(kVocab * kVocab, 0);
     for (const Completion& out : e->generate(batch)) {
       ASSERT_EQ(out.tokens.size(), 2u);
@@ -288,6 +290,31 @@ void EngineTest::expect_sampled_engines_lossless(const std::string& device) {
 }
 
 TEST_F(EngineTest, SampledEnginesAreLossless) { expect_sampled_engines_lossless("cpu"); }
+
+// A GPU verifies from a summary of each row computed where the logits are
+// (logit_summary.h); the same path on the CPU.
+TEST_F(EngineTest, SampledEnginesAreLosslessFromSummarisedLogits) {
+  expect_sampled_engines_lossless("cpu", LogitReads::kDeviceSummary);
+}
+
+// From summarised logits greedy engines give ar's tokens, and sampled ones
+// the tokens they give from the host rows: p at a drafted token differs
+// only by the order its mass was summed in.
+TEST_F(EngineTest, SummarisedLogitsGiveTheHostRowsTokens) {
+  const auto ar = tokens_of(engine("ar")->generate(requests(0.0f)));
+  struct Case { std::string name; std::vector<int> k_config; };
+  for (const float temperature : {0.0f, 1.0f}) {
+    for (const Case& c : {Case{"ar", {}}, Case{"sd", {}}, Case{"mcsd", {2, 2, 1}}, Case{"seed-batch", {}}}) {
+      const auto host = tokens_of(engine(c.name, c.k_config)->generate(requests(temperature)));
+      const auto summarised = tokens_of(engine(c.name, c.k_config, 2, nullptr, true, {}, "cpu",
+                                               LogitReads::kDeviceSummary)->generate(requests(temperature)));
+      EXPECT_EQ(summarised, host) << c.name << " T " << temperature;
+      if (temperature == 0.0f) {
+        EXPECT_EQ(summarised, ar) << c.name;
+      }
+    }
+  }
+}
 
 // The same on a GPU: its forwards replay CUDA graphs.
 TEST_F(EngineTest, OnCudaSampledEnginesAreLossless) {

@@ -160,7 +160,9 @@ TEST(ProcessRewardModel, ScoringStepByStepComputesOnlyTheNewStepsAndEqualsScorin
     ASSERT_EQ(step.rewards.size(), 1u);
     EXPECT_NEAR(step.rewards[0], whole.rewards[t - 1], 1e-5) << "step " << t;
     const int64_t step_tokens = step.usage.scored_tokens;
-    if (t > 1) EXPECT_LT(step.usage.computed_tokens, step_tokens + PrmScorer::kBlockSize) << "step " << t;
+    if (t > 1) {
+      EXPECT_LT(step.usage.computed_tokens, step_tokens + PrmScorer::kBlockSize) << "step " << t;
+    }
     computed += step.usage.computed_tokens;
     scored += step.usage.scored_tokens;
   }
