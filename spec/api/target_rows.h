@@ -45,7 +45,8 @@ struct LogitSummary {
   // (else 0). A NaN or infinite max_logit marks a row no distribution can
   // come from.
   std::vector<SoftmaxScale> contexts;
-  // Each drafted token's logit.
+  // Each drafted token's logit, for sampling by temperature alone (the
+  // only rule that reads p at a token without its row).
   std::vector<DraftedLogit> drafted;
   // Writes the logits row of a context (vocab floats) into `out`.
   std::function<void(int64_t context, float* out)> copy_row;

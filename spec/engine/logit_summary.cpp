@@ -26,7 +26,8 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
   };
 
   // Per row, the temperature its scale is wanted at (0: no scale); per
-  // drafted node, its row and token.
+  // drafted node of those rows, its row and token. Greedy acceptance reads
+  // the argmax only, and top-k/top-p rows are copied whole.
   std::vector<float> temperatures(static_cast<size_t>(rows), 0.0f);
   std::vector<int64_t> node_rows, node_tokens;
   bool any_scale = false;
@@ -34,7 +35,8 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
     const int64_t contexts = static_cast<int64_t>(item.draft->tokens.size()) + 1;
     SEED_CHECK(item.first_row >= 0 && item.first_row + contexts <= rows, kInternal)
         << "summarize_logits: rows [" << item.first_row << ", " << item.first_row + contexts << ") outside " << rows;
-    if (by_temperature_alone(item.sampling, vocab)) {
+    const bool scaled = by_temperature_alone(item.sampling, vocab);
+    if (scaled) {
       std::fill_n(temperatures.begin() + item.first_row, contexts, item.sampling.temperature);
       any_scale = true;
     }
@@ -47,8 +49,10 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
           << "draft node " << j << " has parent " << parent << "; parents must be -1 or an earlier node";
       SEED_CHECK(token >= 0 && token < vocab, kInvalidArgument)
           << "draft node " << j << " proposes token " << token << ", outside the vocab [0, " << vocab << ")";
-      node_rows.push_back(item.first_row + parent + 1);
-      node_tokens.push_back(token);
+      if (scaled) {
+        node_rows.push_back(item.first_row + parent + 1);
+        node_tokens.push_back(token);
+      }
     }
   }
 
@@ -62,9 +66,10 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
     parts.push_back(((logits - max.unsqueeze(1)) / divisor).exp().sum(1, /*keepdim=*/false, torch::kDouble));
   }
   if (!node_rows.empty()) {
-    const at::Tensor index = on_host(node_rows, torch::kLong).to(logits.device());
-    const at::Tensor token = on_host(node_tokens, torch::kLong).to(logits.device());
-    parts.push_back(logits.index({index, token}).to(torch::kDouble));
+    std::vector<int64_t> rows_then_tokens = node_rows;
+    rows_then_tokens.insert(rows_then_tokens.end(), node_tokens.begin(), node_tokens.end());
+    const at::Tensor at_node = on_host(rows_then_tokens, torch::kLong).to(logits.device()).view({2, -1});
+    parts.push_back(logits.index({at_node[0], at_node[1]}).to(torch::kDouble));
   }
   const at::Tensor packed = torch::cat(parts).to(torch::kCPU).contiguous();
   const double* argmax_of = packed.data_ptr<double>();
@@ -87,8 +92,10 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
       }
       s.contexts.push_back(scale);
     }
-    for (size_t j = 0; j < item.draft->tokens.size(); ++j, ++node) {
-      s.drafted.push_back({item.draft->parents[j] + 1, item.draft->tokens[j], static_cast<float>(drafted_of[node])});
+    if (by_temperature_alone(item.sampling, vocab)) {
+      for (size_t j = 0; j < item.draft->tokens.size(); ++j, ++node) {
+        s.drafted.push_back({item.draft->parents[j] + 1, item.draft->tokens[j], static_cast<float>(drafted_of[node])});
+      }
     }
     s.copy_row = [logits, first = item.first_row, vocab](int64_t context, float* row) {
       const at::Tensor host = logits[first + context].to(torch::kCPU).contiguous();

@@ -1,7 +1,7 @@
 // Summaries of verified logits computed where the logits are, so that
 // acceptance on a GPU copies to the host a few numbers per row instead of
-// every row: per row its argmax and largest logit, for rows sampled by
-// temperature alone the softmax scale, and the drafted tokens' logits, all
+// every row: per row its argmax and largest logit, and for rows sampled by
+// temperature alone the softmax scale and the drafted tokens' logits, all
 // in one copy. Whole rows follow one at a time, only when the verifier asks
 // for one (LogitSummary::copy_row).
 #pragma once
