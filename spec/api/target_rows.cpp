@@ -19,6 +19,11 @@ void check_shape(int64_t contexts, int64_t vocab) {
 
 }  // namespace
 
+bool needs_whole_row(const SamplingParams& sampling, int64_t vocab) {
+  const bool cut_k = sampling.top_k > 0 && sampling.top_k < vocab;
+  return sampling.greedy() || cut_k || sampling.top_p < 1.0f;
+}
+
 TargetRows::TargetRows(const float* logits, int64_t contexts, int64_t vocab, const SamplingParams& sampling)
     : logits_(logits), vocab_(vocab), sampling_(sampling) {
   SEED_CHECK(logits != nullptr, kInvalidArgument) << "TargetRows: logits is null";
@@ -33,11 +38,6 @@ TargetRows::TargetRows(LogitSummary summary, int64_t vocab, const SamplingParams
   check_shape(static_cast<int64_t>(summary_.contexts.size()), vocab);
   sampling_.validate();
   contexts_.resize(summary_.contexts.size());
-}
-
-bool TargetRows::needs_row() const {
-  const bool cut_k = sampling_.top_k > 0 && sampling_.top_k < vocab_;
-  return sampling_.greedy() || cut_k || sampling_.top_p < 1.0f;
 }
 
 const float* TargetRows::logits_of(int64_t context) const { return logits_ + context * vocab_; }

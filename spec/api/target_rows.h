@@ -52,6 +52,11 @@ struct LogitSummary {
   std::function<void(int64_t context, float* out)> copy_row;
 };
 
+// Whether p at a token needs its context's whole row: greedy (the argmax),
+// a top-k below the vocabulary or a top-p below 1 (their thresholds). By
+// temperature alone, the row's softmax scale is enough.
+bool needs_whole_row(const SamplingParams& sampling, int64_t vocab);
+
 class TargetRows {
  public:
   // logits: [contexts x vocab] row-major, borrowed while this lives.
@@ -81,8 +86,7 @@ class TargetRows {
     SoftmaxScale scale;
     std::vector<float> row;  // empty until row() or a thresholded prob()
   };
-  // Rows whose p at a token needs the whole row (greedy, top-k, top-p).
-  bool needs_row() const;
+  bool needs_row() const { return needs_whole_row(sampling_, vocab_); }
   bool summarised() const { return static_cast<bool>(summary_.copy_row); }
   const float* logits_of(int64_t context) const;
   Context& at(int64_t context);

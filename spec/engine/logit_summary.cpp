@@ -5,15 +5,6 @@
 #include "models/base/error.h"
 
 namespace seed::spec {
-namespace {
-
-// Sampled by temperature alone: p at a token needs the row's scale only.
-bool by_temperature_alone(const SamplingParams& s, int64_t vocab) {
-  const bool cut_k = s.top_k > 0 && s.top_k < vocab;
-  return !s.greedy() && !cut_k && s.top_p >= 1.0f;
-}
-
-}  // namespace
 
 std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::vector<SummaryItem>& items) {
   SEED_CHECK(logits.dim() == 2 && logits.scalar_type() == torch::kFloat, kInternal)
@@ -35,7 +26,7 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
     const int64_t contexts = static_cast<int64_t>(item.draft->tokens.size()) + 1;
     SEED_CHECK(item.first_row >= 0 && item.first_row + contexts <= rows, kInternal)
         << "summarize_logits: rows [" << item.first_row << ", " << item.first_row + contexts << ") outside " << rows;
-    const bool scaled = by_temperature_alone(item.sampling, vocab);
+    const bool scaled = !needs_whole_row(item.sampling, vocab);
     if (scaled) {
       std::fill_n(temperatures.begin() + item.first_row, contexts, item.sampling.temperature);
       any_scale = true;
@@ -92,7 +83,7 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
       }
       s.contexts.push_back(scale);
     }
-    if (by_temperature_alone(item.sampling, vocab)) {
+    if (!needs_whole_row(item.sampling, vocab)) {
       for (size_t j = 0; j < item.draft->tokens.size(); ++j, ++node) {
         s.drafted.push_back({item.draft->parents[j] + 1, item.draft->tokens[j], static_cast<float>(drafted_of[node])});
       }
