@@ -36,7 +36,7 @@ void add_corpus_command(CLI::App& app, const GlobalOptions&) {
       "corpus", "Write Game-of-24 and Blocksworld training corpora as JSONL (prompt, completion)");
   cmd->add_option("--out", options->out, "Output JSONL file")->required();
   cmd->add_option("--kind", options->kind,
-                  "Only this kind: propose, value, cot, prm, next_action, evaluate_action or plan");
+                  "Only this kind: propose, value, cot, prm, prm_states, next_action, evaluate_action or plan");
   cmd->add_option("--seed", c.seed, "Seed; the same seed writes the same corpus")->capture_default_str();
   cmd->add_option("--game24-csv", c.game24_csv,
                   "Tree of Thoughts' 24.csv (puzzles 900-999 are the test split and never used)")
@@ -46,6 +46,9 @@ void add_corpus_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("--game24-cot", c.game24_cot, "Game of 24 chain-of-thought examples")->capture_default_str();
   cmd->add_option("--game24-prm", c.game24_prm, "Game of 24 step-reward examples (a process reward model's)")
       ->capture_default_str();
+  cmd->add_flag("--game24-prm-states", c.game24_prm_states,
+               "Game of 24 step-reward examples for every state one step from each training puzzle, "
+               "and two steps on every state that can make 24 and one that cannot per first step");
   cmd->add_option("--blocksworld-next-action", c.blocksworld_next_action, "Blocksworld next-action examples")
       ->capture_default_str();
   cmd->add_option("--blocksworld-evaluate-action", c.blocksworld_evaluate_action,

@@ -52,11 +52,13 @@ if [ "$which" = all ] || [ "$which" = edd ]; then
   [ "$which" = edd ] && exit 0
 fi
 if [ "$which" = all ] || [ "$which" = prm ]; then
-  # Step rewards labelled by the exact solver (the test puzzles never appear);
-  # prm.json (its step tag and labels) is committed beside the weights.
+  # Step rewards labelled by the exact solver (the test puzzles never appear):
+  # every state one and two steps from the training puzzles, and random paths;
+  # it starts from models/zoo/tiny-target's weights (tiny-prm.train.json's
+  # "init"); prm.json (its step tag and labels) is committed beside them.
   mkdir -p build/zoo
   $seed corpus --out build/zoo/prm-corpus.jsonl --seed 11 --game24-propose 0 --game24-value 0 --game24-cot 0 \
-    --game24-prm 60000 --blocksworld-next-action 0 --blocksworld-evaluate-action 0 --blocksworld-plan 0
+    --game24-prm 20000 --game24-prm-states --blocksworld-next-action 0 --blocksworld-evaluate-action 0 --blocksworld-plan 0
   rm -rf build/zoo/tiny-prm build/zoo/tiny-prm.bf16
   $seed train --config models/zoo/tiny-prm.train.json
   $seed convert --model build/zoo/tiny-prm --out build/zoo/tiny-prm.bf16 --dtype bfloat16

@@ -33,6 +33,7 @@ enum class Stream : uint64_t {
   kPlan = 6,
   kShuffle = 7,
   kPrm = 8,
+  kPrmStates = 9,
 };
 
 constexpr size_t kPuzzleSize = 4;
@@ -77,6 +78,7 @@ class Game24Source {
   }
 
   Game24Solver& solver() { return solver_; }
+  const std::vector<Numbers>& training_puzzles() const { return split_.train; }
 
   // A training puzzle: a random multiset (never a test one) or a CSV row.
   Numbers draw_puzzle(std::mt19937_64& rng) const {
@@ -225,6 +227,44 @@ std::vector<CorpusExample> game24_prm(const CorpusConfig& config, Game24Source& 
   return examples;
 }
 
+// The states a search meets one and two steps into a puzzle, enumerated
+// rather than drawn, so that each set of numbers left is seen under several
+// puzzles. Two numbers can make 24 in about 3 of 100 two-step states; all of
+// those are kept and one dead end per first step, so that both labels are
+// common.
+std::vector<CorpusExample> game24_prm_states(const CorpusConfig& config, Game24Source& source) {
+  if (!config.game24_prm_states) return {};
+  std::mt19937_64 rng = engine(config, Stream::kPrmStates);
+  Game24Solver& solver = source.solver();
+  std::vector<CorpusExample> examples;
+  const auto add = [&](std::string prompt, const Numbers& left) {
+    examples.push_back(game24_example("prm_states", std::move(prompt) + std::string(kGame24PrmTag),
+                                      solver.solvable(left) ? "+" : "-"));
+  };
+  for (const Numbers& puzzle : source.training_puzzles()) {
+    const std::string input = render_prompt(kGame24PrmPrefix, {{"input", numbers_text(puzzle)}});
+    for (const Game24Step& first : game24_next_steps(puzzle)) {
+      const std::string after_first = input + first.text();
+      add(after_first, first.left);
+      const std::string before_second = after_first + std::string(kGame24PrmTag) + "\n";
+      const std::vector<Game24Step> seconds = game24_next_steps(first.left);
+      std::vector<const Game24Step*> dead_ends;
+      for (const Game24Step& second : seconds) {
+        if (solver.solvable(second.left)) {
+          add(before_second + second.text(), second.left);
+        } else {
+          dead_ends.push_back(&second);
+        }
+      }
+      if (!dead_ends.empty()) {
+        const Game24Step& second = *pick(rng, dead_ends);
+        add(before_second + second.text(), second.left);
+      }
+    }
+  }
+  return examples;
+}
+
 // A Blocksworld instance and a legal plan prefix that does not reach the goal.
 struct BlocksDraw {
   BlocksInstance instance;
@@ -328,7 +368,7 @@ std::vector<CorpusExample> blocks_plan(const CorpusConfig& config) {
 }
 
 bool needs_game24(std::string_view kind) {
-  return kind == "propose" || kind == "value" || kind == "cot" || kind == "prm";
+  return kind == "propose" || kind == "value" || kind == "cot" || kind == "prm" || kind == "prm_states";
 }
 
 std::vector<CorpusExample> generate_kind(const CorpusConfig& config, std::string_view kind,
@@ -337,11 +377,12 @@ std::vector<CorpusExample> generate_kind(const CorpusConfig& config, std::string
   if (kind == "value") return game24_value(config, *source);
   if (kind == "cot") return game24_cot(config, *source);
   if (kind == "prm") return game24_prm(config, *source);
+  if (kind == "prm_states") return game24_prm_states(config, *source);
   if (kind == "next_action") return blocks_next_action(config);
   if (kind == "evaluate_action") return blocks_evaluate_action(config);
   if (kind == "plan") return blocks_plan(config);
   SEED_FAIL(kInvalidArgument) << "unknown corpus kind '" << kind
-                              << "'; expected propose, value, cot, prm, next_action, "
+                              << "'; expected propose, value, cot, prm, prm_states, next_action, "
                                  "evaluate_action or plan";
 }
 
@@ -372,8 +413,7 @@ void CorpusConfig::validate() const {
              kInvalidArgument)
       << "corpus: blocks_min..blocks_max = " << blocks_min << ".." << blocks_max
       << "; need 2 <= blocks_min <= blocks_max <= " << kBlocksMax;
-  SEED_CHECK(game24_csv.size() > 0 || game24_propose + game24_value + game24_cot + game24_prm == 0,
-             kInvalidArgument)
+  SEED_CHECK(game24_csv.size() > 0 || !uses_game24(), kInvalidArgument)
       << "corpus: game24 examples need game24_csv (the path of Tree of Thoughts' 24.csv, e.g. " << kGame24CsvPath
       << ")";
 }
@@ -403,12 +443,10 @@ std::vector<CorpusExample> generate_corpus_kind(const CorpusConfig& config, std:
 std::vector<CorpusExample> generate_corpus(const CorpusConfig& config) {
   config.validate();
   std::optional<Game24Source> source;
-  if (config.game24_propose + config.game24_value + config.game24_cot + config.game24_prm > 0) {
-    source.emplace(config);
-  }
+  if (config.uses_game24()) source.emplace(config);
   std::vector<CorpusExample> corpus;
   for (const std::string_view kind :
-       {"propose", "value", "cot", "prm", "next_action", "evaluate_action", "plan"}) {
+       {"propose", "value", "cot", "prm", "prm_states", "next_action", "evaluate_action", "plan"}) {
     if (needs_game24(kind) && !source) continue;
     std::vector<CorpusExample> part = generate_kind(config, kind, source ? &*source : nullptr);
     std::move(part.begin(), part.end(), std::back_inserter(corpus));

@@ -22,6 +22,11 @@
 //                             half the time followed by its Answer line ->
 //                             "+" if the numbers left can still make 24 (the
 //                             answer is right), else "-"
+//   game24 / prm_states       as prm, for every step from each training
+//                             row of 24.csv (three numbers left) and, from
+//                             each of those, every step that leaves two
+//                             numbers that can make 24 and one random step
+//                             that leaves two that cannot
 //   blocksworld / next_action an instance and a plan prefix -> one legal
 //                             action, from an optimal plan 3 times in 4
 //   blocksworld / evaluate_action  prefix + one action -> good (it begins an
@@ -67,6 +72,9 @@ struct CorpusConfig {
   int game24_value = 3000;
   int game24_cot = 2000;
   int game24_prm = 0;  // a process reward model's corpus (models/zoo/tiny-prm)
+  // The enumerated step-reward states (kind prm_states): a few tens of
+  // thousands of examples, so a count would only truncate them.
+  bool game24_prm_states = false;
   int blocksworld_next_action = 700;
   int blocksworld_evaluate_action = 700;
   int blocksworld_plan = 600;
@@ -92,6 +100,10 @@ struct CorpusConfig {
   // outside [0, 100], game24_random_max < 1, game24_propose_lines < 1, a bad
   // block range, or no game24_csv while a game24 count is positive.
   void validate() const;
+  // Whether any Game-of-24 kind is asked for (then game24_csv is read).
+  bool uses_game24() const {
+    return game24_propose + game24_value + game24_cot + game24_prm > 0 || game24_prm_states;
+  }
 };
 
 // ToT's split of 24.csv rows (load_game24_csv): `test` holds rows

@@ -289,6 +289,56 @@ TEST(CorpusRealDataTest, TestPuzzlesOfTheRealCsvNeverAppear) {
   }
 }
 
+// Every step from each training puzzle, and from each of those every step
+// that leaves two numbers that can make 24 and exactly one that leaves two
+// that cannot; each labelled by the solver; no test puzzle.
+TEST(CorpusRealDataTest, PrmStatesAreEveryFirstStepAndTheGoodSecondSteps) {
+  CorpusConfig config = small_config(SEED_GAME24_CSV);
+  config.game24_prm_states = true;
+  const std::vector<CorpusExample> examples = generate_corpus_kind(config, "prm_states");
+  const std::set<std::string> keys = test_keys(SEED_GAME24_CSV);
+  Game24Solver solver;
+  // Per (puzzle, first step): the second steps seen, split by label.
+  std::map<std::string, std::pair<std::set<std::string>, int>> seconds;
+  std::set<std::string> firsts;
+  for (const CorpusExample& e : examples) {
+    ASSERT_EQ(e.kind, "prm_states");
+    const std::vector<std::string> lines = lines_of(e.prompt);
+    ASSERT_TRUE(lines.size() == 2 || lines.size() == 3) << e.prompt;
+    const Numbers puzzle = game24_input(e);
+    EXPECT_EQ(keys.count(numbers_text(puzzle)), 0u) << e.prompt;
+    Numbers state = puzzle;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      ASSERT_EQ(lines[i].substr(lines[i].size() - kGame24PrmTag.size()), kGame24PrmTag) << e.prompt;
+      const StepCheck check = check_step(lines[i].substr(0, lines[i].size() - kGame24PrmTag.size()), state);
+      ASSERT_TRUE(check.valid()) << e.prompt << ": " << check.reason;
+      state = check.step->left;
+    }
+    EXPECT_EQ(e.completion, solver.solvable(state) ? "+" : "-") << e.prompt;
+    const std::string first = lines[0] + "\n" + lines[1];
+    if (lines.size() == 2) {
+      EXPECT_TRUE(firsts.insert(first).second) << "repeated: " << e.prompt;
+    } else if (e.completion == "+") {
+      EXPECT_TRUE(seconds[first].first.insert(lines[2]).second) << "repeated: " << e.prompt;
+    } else {
+      ++seconds[first].second;
+    }
+  }
+  size_t expected_firsts = 0;
+  for (const Numbers& puzzle : split_game24_puzzles(load_game24_csv(SEED_GAME24_CSV)).train) {
+    for (const Game24Step& step : game24_next_steps(puzzle)) {
+      const std::string first = "Input: " + numbers_text(puzzle) + "\n" + step.text() + std::string(kGame24PrmTag);
+      ++expected_firsts;
+      EXPECT_EQ(firsts.count(first), 1u) << first;
+      size_t good = 0, bad = 0;
+      for (const Game24Step& second : game24_next_steps(step.left)) (solver.solvable(second.left) ? good : bad)++;
+      EXPECT_EQ(seconds[first].first.size(), good) << first;
+      EXPECT_EQ(seconds[first].second, bad > 0 ? 1 : 0) << first;
+    }
+  }
+  EXPECT_EQ(firsts.size(), expected_firsts);
+}
+
 TEST_F(CorpusTest, SameSeedGivesAnIdenticalCorpus) {
   const std::vector<CorpusExample> again = generate_corpus(small_config(*csv_));
   ASSERT_EQ(again.size(), corpus_->size());
