@@ -47,8 +47,7 @@ void add_corpus_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("--game24-prm", c.game24_prm, "Game of 24 step-reward examples (a process reward model's)")
       ->capture_default_str();
   cmd->add_flag("--game24-prm-states", c.game24_prm_states,
-               "Game of 24 step-reward examples for every state one step from each training puzzle, "
-               "and two steps on every state that can make 24 and one that cannot per first step");
+               "Game of 24 step-reward examples of the states one and two steps from each training puzzle");
   cmd->add_option("--blocksworld-next-action", c.blocksworld_next_action, "Blocksworld next-action examples")
       ->capture_default_str();
   cmd->add_option("--blocksworld-evaluate-action", c.blocksworld_evaluate_action,
