@@ -19,11 +19,6 @@ void check_shape(int64_t contexts, int64_t vocab) {
 
 }  // namespace
 
-bool needs_whole_row(const SamplingParams& sampling, int64_t vocab) {
-  const bool cut_k = sampling.top_k > 0 && sampling.top_k < vocab;
-  return sampling.greedy() || cut_k || sampling.top_p < 1.0f;
-}
-
 TargetRows::TargetRows(const float* logits, int64_t contexts, int64_t vocab, const SamplingParams& sampling)
     : logits_(logits), vocab_(vocab), sampling_(sampling) {
   SEED_CHECK(logits != nullptr, kInvalidArgument) << "TargetRows: logits is null";
@@ -34,10 +29,15 @@ TargetRows::TargetRows(const float* logits, int64_t contexts, int64_t vocab, con
 
 TargetRows::TargetRows(LogitSummary summary, int64_t vocab, const SamplingParams& sampling)
     : summary_(std::move(summary)), vocab_(vocab), sampling_(sampling) {
-  SEED_CHECK(summarised(), kInvalidArgument) << "TargetRows: the logit summary has no copy_row";
+  SEED_CHECK(summarised(), kInvalidArgument) << "TargetRows: the logit summary has no rows";
   check_shape(static_cast<int64_t>(summary_.contexts.size()), vocab);
   sampling_.validate();
   contexts_.resize(summary_.contexts.size());
+}
+
+bool TargetRows::needs_row() const {
+  const bool cut_k = sampling_.top_k > 0 && sampling_.top_k < vocab_;
+  return sampling_.greedy() || cut_k || sampling_.top_p < 1.0f;
 }
 
 const float* TargetRows::logits_of(int64_t context) const { return logits_ + context * vocab_; }
@@ -48,51 +48,52 @@ TargetRows::Context& TargetRows::at(int64_t context) {
   return contexts_[static_cast<size_t>(context)];
 }
 
-const SoftmaxScale& TargetRows::summary_of(int64_t context) const {
+const RowSummary& TargetRows::summary_of(int64_t context) const {
   SEED_CHECK(context >= 0 && context < this->contexts(), kInvalidArgument)
       << "TargetRows: context " << context << " outside [0, " << this->contexts() << ")";
-  const SoftmaxScale& s = summary_.contexts[static_cast<size_t>(context)];
-  SEED_CHECK(std::isfinite(s.max_logit), kInvalidArgument)
-      << "the largest logit of context " << context << " is " << s.max_logit
+  const RowSummary& s = summary_.contexts[static_cast<size_t>(context)];
+  SEED_CHECK(std::isfinite(s.softmax.max_logit), kInvalidArgument)
+      << "the largest logit of context " << context << " is " << s.softmax.max_logit
       << "; the model produced non-finite values or masked every token";
-  SEED_CHECK(needs_row() || s.scale > 0.0f, kInternal)
-      << "TargetRows: the summary of context " << context << " has no softmax scale for temperature sampling";
+  SEED_CHECK(sampling_.greedy() || s.softmax.scale > 0.0f, kInternal)
+      << "TargetRows: the summary of context " << context << " has no softmax scale for sampling";
   return s;
 }
 
+float TargetRows::summary_prob(const RowSummary& s, int32_t token, float logit) const {
+  if (!s.keeps(token, logit)) return 0.0f;
+  return exp_nonpositive((logit - s.softmax.max_logit) / sampling_.temperature) * s.softmax.scale;
+}
+
 void TargetRows::summary_row(int64_t context, std::vector<float>& row) const {
-  const SoftmaxScale& s = summary_of(context);
+  const RowSummary& s = summary_of(context);
   if (sampling_.greedy()) {
     std::fill(row.begin(), row.end(), 0.0f);
-    row[static_cast<size_t>(s.argmax)] = 1.0f;
+    row[static_cast<size_t>(s.softmax.argmax)] = 1.0f;
     return;
   }
-  if (needs_row()) {
-    std::vector<float> logits(static_cast<size_t>(vocab_));
-    summary_.copy_row(context, logits.data());
-    sampling_distribution(logits.data(), vocab_, sampling_, row.data());
-    return;
-  }
-  // p(x) as prob() computes it at drafted tokens, with the summary's scale.
-  summary_.copy_row(context, row.data());
-  for (float& x : row) x = exp_nonpositive((x - s.max_logit) / sampling_.temperature) * s.scale;
+  // p(x) as prob() computes it at single tokens, from the summary.
+  summary_.rows->copy_row(summary_.first_row + context, row.data());
+  for (int32_t v = 0; v < vocab_; ++v) row[static_cast<size_t>(v)] = summary_prob(s, v, row[static_cast<size_t>(v)]);
 }
 
 float TargetRows::prob(int64_t context, int32_t token) {
   SEED_CHECK(token >= 0 && token < vocab_, kInvalidArgument)
       << "TargetRows: token " << token << " outside the vocab [0, " << vocab_ << ")";
-  if (needs_row()) return row(context)[token];
   Context& c = at(context);
   if (!c.row.empty()) return c.row[static_cast<size_t>(token)];
   if (summarised()) {
-    const SoftmaxScale& s = summary_of(context);
-    for (const DraftedLogit& d : summary_.drafted) {
-      if (d.context == context && d.token == token) {
-        return exp_nonpositive((d.logit - s.max_logit) / sampling_.temperature) * s.scale;
-      }
-    }
+    if (sampling_.greedy()) return row(context)[token];
+    const RowSummary& s = summary_of(context);
+    const auto& logits = summary_.token_logits;
+    const auto it = std::lower_bound(logits.begin(), logits.end(), TokenLogit{context, token},
+                                     [](const TokenLogit& a, const TokenLogit& b) {
+                                       return a.context != b.context ? a.context < b.context : a.token < b.token;
+                                     });
+    if (it != logits.end() && it->context == context && it->token == token) return summary_prob(s, token, it->logit);
     return row(context)[token];
   }
+  if (needs_row()) return row(context)[token];
   if (!c.scaled) {
     c.scale = softmax_scale(logits_of(context), vocab_, sampling_.temperature);
     c.scaled = true;
@@ -114,8 +115,49 @@ const float* TargetRows::row(int64_t context) {
 }
 
 int32_t TargetRows::argmax(int64_t context) {
-  if (summarised() && sampling_.greedy()) return summary_of(context).argmax;
+  if (summarised() && sampling_.greedy()) return summary_of(context).softmax.argmax;
   return seed::argmax(row(context), vocab_);
+}
+
+RowDraw TargetRows::row_draw(const FinalDraw& draw) const {
+  return {summary_.first_row + draw.context, sampling_.temperature, summary_of(draw.context), &draw.residual, draw.u};
+}
+
+int32_t TargetRows::draw(const FinalDraw& draw) {
+  if (draws_remotely()) return summary_.rows->draw({row_draw(draw)}).front();
+  const float* p = row(draw.context);
+  const Residual& r = draw.residual;
+  if (r.is_p()) return sample_from(p, vocab_, draw.u);
+  std::vector<float> residual(static_cast<size_t>(vocab_));
+  for (int64_t v = 0; v < vocab_; ++v) residual[static_cast<size_t>(v)] = static_cast<float>(r.rest * p[v]);
+  for (size_t j = 0; j < r.ids.size(); ++j) residual[static_cast<size_t>(r.ids[j])] = static_cast<float>(r.values[j]);
+  return sample_from(residual.data(), vocab_, draw.u);
+}
+
+std::vector<int32_t> draw_final_tokens(const std::vector<TargetRows*>& targets,
+                                       const std::vector<const FinalDraw*>& draws) {
+  SEED_CHECK(targets.size() == draws.size(), kInternal)
+      << "draw_final_tokens: " << targets.size() << " targets for " << draws.size() << " draws";
+  std::vector<int32_t> tokens(draws.size(), -1);
+  // Per LogitRows, the draws made there and whose they are.
+  std::vector<std::pair<const LogitRows*, std::vector<size_t>>> remote;
+  for (size_t i = 0; i < draws.size(); ++i) {
+    if (!targets[i]->draws_remotely()) {
+      tokens[i] = targets[i]->draw(*draws[i]);
+      continue;
+    }
+    const LogitRows* rows = targets[i]->summary_.rows.get();
+    auto group = std::find_if(remote.begin(), remote.end(), [rows](const auto& g) { return g.first == rows; });
+    if (group == remote.end()) group = remote.insert(remote.end(), {rows, {}});
+    group->second.push_back(i);
+  }
+  for (const auto& [rows, members] : remote) {
+    std::vector<RowDraw> batch;
+    for (const size_t i : members) batch.push_back(targets[i]->row_draw(*draws[i]));
+    const std::vector<int32_t> drawn = rows->draw(batch);
+    for (size_t j = 0; j < members.size(); ++j) tokens[members[j]] = drawn[j];
+  }
+  return tokens;
 }
 
 }  // namespace seed::spec

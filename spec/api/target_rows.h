@@ -3,9 +3,10 @@
 //
 // p is the request's transformation of the target's logits
 // (sampling_distribution: temperature, top-k, top-p; greedy: one-hot at the
-// argmax). Acceptance reads p at the drafted tokens only, and the whole row
-// only where a rejection builds the residual or the bonus is drawn. So a
-// context with temperature alone costs two passes over its logits (their
+// argmax). Acceptance reads p at single tokens only (the drafted ones, and
+// after a rejection the support of q: verifier.cpp keeps its residuals
+// sparse), and a whole row only where the verdict's last token is drawn. So
+// a context with temperature alone costs two passes over its logits (their
 // max, the mass of their exponentials) and then O(1) per token: the row's
 // softmax scale, the same numbers the dense row is made of, so p(x) is bit
 // for bit what sampling_distribution writes. A top-k or top-p context needs
@@ -14,48 +15,95 @@
 // reaches cost nothing.
 //
 // The logits are either rows in host memory or a LogitSummary: what the
-// device holding them computed, with whole rows copied on demand. From a
-// summary, greedy acceptance and p at drafted tokens under temperature
-// alone read no row at all; a row is copied for a rejection's residual,
-// the bonus draw of a sampled context, or a top-k/top-p threshold, and is
-// then built with the summary's scale, so p(x) and the row agree bit for bit.
+// device holding them computed. From a summary no row is read: p at the
+// tokens acceptance reads comes from the summary (with top-k/top-p's cut,
+// RowSummary), and the last token is drawn where the logits are
+// (LogitRows::draw). A row is copied only when asked for (row()).
 //
 // Torch-free. Not thread-safe (it caches per context); one verify at a time.
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <vector>
 
 #include "models/base/sampling.h"
 
 namespace seed::spec {
 
-// A drafted token's logit at the context it was drafted in.
-struct DraftedLogit {
+// A token's logit at one context.
+struct TokenLogit {
   int64_t context = 0;
   int32_t token = 0;
   float logit = 0.0f;
 };
 
-// One draft's logits as the device that holds them summarises them.
-struct LogitSummary {
-  // Per context: the argmax (ties to the lower id), its logit, and, for
-  // sampling by temperature alone, 1 / the mass of the scaled exponentials
-  // (else 0). A NaN or infinite max_logit marks a row no distribution can
-  // come from.
-  std::vector<SoftmaxScale> contexts;
-  // Each drafted token's logit, for sampling by temperature alone (the
-  // only rule that reads p at a token without its row).
-  std::vector<DraftedLogit> drafted;
-  // Writes the logits row of a context (vocab floats) into `out`.
-  std::function<void(int64_t context, float* out)> copy_row;
+// The residual of p at one context after rejections (verifier.h):
+// r(v) = rest * p(v), except r(ids[j]) = values[j]. Default: p itself.
+struct Residual {
+  double rest = 1.0;
+  std::vector<int32_t> ids;
+  std::vector<double> values;
+  bool is_p() const { return ids.empty() && rest == 1.0; }
 };
 
-// Whether p at a token needs its context's whole row: greedy (the argmax),
-// a top-k below the vocabulary or a top-p below 1 (their thresholds). By
-// temperature alone, the row's softmax scale is enough.
-bool needs_whole_row(const SamplingParams& sampling, int64_t vocab);
+// The token that ends a verdict: drawn from `residual` of p at `context` by
+// inverse CDF in vocabulary order (sample_from) with the uniform u.
+struct FinalDraw {
+  int64_t context = 0;
+  Residual residual;
+  double u = 0.0;
+};
+
+// What the device holding a row of logits reports of it. For sampled
+// requests p(v) = exp_nonpositive((logit(v) - max_logit) / temperature) *
+// scale for the tokens top-k and top-p keep, else 0.
+struct RowSummary {
+  // The argmax (ties to the lower id), its logit, and 1 / the mass of the
+  // kept tokens' scaled exponentials (0 for greedy requests). A NaN or
+  // infinite max_logit marks a row no distribution can come from.
+  SoftmaxScale softmax;
+  // Under top-k or top-p, the last token kept in the order by descending
+  // logit, ties to the lower id, and its logit; -1: every token is kept.
+  int32_t last_kept = -1;
+  float last_kept_logit = 0.0f;
+  // Whether top-k and top-p keep `token`, whose logit is `logit`.
+  bool keeps(int32_t token, float logit) const {
+    return last_kept < 0 || logit > last_kept_logit || (logit == last_kept_logit && token <= last_kept);
+  }
+};
+
+// A row of logits to draw from where it lies, with its summary.
+struct RowDraw {
+  int64_t row = 0;
+  float temperature = 1.0f;
+  RowSummary summary;
+  const Residual* residual = nullptr;
+  double u = 0.0;
+};
+
+// Rows of logits that stay where they were computed (a GPU's memory).
+class LogitRows {
+ public:
+  virtual ~LogitRows() = default;
+  // Writes row `row` (vocab floats) into `out`.
+  virtual void copy_row(int64_t row, float* out) const = 0;
+  // Per draw, the token drawn from its residual of p (as RowSummary
+  // defines it from the row), as sample_from draws: every draw computed
+  // where the rows are, one copy of the tokens back.
+  virtual std::vector<int32_t> draw(const std::vector<RowDraw>& draws) const = 0;
+};
+
+// One draft's logits as the device that holds them summarises them.
+struct LogitSummary {
+  std::vector<RowSummary> contexts;
+  // For sampled requests: the logits at each drafted token and at the
+  // support of each context's q, sorted by (context, token).
+  std::vector<TokenLogit> token_logits;
+  // Where the rows are; context c is row first_row + c of `rows`.
+  std::shared_ptr<const LogitRows> rows;
+  int64_t first_row = 0;
+};
 
 class TargetRows {
  public:
@@ -63,7 +111,7 @@ class TargetRows {
   // Throws kInvalidArgument naming the argument if logits is null, contexts
   // < 1, vocab outside [1, 2^31), or sampling invalid.
   TargetRows(const float* logits, int64_t contexts, int64_t vocab, const SamplingParams& sampling);
-  // From a summary of contexts.size() contexts (>= 1) with copy_row set;
+  // From a summary of contexts.size() contexts (>= 1) with its rows set;
   // throws kInvalidArgument as above.
   TargetRows(LogitSummary summary, int64_t vocab, const SamplingParams& sampling);
 
@@ -79,6 +127,10 @@ class TargetRows {
   const float* row(int64_t context);
   // argmax p at `context` (ties to the lower id): greedy's choice.
   int32_t argmax(int64_t context);
+  // The token `draw` gives: from its residual's row, built here from p's
+  // row, or, from a summary of rows sampled by temperature alone, drawn
+  // where the logits are (LogitRows::draw).
+  int32_t draw(const FinalDraw& draw);
 
  private:
   struct Context {
@@ -86,13 +138,24 @@ class TargetRows {
     SoftmaxScale scale;
     std::vector<float> row;  // empty until row() or a thresholded prob()
   };
-  bool needs_row() const { return needs_whole_row(sampling_, vocab_); }
-  bool summarised() const { return static_cast<bool>(summary_.copy_row); }
+  // From host logits, whether p at a token needs its context's whole row:
+  // greedy (the argmax), a top-k below the vocabulary or a top-p below 1
+  // (their thresholds). By temperature alone, the row's softmax scale is
+  // enough.
+  bool needs_row() const;
+  bool summarised() const { return summary_.rows != nullptr; }
+  // Draws are made where the rows are: no row crosses to the host.
+  bool draws_remotely() const { return summarised() && !sampling_.greedy(); }
+  RowDraw row_draw(const FinalDraw& draw) const;
+  friend std::vector<int32_t> draw_final_tokens(const std::vector<TargetRows*>& targets,
+                                                const std::vector<const FinalDraw*>& draws);
   const float* logits_of(int64_t context) const;
   Context& at(int64_t context);
   // The summary's numbers for `context`; throws for a row no distribution
   // can come from.
-  const SoftmaxScale& summary_of(int64_t context) const;
+  const RowSummary& summary_of(int64_t context) const;
+  // summarised(): p at `token`, whose logit is `logit`.
+  float summary_prob(const RowSummary& s, int32_t token, float logit) const;
   // summarised(): the row built from the summary and a copied logits row.
   void summary_row(int64_t context, std::vector<float>& row) const;
 
@@ -102,5 +165,10 @@ class TargetRows {
   SamplingParams sampling_;
   std::vector<Context> contexts_;
 };
+
+// The token of each draws[i] from *targets[i], as TargetRows::draw gives
+// it; the draws made where the logits are go in one batch per LogitRows.
+std::vector<int32_t> draw_final_tokens(const std::vector<TargetRows*>& targets,
+                                       const std::vector<const FinalDraw*>& draws);
 
 }  // namespace seed::spec

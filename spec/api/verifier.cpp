@@ -49,6 +49,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "models/base/error.h"
@@ -136,7 +137,7 @@ int32_t next_child(const DraftTree& draft, int32_t context, int32_t from) {
 
 // Greedy: accept the first child equal to argmax p[c]; the bonus is argmax p
 // at the context where no child matches.
-void walk_greedy(const VerifyRequest& request, Verdict& verdict) {
+void walk_greedy(const VerifyRequest& request, Walk& walk) {
   const DraftTree& draft = *request.draft;
   const int32_t n = static_cast<int32_t>(draft.tokens.size());
   int32_t context = 0;
@@ -147,36 +148,51 @@ void walk_greedy(const VerifyRequest& request, Verdict& verdict) {
       child = next_child(draft, context, child + 1);
     }
     if (child == n) {
-      verdict.bonus = best;
+      walk.bonus = best;
       return;
     }
-    verdict.accepted.push_back(child);
+    walk.accepted.push_back(child);
     context = child + 1;
   }
 }
 
-// Replaces `residual` by norm(max(0, r - q)) for a rejected candidate x
-// (q = one-hot at x when `q` is null) and returns the row to test the next
-// sibling against: the residual, or p_row if the residual is rounding noise
-// (kMinResidualMass). `r` may alias residual's data. q is zero off its
-// support, where max(0, r - q) = r: only the support is subtracted.
-const float* subtract_rejected(const float* r, const DraftRow* q, int32_t x, const float* p_row, int64_t vocab,
-                               std::vector<float>& residual) {
-  if (r != residual.data()) residual.assign(r, r + vocab);
-  if (q == nullptr) {
-    float& value = residual[static_cast<size_t>(x)];
-    value = std::max(0.0f, value - 1.0f);
-  } else {
-    for (size_t j = 0; j < q->ids.size(); ++j) {
-      float& value = residual[static_cast<size_t>(q->ids[j])];
-      value = std::max(0.0f, value - q->probs[j]);
-    }
+// r(v), reading p at v only where r is p's multiple.
+double residual_at(const Residual& r, TargetRows& p, int64_t context, int32_t v) {
+  for (size_t j = 0; j < r.ids.size(); ++j) {
+    if (r.ids[j] == v) return r.values[j];
   }
-  double mass = 0.0;
-  for (const float value : residual) mass += value;
-  if (!(mass > kMinResidualMass)) return p_row;
-  for (float& value : residual) value = static_cast<float>(value / mass);
-  return residual.data();
+  return r.rest * p.prob(context, v);
+}
+
+// Replaces r by norm(max(0, r - q)) for a rejected candidate x (q = one-hot
+// at x when `q` is null). q is zero off its support, where max(0, r - q) =
+// r: only the support changes, and as r sums to 1 the new mass is 1 less
+// what the subtraction took there, so no row is read. A mass below
+// kMinResidualMass is rounding noise: r becomes p.
+void subtract_rejected(Residual& r, TargetRows& p, int64_t context, const DraftRow* q, int32_t x) {
+  double taken = 0.0;
+  const auto subtract = [&](int32_t v, double q_v) {
+    size_t j = static_cast<size_t>(std::find(r.ids.begin(), r.ids.end(), v) - r.ids.begin());
+    if (j == r.ids.size()) {
+      r.ids.push_back(v);
+      r.values.push_back(r.rest * p.prob(context, v));
+    }
+    const double after = std::max(0.0, r.values[j] - q_v);
+    taken += r.values[j] - after;
+    r.values[j] = after;
+  };
+  if (q == nullptr) {
+    subtract(x, 1.0);
+  } else {
+    for (size_t j = 0; j < q->ids.size(); ++j) subtract(q->ids[j], q->probs[j]);
+  }
+  const double mass = 1.0 - taken;
+  if (!(mass > kMinResidualMass)) {
+    r = Residual{};
+    return;
+  }
+  r.rest /= mass;
+  for (double& value : r.values) value /= mass;
 }
 
 // q with x removed and renormalised into `out` (which `q` may alias).
@@ -195,21 +211,18 @@ const DraftRow* remove_token(const DraftRow& q, int32_t x, DraftRow& out) {
 
 // Sampling / tree: SpecInfer's multi-candidate recursive rejection, one
 // context at a time from the prefix (see the comment at the top). Until a
-// rejection the residual is p itself, read at the candidates only; the
-// first rejection at a context materialises the row.
-void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
+// rejection the residual is p itself.
+void walk_sampling(const VerifyRequest& request, Walk& walk) {
   const DraftTree& draft = *request.draft;
   TargetRows& p = *request.target;
   const int32_t n = static_cast<int32_t>(draft.tokens.size());
-  const int64_t vocab = p.vocab();
-  std::vector<float> residual;  // filled on the first rejection only
-  DraftRow q_left;              // without replacement: q less the rejected siblings
+  DraftRow q_left;  // without replacement: q less the rejected siblings
   int32_t context = 0;
   uint32_t depth = 0;  // tokens between the prefix and `context`
   for (;;) {
     const DraftRow* q = draft.deterministic ? nullptr : &draft.q[static_cast<size_t>(context)];
     const uint32_t position = request.base_position + depth;
-    const float* r = nullptr;  // the current residual; null: p, until a rejection
+    Residual r;
     // Without replacement: q without the rejected siblings, renormalised
     // (copied on the first rejection).
     const bool shrink = q != nullptr && draft.without_replacement;
@@ -223,22 +236,20 @@ void walk_sampling(const VerifyRequest& request, Verdict& verdict) {
           << "draft node " << child << " repeats token " << x
           << " of an earlier sibling; children drawn without replacement are distinct";
       const double u = uniform({request.seed, request.request, position, RngPurpose::kAccept, rank});
-      const float r_x = r != nullptr ? r[x] : p.prob(context, x);
       // u < min(1, r(x) / q(x))  <=>  u * q(x) < r(x), for u in [0, 1), q(x) > 0.
-      if (u * q_x < static_cast<double>(r_x)) {
+      if (u * q_x < residual_at(r, p, context, x)) {
         accepted = child;
         break;
       }
-      const float* p_row = p.row(context);
-      r = subtract_rejected(r != nullptr ? r : p_row, q, x, p_row, vocab, residual);
+      subtract_rejected(r, p, context, q, x);
       if (shrink) q = remove_token(*q, x, q_left);
     }
     if (accepted == n) {
       const double u = uniform({request.seed, request.request, position, RngPurpose::kResample, 0});
-      verdict.bonus = sample_from(r != nullptr ? r : p.row(context), vocab, u);
+      walk.draw = FinalDraw{context, std::move(r), u};
       return;
     }
-    verdict.accepted.push_back(accepted);
+    walk.accepted.push_back(accepted);
     context = accepted + 1;
     ++depth;
   }
@@ -268,20 +279,31 @@ TopTokens top_entries(const float* probs, int64_t vocab, int k) {
   return top;
 }
 
-Verdict verify(const VerifyRequest& request) {
+Walk walk(const VerifyRequest& request) {
   check_request(request);
-  Verdict verdict;
+  Walk walk;
   if (request.target->sampling().greedy()) {
-    walk_greedy(request, verdict);
+    walk_greedy(request, walk);
   } else {
-    walk_sampling(request, verdict);
+    walk_sampling(request, walk);
   }
+  return walk;
+}
+
+Verdict verdict_of(const DraftTree& draft, Walk walk, int32_t last) {
+  Verdict verdict;
+  verdict.accepted = std::move(walk.accepted);
+  verdict.bonus = last;
   verdict.tokens.reserve(verdict.accepted.size() + 1);
-  for (const int32_t node : verdict.accepted) {
-    verdict.tokens.push_back(request.draft->tokens[static_cast<size_t>(node)]);
-  }
-  verdict.tokens.push_back(verdict.bonus);
+  for (const int32_t node : verdict.accepted) verdict.tokens.push_back(draft.tokens[static_cast<size_t>(node)]);
+  verdict.tokens.push_back(last);
   return verdict;
+}
+
+Verdict verify(const VerifyRequest& request) {
+  Walk w = walk(request);
+  const int32_t last = w.draw ? request.target->draw(*w.draw) : w.bonus;
+  return verdict_of(*request.draft, std::move(w), last);
 }
 
 }  // namespace seed::spec

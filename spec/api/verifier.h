@@ -37,6 +37,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/base/counter_rng.h"
@@ -119,25 +120,42 @@ struct VerifyRequest {
   uint32_t base_position = 0;  // absolute position of the prefix's next token
 };
 
+// Acceptance up to the verdict's last token: the accepted path, and where
+// the token after it comes from.
+struct Walk {
+  std::vector<int32_t> accepted;   // node indices of the accepted path, root first
+  int32_t bonus = -1;              // greedy: argmax p after the path
+  std::optional<FinalDraw> draw;   // sampling: the draw that gives it
+};
+
 // Applies the rule `request.sampling` implies (greedy or tree/sampling),
 // walking from context 0 and trying each context's children in index order
-// (rank 0, 1, ... = the order the drafter drew them).
-// The target's rows are read lazily: p at each drafted token of the
-// contexts the walk reaches, and a whole row only where a rejection builds
-// the residual or the bonus is drawn (TargetRows).
+// (rank 0, 1, ... = the order the drafter drew them), and stops before the
+// last token's draw. The target's rows are read lazily: p at each drafted
+// token of the contexts the walk reaches and, after a rejection, at the
+// support of q (the residual is kept sparse: Residual); no whole row.
 // REQUIRES: q rows (non-deterministic drafts) sum to 1; the
 // children of a context were drawn i.i.d. from its q row, or without
 // replacement when draft.without_replacement, or proposed
 // deterministically. Float rounding can leave a
 // residual with no mass where exact arithmetic never reaches one; the token
 // is then drawn from p (verifier.cpp says why that is harmless).
-// Returns at least one token (the bonus). Throws kInvalidArgument, naming
+// The verdict has at least one token (the last). Throws kInvalidArgument, naming
 // the field, if the request is malformed: draft or target null, target
 // rows not n + 1, tokens and parents of different sizes, a parent not
 // earlier (parents[i] < i), a token outside [0, vocab), q not n + 1 rows
 // (or not empty when deterministic), a q row whose ids and probs differ in
 // size or name a token outside [0, vocab), q(x) = 0 for a proposed x, or a
 // token repeated among siblings drawn without replacement.
+Walk walk(const VerifyRequest& request);
+
+// The verdict of `walk` on `draft`, with `last` the token after its path
+// (walk.bonus, or what walk.draw gives).
+Verdict verdict_of(const DraftTree& draft, Walk walk, int32_t last);
+
+// walk(), the last token drawn by the target (TargetRows::draw), and
+// verdict_of(). An engine verifying many drafts walks each and draws their
+// last tokens together (draw_final_tokens).
 Verdict verify(const VerifyRequest& request);
 
 }  // namespace seed::spec

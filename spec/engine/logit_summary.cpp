@@ -1,10 +1,116 @@
 #include "spec/engine/logit_summary.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <utility>
 
 #include "models/base/error.h"
 
 namespace seed::spec {
+namespace {
+
+template <typename T>
+at::Tensor on_host(const std::vector<T>& values, torch::Dtype dtype) {
+  return torch::tensor(values, torch::TensorOptions().dtype(dtype));
+}
+
+// The rows of one verified forward, where the forward left them.
+class DeviceRows : public LogitRows {
+ public:
+  explicit DeviceRows(at::Tensor logits) : logits_(std::move(logits)) {}
+
+  void copy_row(int64_t row, float* out) const override {
+    const at::Tensor host = logits_[row].to(torch::kCPU).contiguous();
+    std::memcpy(out, host.data_ptr<float>(), static_cast<size_t>(logits_.size(1)) * sizeof(float));
+  }
+
+  std::vector<int32_t> draw(const std::vector<RowDraw>& draws) const override;
+
+ private:
+  at::Tensor logits_;
+};
+
+std::vector<int32_t> DeviceRows::draw(const std::vector<RowDraw>& draws) const {
+  if (draws.empty()) return {};
+  torch::NoGradGuard no_grad;
+  const int64_t count = static_cast<int64_t>(draws.size()), vocab = logits_.size(1);
+  // One upload: per draw its row, largest logit, temperature, scale, rest
+  // and uniform; then (draw, token, value) per entry of the residuals. Every
+  // number is exact in double.
+  constexpr int64_t kPerDraw = 8;
+  std::vector<double> packed;
+  int64_t entries = 0;
+  for (const RowDraw& d : draws) {
+    const RowSummary& s = d.summary;
+    packed.insert(packed.end(), {static_cast<double>(d.row), s.softmax.max_logit, d.temperature, s.softmax.scale,
+                                 d.residual->rest, d.u, static_cast<double>(s.last_kept), s.last_kept_logit});
+    entries += static_cast<int64_t>(d.residual->ids.size());
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    const Residual& r = *draws[static_cast<size_t>(i)].residual;
+    for (size_t j = 0; j < r.ids.size(); ++j) packed.insert(packed.end(), {double(i), double(r.ids[j]), r.values[j]});
+  }
+  const at::Tensor all = on_host(packed, torch::kDouble).to(logits_.device());
+  const at::Tensor per_draw = all.narrow(0, 0, kPerDraw * count).view({count, kPerDraw});
+  const auto column = [&](int64_t c, torch::Dtype dtype) { return per_draw.select(1, c).to(dtype).unsqueeze(1); };
+
+  // p as RowSummary defines it: exp_nonpositive is 0 below -87, and the
+  // tokens top-k and top-p drop are 0.
+  const at::Tensor rows = logits_.index_select(0, per_draw.select(1, 0).to(torch::kLong));
+  const at::Tensor ids = torch::arange(vocab, torch::TensorOptions().dtype(torch::kLong).device(rows.device()));
+  const at::Tensor z = (rows - column(1, torch::kFloat)) / column(2, torch::kFloat);
+  const at::Tensor last_kept = column(6, torch::kLong), last_kept_logit = column(7, torch::kFloat);
+  const at::Tensor kept =
+      (last_kept < 0) | (rows > last_kept_logit) | ((rows == last_kept_logit) & (ids.unsqueeze(0) <= last_kept));
+  const at::Tensor p = z.exp().masked_fill_(z < -87.0f, 0.0f).masked_fill_(kept.logical_not(), 0.0f) *
+                       column(3, torch::kFloat);
+  at::Tensor r = (p.to(torch::kDouble) * column(4, torch::kDouble)).to(torch::kFloat);
+  if (entries > 0) {
+    const at::Tensor e = all.narrow(0, kPerDraw * count, 3 * entries).view({entries, 3});
+    r.index_put_({e.select(1, 0).to(torch::kLong), e.select(1, 1).to(torch::kLong)}, e.select(1, 2).to(torch::kFloat));
+  }
+  // sample_from: the first token whose running sum exceeds u times the
+  // mass; the last token with mass where the sum ends a rounding short.
+  const at::Tensor cumulative = r.to(torch::kDouble).cumsum(1);
+  const at::Tensor target = cumulative.select(1, vocab - 1).unsqueeze(1) * column(5, torch::kDouble);
+  const at::Tensor first = (cumulative <= target).sum(1);
+  const at::Tensor last = std::get<0>(torch::where(r > 0, ids, torch::full_like(ids, -1)).max(1));
+  const at::Tensor tokens = torch::minimum(first, last).to(torch::kCPU, torch::kInt).contiguous();
+
+  std::vector<int32_t> out(tokens.data_ptr<int32_t>(), tokens.data_ptr<int32_t>() + count);
+  for (size_t i = 0; i < out.size(); ++i) {
+    SEED_CHECK(out[i] >= 0, kInternal) << "draw from row " << draws[i].row << ": the residual has no mass";
+  }
+  return out;
+}
+
+// For rows sampled under top-k or top-p, what they keep, as
+// sampling_distribution cuts (RowSummary): per row the mass kept, the last
+// token kept and its logit. params: per row its (row, temperature, top_k or
+// vocab, top_p). One [3 x rows] tensor, where the logits are.
+at::Tensor cut_rows(const at::Tensor& logits, const std::vector<double>& params) {
+  const int64_t vocab = logits.size(1);
+  const at::Tensor per_row = on_host(params, torch::kDouble).to(logits.device()).view({-1, 4});
+  const auto column = [&](int64_t c, torch::Dtype dtype) { return per_row.select(1, c).to(dtype).unsqueeze(1); };
+  // By descending logit, ties to the lower id (a stable sort).
+  const auto [sorted, order] =
+      logits.index_select(0, per_row.select(1, 0).to(torch::kLong)).sort(/*stable=*/true, 1, /*descending=*/true);
+  const at::Tensor z = (sorted - sorted.narrow(1, 0, 1)) / column(1, torch::kFloat);
+  const at::Tensor ranks = torch::arange(vocab, torch::TensorOptions().dtype(torch::kLong).device(logits.device()));
+  const at::Tensor top_k = column(2, torch::kLong), top_p = column(3, torch::kDouble);
+  const at::Tensor mass =
+      z.exp().masked_fill_(z < -87.0f, 0.0f).masked_fill_(ranks >= top_k, 0.0f).to(torch::kDouble).cumsum(1);
+  // The nucleus: the smallest prefix whose mass reaches top_p of what top-k
+  // kept (at least one token; all that top-k kept if rounding falls short).
+  const at::Tensor reach = (mass < top_p * mass.narrow(1, vocab - 1, 1)).sum(1, /*keepdim=*/true) + 1;
+  const at::Tensor last = torch::where(top_p < 1.0, torch::minimum(reach, top_k), top_k) - 1;
+  return torch::cat({mass.gather(1, last), sorted.gather(1, last).to(torch::kDouble), order.gather(1, last).to(torch::kDouble)}, 1)
+      .t()
+      .contiguous();
+}
+
+}  // namespace
 
 std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::vector<SummaryItem>& items) {
   SEED_CHECK(logits.dim() == 2 && logits.scalar_type() == torch::kFloat, kInternal)
@@ -12,41 +118,72 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
       << logits.scalar_type();
   torch::NoGradGuard no_grad;
   const int64_t rows = logits.size(0), vocab = logits.size(1);
-  const auto on_host = [](const auto& values, torch::Dtype dtype) {
-    return torch::tensor(values, torch::TensorOptions().dtype(dtype));
-  };
 
-  // Per row, the temperature its scale is wanted at (0: no scale); per
-  // drafted node of those rows, its row and token. Greedy acceptance reads
-  // the argmax only, and top-k/top-p rows are copied whole.
+  // Per row of a sampled item, its temperature (0: greedy, no scale); per
+  // row cut by top-k or top-p, its cut (cut_rows); per sampled item, the
+  // (context, token) pairs acceptance reads p at: the drafted tokens and
+  // q's support. Greedy acceptance reads the argmax only.
   std::vector<float> temperatures(static_cast<size_t>(rows), 0.0f);
-  std::vector<int64_t> node_rows, node_tokens;
+  std::vector<double> cut_params;
+  std::vector<int64_t> cut_of(static_cast<size_t>(rows), -1);  // per row, its index among the cut rows
+  std::vector<std::vector<TokenLogit>> read(items.size());
   bool any_scale = false;
-  for (const SummaryItem& item : items) {
-    const int64_t contexts = static_cast<int64_t>(item.draft->tokens.size()) + 1;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const SummaryItem& item = items[i];
+    const DraftTree& draft = *item.draft;
+    const int64_t contexts = static_cast<int64_t>(draft.tokens.size()) + 1;
     SEED_CHECK(item.first_row >= 0 && item.first_row + contexts <= rows, kInternal)
         << "summarize_logits: rows [" << item.first_row << ", " << item.first_row + contexts << ") outside " << rows;
-    const bool scaled = !needs_whole_row(item.sampling, vocab);
-    if (scaled) {
+    const bool sampled = !item.sampling.greedy();
+    if (sampled) {
       std::fill_n(temperatures.begin() + item.first_row, contexts, item.sampling.temperature);
       any_scale = true;
+      const int64_t top_k = item.sampling.top_k > 0 ? std::min<int64_t>(item.sampling.top_k, vocab) : vocab;
+      if (top_k < vocab || item.sampling.top_p < 1.0f) {
+        for (int64_t r = item.first_row; r < item.first_row + contexts; ++r) {
+          cut_of[static_cast<size_t>(r)] = static_cast<int64_t>(cut_params.size() / 4);
+          cut_params.insert(cut_params.end(), {static_cast<double>(r), item.sampling.temperature,
+                                               static_cast<double>(top_k), item.sampling.top_p});
+        }
+      }
     }
-    SEED_CHECK(item.draft->parents.size() == item.draft->tokens.size(), kInvalidArgument)
-        << "draft has " << item.draft->tokens.size() << " tokens but " << item.draft->parents.size() << " parents";
-    for (size_t j = 0; j < item.draft->tokens.size(); ++j) {
-      // Checked here as the verifier would: the gather must stay inside the rows.
-      const int32_t parent = item.draft->parents[j], token = item.draft->tokens[j];
+    SEED_CHECK(draft.parents.size() == draft.tokens.size(), kInvalidArgument)
+        << "draft has " << draft.tokens.size() << " tokens but " << draft.parents.size() << " parents";
+    // Checked here as the verifier would: the gathers must stay inside the rows.
+    for (size_t j = 0; j < draft.tokens.size(); ++j) {
+      const int32_t parent = draft.parents[j], token = draft.tokens[j];
       SEED_CHECK(parent >= -1 && parent < static_cast<int32_t>(j), kInvalidArgument)
           << "draft node " << j << " has parent " << parent << "; parents must be -1 or an earlier node";
       SEED_CHECK(token >= 0 && token < vocab, kInvalidArgument)
           << "draft node " << j << " proposes token " << token << ", outside the vocab [0, " << vocab << ")";
-      if (scaled) {
-        node_rows.push_back(item.first_row + parent + 1);
-        node_tokens.push_back(token);
+      if (sampled) read[i].push_back({parent + 1, token});
+    }
+    if (!sampled) continue;
+    for (size_t c = 0; c < draft.q.size() && c < static_cast<size_t>(contexts); ++c) {
+      for (const int32_t id : draft.q[c].ids) {
+        SEED_CHECK(id >= 0 && id < vocab, kInvalidArgument)
+            << "draft q row " << c << " names token " << id << ", outside the vocab [0, " << vocab << ")";
+        read[i].push_back({static_cast<int64_t>(c), id});
       }
+    }
+    const auto before = [](const TokenLogit& a, const TokenLogit& b) {
+      return a.context != b.context ? a.context < b.context : a.token < b.token;
+    };
+    const auto same = [](const TokenLogit& a, const TokenLogit& b) {
+      return a.context == b.context && a.token == b.token;
+    };
+    std::sort(read[i].begin(), read[i].end(), before);
+    read[i].erase(std::unique(read[i].begin(), read[i].end(), same), read[i].end());
+  }
+  std::vector<int64_t> read_rows, read_tokens;
+  for (size_t i = 0; i < items.size(); ++i) {
+    for (const TokenLogit& t : read[i]) {
+      read_rows.push_back(items[i].first_row + t.context);
+      read_tokens.push_back(t.token);
     }
   }
 
+  // One copy of every number.
   const at::Tensor argmax = logits.argmax(1);
   const at::Tensor max = logits.gather(1, argmax.unsqueeze(1)).squeeze(1);
   std::vector<at::Tensor> parts = {argmax.to(torch::kDouble), max.to(torch::kDouble)};
@@ -56,42 +193,48 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
     const at::Tensor divisor = torch::where(t > 0, t, torch::ones_like(t)).unsqueeze(1);
     parts.push_back(((logits - max.unsqueeze(1)) / divisor).exp().sum(1, /*keepdim=*/false, torch::kDouble));
   }
-  if (!node_rows.empty()) {
-    std::vector<int64_t> rows_then_tokens = node_rows;
-    rows_then_tokens.insert(rows_then_tokens.end(), node_tokens.begin(), node_tokens.end());
-    const at::Tensor at_node = on_host(rows_then_tokens, torch::kLong).to(logits.device()).view({2, -1});
-    parts.push_back(logits.index({at_node[0], at_node[1]}).to(torch::kDouble));
+  if (!read_rows.empty()) {
+    std::vector<int64_t> rows_then_tokens = read_rows;
+    rows_then_tokens.insert(rows_then_tokens.end(), read_tokens.begin(), read_tokens.end());
+    const at::Tensor at_read = on_host(rows_then_tokens, torch::kLong).to(logits.device()).view({2, -1});
+    parts.push_back(logits.index({at_read[0], at_read[1]}).to(torch::kDouble));
   }
+  const int64_t cuts = static_cast<int64_t>(cut_params.size() / 4);
+  if (cuts > 0) parts.push_back(cut_rows(logits, cut_params).view({-1}));
   const at::Tensor packed = torch::cat(parts).to(torch::kCPU).contiguous();
   const double* argmax_of = packed.data_ptr<double>();
   const double* max_of = argmax_of + rows;
   const double* mass_of = any_scale ? max_of + rows : nullptr;
-  const double* drafted_of = max_of + rows + (any_scale ? rows : 0);
+  const double* read_of = max_of + rows + (any_scale ? rows : 0);
+  const double* kept_mass_of = read_of + read_rows.size();
+  const double* last_kept_logit_of = kept_mass_of + cuts;
+  const double* last_kept_of = last_kept_logit_of + cuts;
 
+  const auto device_rows = std::make_shared<const DeviceRows>(logits);
   std::vector<LogitSummary> out;
-  size_t node = 0;
-  for (const SummaryItem& item : items) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    const SummaryItem& item = items[i];
     LogitSummary s;
     const int64_t contexts = static_cast<int64_t>(item.draft->tokens.size()) + 1;
     for (int64_t c = 0; c < contexts; ++c) {
-      const int64_t r = item.first_row + c;
-      SoftmaxScale scale;
-      scale.argmax = static_cast<int32_t>(argmax_of[r]);
-      scale.max_logit = static_cast<float>(max_of[r]);
-      if (mass_of != nullptr && temperatures[static_cast<size_t>(r)] > 0.0f) {
-        scale.scale = static_cast<float>(1.0 / mass_of[r]);
+      const size_t r = static_cast<size_t>(item.first_row + c);
+      RowSummary summary;
+      summary.softmax.argmax = static_cast<int32_t>(argmax_of[r]);
+      summary.softmax.max_logit = static_cast<float>(max_of[r]);
+      if (temperatures[r] > 0.0f) summary.softmax.scale = static_cast<float>(1.0 / mass_of[r]);
+      if (const int64_t cut = cut_of[r]; cut >= 0) {
+        summary.softmax.scale = static_cast<float>(1.0 / kept_mass_of[cut]);
+        summary.last_kept = static_cast<int32_t>(last_kept_of[cut]);
+        summary.last_kept_logit = static_cast<float>(last_kept_logit_of[cut]);
       }
-      s.contexts.push_back(scale);
+      s.contexts.push_back(summary);
     }
-    if (!needs_whole_row(item.sampling, vocab)) {
-      for (size_t j = 0; j < item.draft->tokens.size(); ++j, ++node) {
-        s.drafted.push_back({item.draft->parents[j] + 1, item.draft->tokens[j], static_cast<float>(drafted_of[node])});
-      }
+    for (TokenLogit t : read[i]) {
+      t.logit = static_cast<float>(*read_of++);
+      s.token_logits.push_back(t);
     }
-    s.copy_row = [logits, first = item.first_row, vocab](int64_t context, float* row) {
-      const at::Tensor host = logits[first + context].to(torch::kCPU).contiguous();
-      std::memcpy(row, host.data_ptr<float>(), static_cast<size_t>(vocab) * sizeof(float));
-    };
+    s.rows = device_rows;
+    s.first_row = item.first_row;
     out.push_back(std::move(s));
   }
   return out;

@@ -1,9 +1,11 @@
 // Summaries of verified logits computed where the logits are, so that
 // acceptance on a GPU copies to the host a few numbers per row instead of
 // every row: per row its argmax and largest logit, and for rows sampled by
-// temperature alone the softmax scale and the drafted tokens' logits, all
-// in one copy. Whole rows follow one at a time, only when the verifier asks
-// for one (LogitSummary::copy_row).
+// temperature alone the softmax scale and the logits at the tokens
+// acceptance reads (the drafted ones and q's support), all in one copy. The
+// last token of each verdict is drawn there too (LogitRows::draw): only
+// the tokens come back. A row crosses whole only for a top-k/top-p
+// threshold.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +25,7 @@ struct SummaryItem {
 };
 
 // logits: [rows x vocab] float32 on any device; every item's rows inside
-// it. The summaries' copy_row read `logits`, which they keep alive.
+// it. The summaries share one LogitRows over `logits`, which it keeps alive.
 std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::vector<SummaryItem>& items);
 
 }  // namespace seed::spec

@@ -163,26 +163,48 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
   stats_.forward_s += std::chrono::duration<double>(Clock::now() - forward_start).count();
   stats_.verify_rounds += 1;
 
+  // Every item walked, then every last token drawn in one batch (where the
+  // logits are, when summarised).
+  const Clock::time_point verify_start = Clock::now();
+  std::vector<TargetRows> targets;
+  std::vector<Walk> walks;
+  targets.reserve(items.size());
+  for (size_t b = 0; b < items.size(); ++b) {
+    const Slot& s = slots_.at(items[b].slot);
+    const DraftTree& draft = *items[b].draft;
+    const int64_t contexts = static_cast<int64_t>(draft.tokens.size()) + 1;
+    // Context 0 is after the last pending token; context i + 1 after node i.
+    targets.push_back(summarise ? TargetRows(std::move(summaries[b]), vocab, s.settings.sampling)
+                                : TargetRows(host_logits.data_ptr<float>() + rows[b] * vocab, contexts, vocab,
+                                             s.settings.sampling));
+    const uint32_t base_position = static_cast<uint32_t>(bases[b] + static_cast<int64_t>(s.pending.size()));
+    walks.push_back(spec::walk(VerifyRequest{&draft, &targets.back(), s.settings.seed, s.settings.stream, base_position}));
+  }
+  std::vector<TargetRows*> drawing;
+  std::vector<const FinalDraw*> draws;
+  for (size_t b = 0; b < items.size(); ++b) {
+    if (!walks[b].draw) continue;
+    drawing.push_back(&targets[b]);
+    draws.push_back(&*walks[b].draw);
+  }
+  const std::vector<int32_t> drawn = draw_final_tokens(drawing, draws);
+  stats_.host_verify_s += std::chrono::duration<double>(Clock::now() - verify_start).count();
+
   std::vector<Verdict> verdicts;
+  size_t next_drawn = 0;
   for (size_t b = 0; b < items.size(); ++b) {
     Slot& s = slots_.at(items[b].slot);
     const DraftTree& draft = *items[b].draft;
     const int64_t pending = static_cast<int64_t>(s.pending.size());
-    const int64_t contexts = static_cast<int64_t>(draft.tokens.size()) + 1;
-    // Context 0 is after the last pending token; context i + 1 after node i.
-    const Clock::time_point verify_start = Clock::now();
-    TargetRows p = summarise ? TargetRows(std::move(summaries[b]), vocab, s.settings.sampling)
-                             : TargetRows(host_logits.data_ptr<float>() + rows[b] * vocab, contexts, vocab,
-                                          s.settings.sampling);
-    const uint32_t base_position = static_cast<uint32_t>(bases[b] + pending);
-    Verdict verdict = spec::verify(VerifyRequest{&draft, &p, s.settings.seed, s.settings.stream, base_position});
+    const int32_t last = walks[b].draw ? drawn[next_drawn++] : walks[b].bonus;
+    Verdict verdict = verdict_of(draft, std::move(walks[b]), last);
     if (distribution_top_k_ > 0) {
+      TargetRows& p = targets[b];
       verdict.target_top.push_back(top_entries(p.row(0), vocab, distribution_top_k_));
       for (int32_t node : verdict.accepted) {
         verdict.target_top.push_back(top_entries(p.row(node + 1), vocab, distribution_top_k_));
       }
     }
-    stats_.host_verify_s += std::chrono::duration<double>(Clock::now() - verify_start).count();
     if (!draft.tokens.empty()) {
       // Keep the pending chain and the accepted path; drop the other nodes.
       std::vector<int32_t> path(static_cast<size_t>(pending));

@@ -10,10 +10,14 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"
+#include "models/base/sampling.h"
+#include "tests/spec/chi_square.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {
@@ -49,6 +53,32 @@ const std::vector<SamplingParams>& samplings() {
   static const std::vector<SamplingParams> all = {SamplingParams{0.0f}, SamplingParams{0.7f}, SamplingParams{1.3f},
                                                   SamplingParams{1.0f, 40}, SamplingParams{0.9f, 0, 0.8f}};
   return all;
+}
+
+// LogitRows that count what crosses to the host.
+class CountingRows : public LogitRows {
+ public:
+  explicit CountingRows(std::shared_ptr<const LogitRows> rows) : rows_(std::move(rows)) {}
+  void copy_row(int64_t row, float* out) const override {
+    ++copies;
+    rows_->copy_row(row, out);
+  }
+  std::vector<int32_t> draw(const std::vector<RowDraw>& draws) const override {
+    ++batches;
+    return rows_->draw(draws);
+  }
+  mutable int copies = 0;
+  mutable int batches = 0;
+
+ private:
+  std::shared_ptr<const LogitRows> rows_;
+};
+
+// The summary's rows, counted.
+std::shared_ptr<CountingRows> count_rows(LogitSummary& summary) {
+  auto counting = std::make_shared<CountingRows>(summary.rows);
+  summary.rows = counting;
+  return counting;
 }
 
 TEST(LogitSummaryTest, VerdictsEqualTheHostRowsForEverySampling) {
@@ -90,33 +120,66 @@ TEST(LogitSummaryTest, VerdictsEqualTheHostRowsForEverySampling) {
   EXPECT_GT(rejected, 0);
 }
 
-TEST(LogitSummaryTest, ProbabilitiesMatchTheHostRowsAndTheSummarisedRowsBitForBit) {
+TEST(LogitSummaryTest, ProbabilitiesMatchTheHostRowsAndTheSummarisedRows) {
   const at::Tensor logits = peaked_logits(7, 4);
   const DraftTree draft = tree_with({0, 37, 74, 37, 0, 148});
   for (const SamplingParams& sampling : samplings()) {
     TargetRows host(logits.data_ptr<float>(), 7, kVocab, sampling);
-    TargetRows summarised(std::move(summarize_logits(logits, {{0, &draft, sampling}}).front()), kVocab, sampling);
+    LogitSummary summary = std::move(summarize_logits(logits, {{0, &draft, sampling}}).front());
+    const auto counting = count_rows(summary);
+    TargetRows summarised(std::move(summary), kVocab, sampling);
     for (size_t j = 0; j < draft.tokens.size(); ++j) {
       const int64_t context = draft.parents[j] + 1;
       const int32_t token = draft.tokens[j];
+      const int copies = counting->copies;
       const float p = summarised.prob(context, token);
+      EXPECT_EQ(counting->copies, copies) << "p at a drafted token reads no row";
       // The device sums the mass in its own order: equal to rounding.
-      EXPECT_NEAR(p, host.prob(context, token), 1e-6f * host.prob(context, token) + 1e-12f)
+      EXPECT_NEAR(p, host.prob(context, token), 2e-6f * host.prob(context, token) + 1e-12f)
           << "T " << sampling.temperature << " node " << j;
-      // The row built later (for a residual) is the same p.
+      // A row built later is the same p.
       EXPECT_EQ(summarised.row(context)[token], p);
       EXPECT_EQ(summarised.argmax(context), host.argmax(context));
     }
-    const bool cut = sampling.greedy() || sampling.top_k > 0 || sampling.top_p < 1.0f;
-    if (cut) {  // the same transformation of the same copied logits
-      for (int64_t c = 0; c < 7; ++c) {
-        for (int32_t v = 0; v < kVocab; ++v) ASSERT_EQ(summarised.row(c)[v], host.row(c)[v]) << c << " " << v;
+    // Top-k and top-p keep the host's tokens, and p there is the host's to
+    // rounding (the kept mass summed in the device's order).
+    for (int64_t c = 0; c < 7; ++c) {
+      for (int32_t v = 0; v < kVocab; ++v) {
+        const float want = host.row(c)[v];
+        ASSERT_EQ(summarised.row(c)[v] > 0.0f, want > 0.0f) << "context " << c << " token " << v;
+        ASSERT_NEAR(summarised.row(c)[v], want, 2e-6f * want) << "context " << c << " token " << v;
       }
     }
   }
 }
 
-TEST(LogitSummaryTest, GreedyCopiesNoRowAndSamplingOnlyTheRowsItDrawsFrom) {
+// Ties keep the lower ids: on rows of equal logits top-k keeps the first
+// k tokens and top-p the first that reach its mass, as on the host.
+TEST(LogitSummaryTest, TopKAndTopPBreakTiesAsTheHostDoes) {
+  at::Tensor logits = torch::zeros({2, kVocab});
+  logits[1].narrow(0, 500, 10).fill_(2.0f);  // ten tokens above the rest, tied
+  const DraftTree empty;
+  for (const SamplingParams& sampling : {SamplingParams{1.0f, 40}, SamplingParams{1.0f, 0, 0.5f},
+                                         SamplingParams{0.5f, 5}, SamplingParams{0.5f, 0, 0.3f}}) {
+    const at::Tensor both = logits.clone();
+    TargetRows host(both.data_ptr<float>(), 2, kVocab, sampling);
+    for (int64_t r = 0; r < 2; ++r) {
+      TargetRows summarised(std::move(summarize_logits(logits.narrow(0, r, 1), {{0, &empty, sampling}}).front()),
+                            kVocab, sampling);
+      int kept = 0;
+      for (int32_t v = 0; v < kVocab; ++v) {
+        const float want = host.row(r)[v];
+        ASSERT_EQ(summarised.prob(0, v) > 0.0f, want > 0.0f) << "row " << r << " token " << v;
+        ASSERT_NEAR(summarised.prob(0, v), want, 2e-6f * want);
+        kept += want > 0.0f;
+      }
+      EXPECT_GT(kept, 1);
+      EXPECT_LT(kept, kVocab);
+    }
+  }
+}
+
+TEST(LogitSummaryTest, VerifyingCopiesNoRowAndSampledRequestsDrawOnce) {
   // The chain of nodes 0, 1, 2 at its contexts' peaks, 60 above the rest:
   // p = 1 in float, so the chain is accepted whatever the uniforms.
   at::Tensor logits = torch::zeros({7, kVocab});
@@ -124,21 +187,120 @@ TEST(LogitSummaryTest, GreedyCopiesNoRowAndSamplingOnlyTheRowsItDrawsFrom) {
   for (size_t j = 0; j < 3; ++j) logits[draft.parents[j] + 1][draft.tokens[j]] = 60.0f;
   logits[3][9] = 60.0f;  // node 2's context: the bonus
   const auto verify_counting = [&](const SamplingParams& sampling) {
-    int copies = 0;
     LogitSummary summary = std::move(summarize_logits(logits, {{0, &draft, sampling}}).front());
-    const auto copy = summary.copy_row;
-    summary.copy_row = [&copies, copy](int64_t context, float* row) {
-      ++copies;
-      copy(context, row);
-    };
+    const auto counting = count_rows(summary);
     TargetRows rows(std::move(summary), kVocab, sampling);
     const Verdict v = verify({&draft, &rows, 1, 2, 3});
     EXPECT_EQ(v.tokens, (std::vector<int32_t>{3, 4, 5, 9})) << "T " << sampling.temperature;
-    return copies;
+    return std::pair{counting->copies, counting->batches};
   };
-  EXPECT_EQ(verify_counting(SamplingParams{0.0f}), 0);
-  EXPECT_EQ(verify_counting(SamplingParams{1.0f}), 1) << "the bonus context only";
-  EXPECT_EQ(verify_counting(SamplingParams{1.0f, 50}), 4) << "every context reached, for its top-k threshold";
+  EXPECT_EQ(verify_counting(SamplingParams{0.0f}), std::pair(0, 0));
+  EXPECT_EQ(verify_counting(SamplingParams{1.0f}), std::pair(0, 1)) << "the bonus, drawn where the logits are";
+  EXPECT_EQ(verify_counting(SamplingParams{1.0f, 50}), std::pair(0, 1)) << "top-k's threshold from the summary";
+  EXPECT_EQ(verify_counting(SamplingParams{0.9f, 0, 0.7f}), std::pair(0, 1)) << "top-p's too";
+}
+
+// A sampled tree with q spread over many tokens and rejections at most
+// contexts: acceptance reads p at q's support from the summary, the last
+// token is drawn on the logits' side, and the verdicts are the host rows'.
+TEST(LogitSummaryTest, RejectionsOfSampledTreesCopyNoRowAndGiveTheHostVerdicts) {
+  const int64_t contexts = 7;
+  const at::Tensor logits = peaked_logits(contexts, 8);
+  for (const SamplingParams& sampling : {SamplingParams{0.8f}, SamplingParams{1.0f, 40}, SamplingParams{0.9f, 0, 0.8f}}) {
+  int rejected = 0;
+  for (uint64_t request = 0; request < 300; ++request) {
+    // q at each context: 24 tokens, the peak among them, with weights from
+    // the request's stream; two children of the prefix, drawn from it.
+    DraftTree draft = tree_with({0, 0, 0, 0, 0, 0});
+    draft.deterministic = false;
+    for (int64_t c = 0; c < contexts; ++c) {
+      DraftRow q;
+      double mass = 0.0;
+      for (int32_t j = 0; j < 24; ++j) {
+        q.ids.push_back(static_cast<int32_t>((c * 37 + j * 41) % kVocab));
+        q.probs.push_back(static_cast<float>(0.05 + uniform({request, 1, uint32_t(c), RngPurpose::kDraft, uint32_t(j)})));
+        mass += q.probs.back();
+      }
+      for (float& x : q.probs) x = static_cast<float>(x / mass);
+      draft.q.push_back(std::move(q));
+    }
+    for (size_t j = 0; j < draft.tokens.size(); ++j) {
+      const DraftRow& q = draft.q[static_cast<size_t>(draft.parents[j] + 1)];
+      const double u = uniform({request, 2, static_cast<uint32_t>(j), RngPurpose::kDraft, 0});
+      draft.tokens[j] = q.ids[static_cast<size_t>(sample_from(q.probs.data(), 24, u))];
+    }
+    LogitSummary summary = std::move(summarize_logits(logits, {{0, &draft, sampling}}).front());
+    const auto counting = count_rows(summary);
+    TargetRows summarised(std::move(summary), kVocab, sampling);
+    TargetRows host(logits.data_ptr<float>(), contexts, kVocab, sampling);
+    const Verdict a = verify({&draft, &host, 5, request, 9});
+    const Verdict b = verify({&draft, &summarised, 5, request, 9});
+    ASSERT_EQ(a.tokens, b.tokens) << "request " << request;
+    EXPECT_EQ(counting->copies, 0) << "request " << request;
+    EXPECT_EQ(counting->batches, 1) << "request " << request;
+    rejected += a.accepted.size() < 3;
+  }
+  EXPECT_GT(rejected, 100) << "T " << sampling.temperature << " top-k " << sampling.top_k;
+  }
+}
+
+// A residual as rejections leave it: p scaled, two tokens zeroed, one set.
+Residual rejected_residual() { return Residual{1.25, {37, 5, 40}, {0.0, 0.0, 0.01}}; }
+
+// Draws where the logits are give the host's token (the two compute p with
+// different exps, which moves a draw only for a u within a rounding of a
+// boundary: none of these), and a batch gives what each draw gives alone.
+TEST(LogitSummaryTest, DrawsWhereTheLogitsAreAreTheHostDraws) {
+  const at::Tensor logits = peaked_logits(1, 9);
+  const SamplingParams sampling{1.3f};
+  const DraftTree empty;
+  TargetRows summarised(std::move(summarize_logits(logits, {{0, &empty, sampling}}).front()), kVocab, sampling);
+  TargetRows host(logits.data_ptr<float>(), 1, kVocab, sampling);
+  std::vector<FinalDraw> draws;
+  for (uint32_t i = 0; i < 2000; ++i) {
+    const double u = uniform({7, 0, i, RngPurpose::kResample, 0});
+    draws.push_back(FinalDraw{0, i % 2 == 0 ? Residual{} : rejected_residual(), u});
+  }
+  const std::vector<TargetRows*> targets(draws.size(), &summarised);
+  std::vector<const FinalDraw*> pointers;
+  for (const FinalDraw& d : draws) pointers.push_back(&d);
+  const std::vector<int32_t> batched = draw_final_tokens(targets, pointers);
+  ASSERT_EQ(batched.size(), draws.size());
+  for (size_t i = 0; i < draws.size(); ++i) {
+    ASSERT_EQ(batched[i], host.draw(draws[i])) << "draw " << i;
+    if (i < 50) ASSERT_EQ(batched[i], summarised.draw(draws[i])) << "draw " << i;
+    if (i % 2 == 1) {
+      ASSERT_NE(batched[i], 37);
+      ASSERT_NE(batched[i], 5);
+    }
+  }
+}
+
+TEST(LogitSummaryTest, DrawsWhereTheLogitsAreFollowTheResidual) {
+  // Six tokens: p = softmax(log w) = w / sum(w).
+  const std::vector<float> w = {0.05f, 0.30f, 0.10f, 0.25f, 0.15f, 0.15f};
+  at::Tensor logits = torch::empty({1, 6});
+  for (int64_t v = 0; v < 6; ++v) logits[0][v] = std::log(w[static_cast<size_t>(v)]);
+  const SamplingParams sampling{1.0f};
+  const DraftTree empty;
+  LogitSummary summary = std::move(summarize_logits(logits, {{0, &empty, sampling}}).front());
+  const Residual residual{2.0, {1, 3}, {0.1, 0.0}};  // r = (0.1, 0.1, 0.2, 0, 0.3, 0.3)
+  const std::vector<double> expected = {0.1, 0.1, 0.2, 0.0, 0.3, 0.3};
+  constexpr int64_t kDraws = 100000;
+  std::vector<RowDraw> draws;
+  for (uint32_t i = 0; i < kDraws; ++i) {
+    draws.push_back({0, 1.0f, summary.contexts[0], &residual, uniform({3, 0, i, RngPurpose::kResample, 0})});
+  }
+  std::vector<int64_t> counts(6, 0);
+  for (const int32_t token : summary.rows->draw(draws)) ++counts[static_cast<size_t>(token)];
+  const ::seed::testing::ChiSquare fit = ::seed::testing::chi_square(counts, expected, kDraws);
+  EXPECT_GT(fit.p_value, 1e-3) << "chi-square " << fit.statistic;
+  // A draw from p instead (the residual ignored) fails the same test.
+  const Residual p;
+  for (RowDraw& d : draws) d.residual = &p;
+  std::fill(counts.begin(), counts.end(), 0);
+  for (const int32_t token : summary.rows->draw(draws)) ++counts[static_cast<size_t>(token)];
+  EXPECT_LT(::seed::testing::chi_square(counts, expected, kDraws).p_value, 1e-3);
 }
 
 TEST(LogitSummaryTest, ARowNoDistributionComesFromIsAnErrorNamingItsContext) {
