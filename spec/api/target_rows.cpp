@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <utility>
 
@@ -18,6 +19,21 @@ void check_shape(int64_t contexts, int64_t vocab) {
 }
 
 }  // namespace
+
+TopTokens top_entries(const float* probs, int64_t vocab, int k) {
+  std::vector<int32_t> ids;
+  for (int64_t v = 0; v < vocab; ++v) {
+    if (probs[v] > 0.0f) ids.push_back(static_cast<int32_t>(v));
+  }
+  const auto better = [&](int32_t a, int32_t b) { return probs[a] > probs[b] || (probs[a] == probs[b] && a < b); };
+  const size_t keep = std::min(ids.size(), static_cast<size_t>(std::max(k, 0)));
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(keep), ids.end(), better);
+  ids.resize(keep);
+  TopTokens top;
+  top.ids = ids;
+  for (const int32_t id : ids) top.probs.push_back(probs[id]);
+  return top;
+}
 
 TargetRows::TargetRows(const float* logits, int64_t contexts, int64_t vocab, const SamplingParams& sampling)
     : logits_(logits), vocab_(vocab), sampling_(sampling) {
@@ -117,6 +133,20 @@ const float* TargetRows::row(int64_t context) {
 int32_t TargetRows::argmax(int64_t context) {
   if (summarised() && sampling_.greedy()) return summary_of(context).softmax.argmax;
   return seed::argmax(row(context), vocab_);
+}
+
+TopTokens TargetRows::top(int64_t context, int k) {
+  if (!summarised() || sampling_.greedy() || k > summary_.top) return top_entries(row(context), vocab_, k);
+  const RowSummary& s = summary_of(context);
+  TopTokens top;
+  const auto first = summary_.top_logits.begin() + context * summary_.top;
+  for (auto it = first; it != first + std::max(k, 0); ++it) {
+    const float p = summary_prob(s, it->token, it->logit);
+    if (p <= 0.0f) break;  // the rest are cut too
+    top.ids.push_back(it->token);
+    top.probs.push_back(p);
+  }
+  return top;
 }
 
 RowDraw TargetRows::row_draw(const FinalDraw& draw) const {

@@ -31,6 +31,17 @@
 
 namespace seed::spec {
 
+// The most likely entries of a distribution, most likely first; what a
+// target reports of p for drafters that learn from it (STAND).
+struct TopTokens {
+  std::vector<int32_t> ids;
+  std::vector<float> probs;  // p of each id (not renormalised)
+};
+
+// The `k` entries of `probs` [vocab] with the largest probability, zeros
+// left out; ties to the lower id.
+TopTokens top_entries(const float* probs, int64_t vocab, int k);
+
 // A token's logit at one context.
 struct TokenLogit {
   int64_t context = 0;
@@ -100,6 +111,11 @@ struct LogitSummary {
   // For sampled requests: the logits at each drafted token and at the
   // support of each context's q, sorted by (context, token).
   std::vector<TokenLogit> token_logits;
+  // For sampled requests asked for them (SummaryItem::top), per context
+  // the `top` tokens of largest logit, ties to the lower id, with their
+  // logits: context c's are top_logits[c * top, (c + 1) * top).
+  int top = 0;
+  std::vector<TokenLogit> top_logits;
   // Where the rows are; context c is row first_row + c of `rows`.
   std::shared_ptr<const LogitRows> rows;
   int64_t first_row = 0;
@@ -127,6 +143,9 @@ class TargetRows {
   const float* row(int64_t context);
   // argmax p at `context` (ties to the lower id): greedy's choice.
   int32_t argmax(int64_t context);
+  // top_entries of p at `context`: from the summary when it holds k or
+  // more (LogitSummary::top), else from the row.
+  TopTokens top(int64_t context, int k);
   // The token `draw` gives: from its residual's row, built here from p's
   // row, or, from a summary of rows sampled by temperature alone, drawn
   // where the logits are (LogitRows::draw).

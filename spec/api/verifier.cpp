@@ -264,21 +264,6 @@ float DraftRow::prob(int32_t token) const {
   return 0.0f;
 }
 
-TopTokens top_entries(const float* probs, int64_t vocab, int k) {
-  std::vector<int32_t> ids;
-  for (int64_t v = 0; v < vocab; ++v) {
-    if (probs[v] > 0.0f) ids.push_back(static_cast<int32_t>(v));
-  }
-  const auto better = [&](int32_t a, int32_t b) { return probs[a] > probs[b] || (probs[a] == probs[b] && a < b); };
-  const size_t keep = std::min(ids.size(), static_cast<size_t>(std::max(k, 0)));
-  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(keep), ids.end(), better);
-  ids.resize(keep);
-  TopTokens top;
-  top.ids = ids;
-  for (const int32_t id : ids) top.probs.push_back(probs[id]);
-  return top;
-}
-
 Walk walk(const VerifyRequest& request) {
   check_request(request);
   Walk walk;

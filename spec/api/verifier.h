@@ -79,17 +79,6 @@ struct DraftTree {
   std::vector<float> confidence = {};
 };
 
-// The most likely entries of a distribution, most likely first; what a
-// target reports of p for drafters that learn from it (STAND).
-struct TopTokens {
-  std::vector<int32_t> ids;
-  std::vector<float> probs;  // p of each id (not renormalised)
-};
-
-// The `k` entries of `probs` [vocab] with the largest probability, zeros
-// left out; ties to the lower id.
-TopTokens top_entries(const float* probs, int64_t vocab, int k);
-
 // The decision for one sequence.
 struct Verdict {
   std::vector<int32_t> accepted;  // node indices of the accepted path, root first

@@ -110,6 +110,22 @@ at::Tensor cut_rows(const at::Tensor& logits, const std::vector<double>& params)
       .contiguous();
 }
 
+// Per row, the k tokens of largest logit, ties to the lower id: [2 x rows
+// x k] doubles, their ids then their logits.
+at::Tensor top_logits(const at::Tensor& logits, const std::vector<int64_t>& rows, int64_t k) {
+  const at::Tensor ids = on_host(rows, torch::kLong).to(logits.device());
+  const at::Tensor row_logits = logits.index_select(0, ids) + 0.0f;  // -0 becomes +0: equal logits tie
+  // Keys in the order wanted, all distinct: the float's bits made monotone
+  // (a negative float's magnitude bits flipped), then the id's complement.
+  const at::Tensor bits = row_logits.view(torch::kInt);
+  const at::Tensor ordered = torch::where(bits < 0, bits.bitwise_xor(0x7FFFFFFF), bits).to(torch::kLong);
+  constexpr int64_t kIds = int64_t{1} << 32;
+  const at::Tensor vocab_ids =
+      torch::arange(logits.size(1), torch::TensorOptions().dtype(torch::kLong).device(logits.device()));
+  const at::Tensor top = std::get<1>((ordered * kIds + (kIds - 1 - vocab_ids)).topk(k, 1));
+  return torch::cat({top.to(torch::kDouble).view({-1}), row_logits.gather(1, top).to(torch::kDouble).view({-1})});
+}
+
 }  // namespace
 
 std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::vector<SummaryItem>& items) {
@@ -127,6 +143,8 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
   std::vector<double> cut_params;
   std::vector<int64_t> cut_of(static_cast<size_t>(rows), -1);  // per row, its index among the cut rows
   std::vector<std::vector<TokenLogit>> read(items.size());
+  std::vector<int64_t> top_rows;  // rows of the items asking for top entries
+  int64_t top = 0;                 // the most any asks for
   bool any_scale = false;
   for (size_t i = 0; i < items.size(); ++i) {
     const SummaryItem& item = items[i];
@@ -146,6 +164,10 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
                                                static_cast<double>(top_k), item.sampling.top_p});
         }
       }
+    }
+    if (sampled && item.top > 0) {
+      for (int64_t r = item.first_row; r < item.first_row + contexts; ++r) top_rows.push_back(r);
+      top = std::max(top, std::min<int64_t>(item.top, vocab));
     }
     SEED_CHECK(draft.parents.size() == draft.tokens.size(), kInvalidArgument)
         << "draft has " << draft.tokens.size() << " tokens but " << draft.parents.size() << " parents";
@@ -201,6 +223,7 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
   }
   const int64_t cuts = static_cast<int64_t>(cut_params.size() / 4);
   if (cuts > 0) parts.push_back(cut_rows(logits, cut_params).view({-1}));
+  if (!top_rows.empty()) parts.push_back(top_logits(logits, top_rows, top));
   const at::Tensor packed = torch::cat(parts).to(torch::kCPU).contiguous();
   const double* argmax_of = packed.data_ptr<double>();
   const double* max_of = argmax_of + rows;
@@ -209,6 +232,8 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
   const double* kept_mass_of = read_of + read_rows.size();
   const double* last_kept_logit_of = kept_mass_of + cuts;
   const double* last_kept_of = last_kept_logit_of + cuts;
+  const double* top_ids_of = last_kept_of + cuts;
+  const double* top_logit_of = top_ids_of + top_rows.size() * static_cast<size_t>(top);
 
   const auto device_rows = std::make_shared<const DeviceRows>(logits);
   std::vector<LogitSummary> out;
@@ -232,6 +257,14 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
     for (TokenLogit t : read[i]) {
       t.logit = static_cast<float>(*read_of++);
       s.token_logits.push_back(t);
+    }
+    if (!item.sampling.greedy() && item.top > 0) {
+      s.top = static_cast<int>(top);
+      for (int64_t c = 0; c < contexts; ++c) {
+        for (int64_t j = 0; j < top; ++j) {
+          s.top_logits.push_back({c, static_cast<int32_t>(*top_ids_of++), static_cast<float>(*top_logit_of++)});
+        }
+      }
     }
     s.rows = device_rows;
     s.first_row = item.first_row;

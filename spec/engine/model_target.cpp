@@ -154,7 +154,8 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
   if (summarise) {
     std::vector<SummaryItem> summary_items;
     for (size_t b = 0; b < items.size(); ++b) {
-      summary_items.push_back({rows[b], items[b].draft, slots_.at(items[b].slot).settings.sampling});
+      summary_items.push_back(
+          {rows[b], items[b].draft, slots_.at(items[b].slot).settings.sampling, distribution_top_k_});
     }
     summaries = summarize_logits(logits, summary_items);
   } else {
@@ -199,11 +200,8 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
     const int32_t last = walks[b].draw ? drawn[next_drawn++] : walks[b].bonus;
     Verdict verdict = verdict_of(draft, std::move(walks[b]), last);
     if (distribution_top_k_ > 0) {
-      TargetRows& p = targets[b];
-      verdict.target_top.push_back(top_entries(p.row(0), vocab, distribution_top_k_));
-      for (int32_t node : verdict.accepted) {
-        verdict.target_top.push_back(top_entries(p.row(node + 1), vocab, distribution_top_k_));
-      }
+      verdict.target_top.push_back(targets[b].top(0, distribution_top_k_));
+      for (int32_t node : verdict.accepted) verdict.target_top.push_back(targets[b].top(node + 1, distribution_top_k_));
     }
     if (!draft.tokens.empty()) {
       // Keep the pending chain and the accepted path; drop the other nodes.

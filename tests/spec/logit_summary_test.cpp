@@ -179,6 +179,32 @@ TEST(LogitSummaryTest, TopKAndTopPBreakTiesAsTheHostDoes) {
   }
 }
 
+// STAND's top entries of p come from the summary, as the host ranks them:
+// by probability, ties (negative zeros among them) to the lower id, the
+// tokens top-k and top-p cut left out.
+TEST(LogitSummaryTest, TopEntriesComeFromTheSummaryWithoutARow) {
+  at::Tensor logits = peaked_logits(3, 10);
+  logits[1].fill_(0.0f);                  // ties everywhere,
+  logits[1][3] = -0.0f;                   // a negative zero among them,
+  logits[1].narrow(0, 600, 4).fill_(1.0f);  // and four tied above them
+  const DraftTree chain{{5, 6}, {-1, 0}, {}, true};
+  for (const SamplingParams& sampling : samplings()) {
+    for (const int k : {1, 10}) {
+      LogitSummary summary = std::move(summarize_logits(logits, {{0, &chain, sampling, 10}}).front());
+      const auto counting = count_rows(summary);
+      TargetRows summarised(std::move(summary), kVocab, sampling);
+      TargetRows host(logits.data_ptr<float>(), 3, kVocab, sampling);
+      for (int64_t c = 0; c < 3; ++c) {
+        const TopTokens got = summarised.top(c, k);
+        const TopTokens want = top_entries(host.row(c), kVocab, k);
+        ASSERT_EQ(got.ids, want.ids) << "T " << sampling.temperature << " top-k " << sampling.top_k << " context " << c;
+        for (size_t j = 0; j < want.probs.size(); ++j) EXPECT_NEAR(got.probs[j], want.probs[j], 2e-6f * want.probs[j]);
+      }
+      EXPECT_EQ(counting->copies, 0) << "T " << sampling.temperature;
+    }
+  }
+}
+
 TEST(LogitSummaryTest, VerifyingCopiesNoRowAndSampledRequestsDrawOnce) {
   // The chain of nodes 0, 1, 2 at its contexts' peaks, 60 above the rest:
   // p = 1 in float, so the chain is accepted whatever the uniforms.

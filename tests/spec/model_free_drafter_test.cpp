@@ -48,8 +48,10 @@ class ModelFreeDrafterTest : public ::testing::Test {
 
   static std::unique_ptr<Engine> engine(const std::string& name, const std::string& drafter,
                                         std::vector<int> k_config = {}, int drafters = 2, int64_t vocab = 64,
-                                        const std::string& trigrams = "") {
+                                        const std::string& trigrams = "",
+                                        LogitReads logit_reads = LogitReads::kAuto) {
     EngineOptions o;
+    o.logit_reads = logit_reads;
     o.engine = EngineKind::parse(name);
     o.drafter = DrafterKind::parse(drafter);
     o.target = (*dir_ / ("v" + std::to_string(vocab))).string();
@@ -178,6 +180,17 @@ TEST_F(ModelFreeDrafterTest, SampledStandAndLookupAreLossless) {
                 fit.statistic, fit.dof, fit.p_value, e->stats().alpha(), e->stats().tau());
     EXPECT_GT(fit.p_value, 0.001) << c.name << "/" << c.drafter;
     EXPECT_GT(e->stats().drafted_tokens, kTrials / 2) << c.name << "/" << c.drafter << ": the drafter must draft";
+  }
+}
+
+// As on a GPU: STAND learns the target's top entries from the summary of
+// its logits, and drafts and verifies what it does from host rows.
+TEST_F(ModelFreeDrafterTest, StandFromSummarisedLogitsGivesTheHostRowsTokens) {
+  for (const float temperature : {0.0f, 0.9f}) {
+    const auto host = tokens_of(engine("sd", "stand")->generate(requests(temperature)));
+    auto e = engine("sd", "stand", {}, 2, 64, "", LogitReads::kDeviceSummary);
+    EXPECT_EQ(tokens_of(e->generate(requests(temperature))), host) << "T " << temperature;
+    EXPECT_GT(e->stats().accepted_tokens, 0) << "T " << temperature << ": the tables must learn and draft";
   }
 }
 

@@ -94,6 +94,48 @@ TEST(RealShapeEngines, OnCudaEveryEngineGivesArTokensOnALlama3ShapedPair) {
       "cuda:0");
 }
 
+// As on a GPU, acceptance from a summary of the logits and every verdict's
+// last token drawn where they are (spec/engine/logit_summary.h): sampled
+// engines, top-p among them, give the tokens they give from host rows, on
+// a 128,256-token pair.
+TEST(RealShapeEngines, SampledEnginesFromSummarisedLogitsGiveTheHostRowsTokensOnALlama3ShapedPair) {
+  const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_summary_" + std::to_string(::getpid()));
+  const std::string config = std::string(SEED_GOLDEN_DIR) + "/llama3.config.json";
+  models::testing::write_portable_model(config, (dir / "target").string(), /*seed=*/0);
+  models::testing::write_portable_model(config, (dir / "draft").string(), /*seed=*/1);
+  for (const SamplingParams sampling : {SamplingParams{1.0f}, SamplingParams{0.8f, 0, 0.9f}}) {
+    std::vector<GenRequest> requests;
+    for (int i = 0; i < 3; ++i) {
+      GenRequest r;
+      r.prompt_tokens = {128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234};
+      r.max_new_tokens = 10;
+      r.sampling = sampling;
+      r.seed = 5;
+      r.stream = static_cast<uint64_t>(i);
+      requests.push_back(r);
+    }
+    for (const std::string engine : {"sd", "mcsd", "seed-batch"}) {
+      std::vector<std::vector<int32_t>> tokens[2];
+      for (const LogitReads reads : {LogitReads::kAuto, LogitReads::kDeviceSummary}) {
+        EngineOptions o;
+        o.engine = EngineKind::parse(engine);
+        o.target = (dir / "target").string();
+        o.draft = (dir / "draft").string();
+        o.draft_length = 3;
+        o.drafters = 2;
+        o.kv_cache_mb = 64;
+        o.logit_reads = reads;
+        for (const Completion& c : make_engine(o)->generate(requests)) {
+          ASSERT_NE(c.finish, FinishReason::kError) << engine << ": " << c.error;
+          tokens[reads == LogitReads::kDeviceSummary].push_back(c.tokens);
+        }
+      }
+      EXPECT_EQ(tokens[1], tokens[0]) << engine << " T " << sampling.temperature << " top-p " << sampling.top_p;
+    }
+  }
+  fs::remove_all(dir);
+}
+
 TEST(RealShapeEngines, EveryEngineGivesArTokensOnAQwen3ShapedPair) {
   // <|im_start|>, "user", "\n", ids past 100k, the last ids of the vocabulary
   expect_every_engine_gives_ar_tokens("qwen3", [](int i) {
