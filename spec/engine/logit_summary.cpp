@@ -60,12 +60,18 @@ std::vector<int32_t> DeviceRows::draw(const std::vector<RowDraw>& draws) const {
   const at::Tensor rows = logits_.index_select(0, per_draw.select(1, 0).to(torch::kLong));
   const at::Tensor ids = torch::arange(vocab, torch::TensorOptions().dtype(torch::kLong).device(rows.device()));
   const at::Tensor z = (rows - column(1, torch::kFloat)) / column(2, torch::kFloat);
-  const at::Tensor last_kept = column(6, torch::kLong), last_kept_logit = column(7, torch::kFloat);
-  const at::Tensor kept =
-      (last_kept < 0) | (rows > last_kept_logit) | ((rows == last_kept_logit) & (ids.unsqueeze(0) <= last_kept));
-  const at::Tensor p = z.exp().masked_fill_(z < -87.0f, 0.0f).masked_fill_(kept.logical_not(), 0.0f) *
-                       column(3, torch::kFloat);
-  at::Tensor r = (p.to(torch::kDouble) * column(4, torch::kDouble)).to(torch::kFloat);
+  at::Tensor p = z.exp().masked_fill_(z < -87.0f, 0.0f);
+  if (std::any_of(draws.begin(), draws.end(), [](const RowDraw& d) { return d.summary.last_kept >= 0; })) {
+    const at::Tensor last_kept = column(6, torch::kLong), last_kept_logit = column(7, torch::kFloat);
+    const at::Tensor cut = (last_kept >= 0) & ((rows < last_kept_logit) |
+                                               ((rows == last_kept_logit) & (ids.unsqueeze(0) > last_kept)));
+    p.masked_fill_(cut, 0.0f);
+  }
+  p.mul_(column(3, torch::kFloat));
+  at::Tensor r = p;
+  if (std::any_of(draws.begin(), draws.end(), [](const RowDraw& d) { return d.residual->rest != 1.0; })) {
+    r = (p.to(torch::kDouble) * column(4, torch::kDouble)).to(torch::kFloat);
+  }
   if (entries > 0) {
     const at::Tensor e = all.narrow(0, kPerDraw * count, 3 * entries).view({entries, 3});
     r.index_put_({e.select(1, 0).to(torch::kLong), e.select(1, 1).to(torch::kLong)}, e.select(1, 2).to(torch::kFloat));
