@@ -22,6 +22,19 @@ enum class Draft {
   kTargetWeights,  // the target's: every greedy draft is the target's own choice
 };
 
+// `engine` on the pair written to `dir` (target/, draft/).
+EngineOptions pair_options(const fs::path& dir, const std::string& engine, const std::string& device = "cpu") {
+  EngineOptions o;
+  o.engine = EngineKind::parse(engine);
+  o.target = (dir / "target").string();
+  o.draft = (dir / "draft").string();
+  o.draft_length = 3;
+  o.drafters = 2;
+  o.kv_cache_mb = 64;
+  o.device = device;
+  return o;
+}
+
 // A target and a draft of the golden config `name`, and three greedy
 // requests whose prompt i is prompt(i).
 void expect_every_engine_gives_ar_tokens(const std::string& name, std::vector<int32_t> (*prompt)(int),
@@ -43,14 +56,7 @@ void expect_every_engine_gives_ar_tokens(const std::string& name, std::vector<in
   }
   std::vector<std::vector<int32_t>> expected;
   for (const std::string engine : {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"}) {
-    EngineOptions o;
-    o.engine = EngineKind::parse(engine);
-    o.target = (dir / "target").string();
-    o.draft = (dir / "draft").string();
-    o.draft_length = 3;
-    o.drafters = 2;
-    o.kv_cache_mb = 64;
-    o.device = device;
+    const EngineOptions o = pair_options(dir, engine, device);
     const std::unique_ptr<Engine> run = make_engine(o);
     const std::vector<Completion> out = run->generate(requests);
     if (draft == Draft::kTargetWeights && o.engine.drafts()) {
@@ -117,13 +123,7 @@ TEST(RealShapeEngines, SampledEnginesFromSummarisedLogitsGiveTheHostRowsTokensOn
     for (const std::string engine : {"sd", "mcsd", "seed-batch"}) {
       std::vector<std::vector<int32_t>> tokens[2];
       for (const LogitReads reads : {LogitReads::kAuto, LogitReads::kDeviceSummary}) {
-        EngineOptions o;
-        o.engine = EngineKind::parse(engine);
-        o.target = (dir / "target").string();
-        o.draft = (dir / "draft").string();
-        o.draft_length = 3;
-        o.drafters = 2;
-        o.kv_cache_mb = 64;
+        EngineOptions o = pair_options(dir, engine);
         o.logit_reads = reads;
         for (const Completion& c : make_engine(o)->generate(requests)) {
           ASSERT_NE(c.finish, FinishReason::kError) << engine << ": " << c.error;
