@@ -197,6 +197,14 @@ TEST_F(ModelConfigTest, ParsesRealLlama3Config) {
   EXPECT_EQ(c.num_parameters(), 8030261248);  // the published 8.03B
 }
 
+// The real shapes `seed bench` measures parse, with the parameter counts
+// of the models they come from.
+TEST_F(ModelConfigTest, BenchShapesHaveTheirModelsParameterCounts) {
+  const std::string dir = SEED_BENCH_CONFIGS;
+  EXPECT_EQ(ModelConfig::from_file(dir + "/llama-3.2-1b.json").num_parameters(), 1235814400);
+  EXPECT_EQ(ModelConfig::from_file(dir + "/llama-3.1-8b.json").num_parameters(), 8030261248);
+}
+
 TEST_F(ModelConfigTest, Qwen2ImpliesAttentionBiasAndCountsTiedEmbeddingsOnce) {
   const ModelConfig c = ModelConfig::from_json(json::parse(kQwen2Config), "qwen2.json");
   EXPECT_TRUE(c.attention_bias);

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The GPU figures of docs/performance.md in one run, on one device:
+#   1. the CUDA tests (CUDA equals the CPU and transformers; the chi-square
+#      and greedy == ar tests of every engine, verifying on the device);
+#   2. decode and k-token verification of a Llama-3.2-1B-shaped model in
+#      bfloat16 after 16, 2,048 and 8,192 cached tokens, and of the zoo
+#      target;
+#   3. ToT-BFS on 3 puzzles with ar and seed-batch (the same answers and
+#      tokens, and the speedup), and the engines side by side.
+# Every command's output goes to OUT/log.txt, JSON figures beside it.
+#
+#   scripts/gpu_figures.sh [DEVICE] [OUT]   default: cuda:0 results/gpu-figures
+#
+# Needs a build (scripts/setup.sh --cuda) and about 8 GB of free disk for
+# the 1B shape; WITH_8B=1 adds the Llama-3.1-8B shape (40 GB of disk).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+device=${1:-cuda:0}
+out=${2:-results/gpu-figures}
+seed=build/launch/seed
+mkdir -p "$out"
+log=$out/log.txt
+: >"$log"
+
+# Runs a command, its output into the log; a failure is reported at the
+# end and does not stop the figures after it.
+failed=()
+step() {
+  echo "== $*" | tee -a "$log"
+  "$@" 2>&1 | tee -a "$log" || failed+=("$*")
+}
+
+# A model folder of a bench/configs shape in bfloat16, written once.
+shape() {
+  local name=$1 folder=$out/$1
+  if [[ ! -f $folder/config.json ]]; then
+    build/tests/make_tiny_model --config "bench/configs/$name.json" --out "$folder-f32" >>"$log"
+    "$seed" convert --model "$folder-f32" --out "$folder" --dtype bfloat16 >>"$log"
+    rm -r "$folder-f32"
+  fi
+  echo "$folder"
+}
+
+if [[ $device == cuda* ]] && command -v nvidia-smi >/dev/null; then
+  step nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+fi
+
+step build/tests/models_test --gtest_filter='*Cuda*:*Golden*:*Qwen3*:*qwen3*:PaddedBatch*:ForwardGraphs*'
+step build/tests/spec/spec_test --gtest_filter='*Cuda*:*Summar*:LogitSummary*'
+
+l1b=$(shape llama-3.2-1b)
+step "$seed" bench forward --model "$l1b" --device "$device" --context-tokens 16 2048 8192 --json "$out/forward-1b.json"
+step "$seed" bench forward --model models/zoo/tiny-target --device "$device" --json "$out/forward-zoo.json"
+if [[ ${WITH_8B:-0} == 1 ]]; then
+  l8b=$(shape llama-3.1-8b)
+  step "$seed" bench forward --model "$l8b" --device "$device" --context-tokens 16 2048 --json "$out/forward-8b.json"
+fi
+
+for engine in ar seed-batch; do
+  step "$seed" run --task tasks/game24 --search bfs --engine "$engine" --device "$device" --limit 3 \
+    --out "$out/bfs-$engine"
+done
+step "$seed" bench spec --device "$device" --n 1 3 --temperatures 0 1.0 --engines ar sd seed-batch --repeats 3 \
+  --json "$out/spec.json"
+
+if ((${#failed[@]})); then
+  printf 'failed: %s\n' "${failed[@]}" | tee -a "$log" >&2
+  exit 1
+fi
