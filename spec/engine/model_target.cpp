@@ -189,20 +189,23 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
     draws.push_back(&*walks[b].draw);
   }
   const std::vector<int32_t> drawn = draw_final_tokens(drawing, draws);
-  stats_.host_verify_s += std::chrono::duration<double>(Clock::now() - verify_start).count();
-
   std::vector<Verdict> verdicts;
   size_t next_drawn = 0;
   for (size_t b = 0; b < items.size(); ++b) {
-    Slot& s = slots_.at(items[b].slot);
-    const DraftTree& draft = *items[b].draft;
-    const int64_t pending = static_cast<int64_t>(s.pending.size());
     const int32_t last = walks[b].draw ? drawn[next_drawn++] : walks[b].bonus;
-    Verdict verdict = verdict_of(draft, std::move(walks[b]), last);
+    Verdict& verdict = verdicts.emplace_back(verdict_of(*items[b].draft, std::move(walks[b]), last));
     if (distribution_top_k_ > 0) {
       verdict.target_top.push_back(targets[b].top(0, distribution_top_k_));
       for (int32_t node : verdict.accepted) verdict.target_top.push_back(targets[b].top(node + 1, distribution_top_k_));
     }
+  }
+  stats_.host_verify_s += std::chrono::duration<double>(Clock::now() - verify_start).count();
+
+  for (size_t b = 0; b < items.size(); ++b) {
+    Slot& s = slots_.at(items[b].slot);
+    const DraftTree& draft = *items[b].draft;
+    const int64_t pending = static_cast<int64_t>(s.pending.size());
+    Verdict& verdict = verdicts[b];
     if (!draft.tokens.empty()) {
       // Keep the pending chain and the accepted path; drop the other nodes.
       std::vector<int32_t> path(static_cast<size_t>(pending));
@@ -221,7 +224,6 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
       s.prefilled = true;
       s.prompt = {};
     }
-    verdicts.push_back(std::move(verdict));
   }
   return verdicts;
 }
