@@ -111,9 +111,10 @@ at::Tensor cut_rows(const at::Tensor& logits, const std::vector<double>& params)
   // kept (at least one token; all that top-k kept if rounding falls short).
   const at::Tensor reach = (mass < top_p * mass.narrow(1, vocab - 1, 1)).sum(1, /*keepdim=*/true) + 1;
   const at::Tensor last = torch::where(top_p < 1.0, torch::minimum(reach, top_k), top_k) - 1;
-  return torch::cat({mass.gather(1, last), sorted.gather(1, last).to(torch::kDouble), order.gather(1, last).to(torch::kDouble)}, 1)
-      .t()
-      .contiguous();
+  const at::Tensor kept_mass = mass.gather(1, last);
+  const at::Tensor last_logit = sorted.gather(1, last).to(torch::kDouble);
+  const at::Tensor last_id = order.gather(1, last).to(torch::kDouble);
+  return torch::cat({kept_mass, last_logit, last_id}, 1).t().contiguous();
 }
 
 // Per row, the k tokens of largest logit, ties to the lower id: [2 x rows

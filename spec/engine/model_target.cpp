@@ -179,7 +179,8 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
                                 : TargetRows(host_logits.data_ptr<float>() + rows[b] * vocab, contexts, vocab,
                                              s.settings.sampling));
     const uint32_t base_position = static_cast<uint32_t>(bases[b] + static_cast<int64_t>(s.pending.size()));
-    walks.push_back(spec::walk(VerifyRequest{&draft, &targets.back(), s.settings.seed, s.settings.stream, base_position}));
+    walks.push_back(
+        spec::walk(VerifyRequest{&draft, &targets.back(), s.settings.seed, s.settings.stream, base_position}));
   }
   std::vector<TargetRows*> drawing;
   std::vector<const FinalDraw*> draws;

@@ -1,8 +1,10 @@
 // Logits summarised where they are (as on a GPU; here on the CPU): the
-// verifier reaches the verdicts it reaches from the host rows, reads p at
-// drafted tokens from the summary, copies a row only for a rejection, the
-// bonus draw of a sampled context or a top-k/top-p threshold, and names a
-// row no distribution can come from and a draft node outside the rows.
+// verifier reaches the verdicts it reaches from the host rows, reads p from
+// the summary (top-k/top-p cuts and rejections included), copies no row,
+// draws each verdict's last token where the logits are, as the host would
+// and from the residual's distribution, gives STAND the host's top entries,
+// and names a row no distribution can come from and a draft node outside
+// the rows.
 #include "spec/engine/logit_summary.h"
 
 #include <gtest/gtest.h>
@@ -226,47 +228,54 @@ TEST(LogitSummaryTest, VerifyingCopiesNoRowAndSampledRequestsDrawOnce) {
   EXPECT_EQ(verify_counting(SamplingParams{0.9f, 0, 0.7f}), std::pair(0, 1)) << "top-p's too";
 }
 
-// A sampled tree with q spread over many tokens and rejections at most
-// contexts: acceptance reads p at q's support from the summary, the last
-// token is drawn on the logits' side, and the verdicts are the host rows'.
+// A sampled tree whose q spreads over 24 tokens (the context's peak among
+// them), drawn with the request's own uniforms.
+DraftTree sampled_tree(uint64_t request, int64_t contexts) {
+  DraftTree draft = tree_with({0, 0, 0, 0, 0, 0});
+  draft.deterministic = false;
+  for (int64_t c = 0; c < contexts; ++c) {
+    DraftRow q;
+    double mass = 0.0;
+    for (uint32_t j = 0; j < 24; ++j) {
+      q.ids.push_back(static_cast<int32_t>((c * 37 + j * 41) % kVocab));
+      const double weight = 0.05 + uniform({request, 1, static_cast<uint32_t>(c), RngPurpose::kDraft, j});
+      q.probs.push_back(static_cast<float>(weight));
+      mass += q.probs.back();
+    }
+    for (float& x : q.probs) x = static_cast<float>(x / mass);
+    draft.q.push_back(std::move(q));
+  }
+  for (size_t j = 0; j < draft.tokens.size(); ++j) {
+    const DraftRow& q = draft.q[static_cast<size_t>(draft.parents[j] + 1)];
+    const double u = uniform({request, 2, static_cast<uint32_t>(j), RngPurpose::kDraft, 0});
+    draft.tokens[j] = q.ids[static_cast<size_t>(sample_from(q.probs.data(), 24, u))];
+  }
+  return draft;
+}
+
+// Rejections at most contexts: acceptance reads p at q's support from the
+// summary, the last token is drawn on the logits' side, and the verdicts
+// are the host rows'.
 TEST(LogitSummaryTest, RejectionsOfSampledTreesCopyNoRowAndGiveTheHostVerdicts) {
   const int64_t contexts = 7;
   const at::Tensor logits = peaked_logits(contexts, 8);
-  for (const SamplingParams& sampling : {SamplingParams{0.8f}, SamplingParams{1.0f, 40}, SamplingParams{0.9f, 0, 0.8f}}) {
-  int rejected = 0;
-  for (uint64_t request = 0; request < 300; ++request) {
-    // q at each context: 24 tokens, the peak among them, with weights from
-    // the request's stream; two children of the prefix, drawn from it.
-    DraftTree draft = tree_with({0, 0, 0, 0, 0, 0});
-    draft.deterministic = false;
-    for (int64_t c = 0; c < contexts; ++c) {
-      DraftRow q;
-      double mass = 0.0;
-      for (int32_t j = 0; j < 24; ++j) {
-        q.ids.push_back(static_cast<int32_t>((c * 37 + j * 41) % kVocab));
-        q.probs.push_back(static_cast<float>(0.05 + uniform({request, 1, uint32_t(c), RngPurpose::kDraft, uint32_t(j)})));
-        mass += q.probs.back();
-      }
-      for (float& x : q.probs) x = static_cast<float>(x / mass);
-      draft.q.push_back(std::move(q));
+  for (const SamplingParams& sampling :
+       {SamplingParams{0.8f}, SamplingParams{1.0f, 40}, SamplingParams{0.9f, 0, 0.8f}}) {
+    int rejected = 0;
+    for (uint64_t request = 0; request < 300; ++request) {
+      const DraftTree draft = sampled_tree(request, contexts);
+      LogitSummary summary = std::move(summarize_logits(logits, {{0, &draft, sampling}}).front());
+      const auto counting = count_rows(summary);
+      TargetRows summarised(std::move(summary), kVocab, sampling);
+      TargetRows host(logits.data_ptr<float>(), contexts, kVocab, sampling);
+      const Verdict a = verify({&draft, &host, 5, request, 9});
+      const Verdict b = verify({&draft, &summarised, 5, request, 9});
+      ASSERT_EQ(a.tokens, b.tokens) << "request " << request;
+      EXPECT_EQ(counting->copies, 0) << "request " << request;
+      EXPECT_EQ(counting->batches, 1) << "request " << request;
+      rejected += a.accepted.size() < 3;
     }
-    for (size_t j = 0; j < draft.tokens.size(); ++j) {
-      const DraftRow& q = draft.q[static_cast<size_t>(draft.parents[j] + 1)];
-      const double u = uniform({request, 2, static_cast<uint32_t>(j), RngPurpose::kDraft, 0});
-      draft.tokens[j] = q.ids[static_cast<size_t>(sample_from(q.probs.data(), 24, u))];
-    }
-    LogitSummary summary = std::move(summarize_logits(logits, {{0, &draft, sampling}}).front());
-    const auto counting = count_rows(summary);
-    TargetRows summarised(std::move(summary), kVocab, sampling);
-    TargetRows host(logits.data_ptr<float>(), contexts, kVocab, sampling);
-    const Verdict a = verify({&draft, &host, 5, request, 9});
-    const Verdict b = verify({&draft, &summarised, 5, request, 9});
-    ASSERT_EQ(a.tokens, b.tokens) << "request " << request;
-    EXPECT_EQ(counting->copies, 0) << "request " << request;
-    EXPECT_EQ(counting->batches, 1) << "request " << request;
-    rejected += a.accepted.size() < 3;
-  }
-  EXPECT_GT(rejected, 100) << "T " << sampling.temperature << " top-k " << sampling.top_k;
+    EXPECT_GT(rejected, 100) << "T " << sampling.temperature << " top-k " << sampling.top_k;
   }
 }
 
