@@ -102,10 +102,7 @@ float TargetRows::prob(int64_t context, int32_t token) {
     if (sampling_.greedy()) return row(context)[token];
     const RowSummary& s = summary_of(context);
     const auto& logits = summary_.token_logits;
-    const auto it = std::lower_bound(logits.begin(), logits.end(), TokenLogit{context, token},
-                                     [](const TokenLogit& a, const TokenLogit& b) {
-                                       return a.context != b.context ? a.context < b.context : a.token < b.token;
-                                     });
+    const auto it = std::lower_bound(logits.begin(), logits.end(), TokenLogit{context, token}, TokenLogit::before);
     if (it != logits.end() && it->context == context && it->token == token) return summary_prob(s, token, it->logit);
     return row(context)[token];
   }

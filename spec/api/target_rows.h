@@ -47,6 +47,10 @@ struct TokenLogit {
   int64_t context = 0;
   int32_t token = 0;
   float logit = 0.0f;
+  // The order LogitSummary::token_logits is sorted in: by context, then token.
+  static bool before(const TokenLogit& a, const TokenLogit& b) {
+    return a.context != b.context ? a.context < b.context : a.token < b.token;
+  }
 };
 
 // The residual of p at one context after rejections (verifier.h):

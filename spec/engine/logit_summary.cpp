@@ -195,13 +195,8 @@ std::vector<LogitSummary> summarize_logits(const at::Tensor& logits, const std::
         read[i].push_back({static_cast<int64_t>(c), id});
       }
     }
-    const auto before = [](const TokenLogit& a, const TokenLogit& b) {
-      return a.context != b.context ? a.context < b.context : a.token < b.token;
-    };
-    const auto same = [](const TokenLogit& a, const TokenLogit& b) {
-      return a.context == b.context && a.token == b.token;
-    };
-    std::sort(read[i].begin(), read[i].end(), before);
+    std::sort(read[i].begin(), read[i].end(), TokenLogit::before);
+    const auto same = [](const TokenLogit& a, const TokenLogit& b) { return !TokenLogit::before(a, b); };
     read[i].erase(std::unique(read[i].begin(), read[i].end(), same), read[i].end());
   }
   std::vector<int64_t> read_rows, read_tokens;

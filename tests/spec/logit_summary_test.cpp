@@ -285,7 +285,7 @@ Residual rejected_residual() { return Residual{1.25, {37, 5, 40}, {0.0, 0.0, 0.0
 // Draws where the logits are give the host's token (the two compute p with
 // different exps, which moves a draw only for a u within a rounding of a
 // boundary: none of these), and a batch gives what each draw gives alone.
-TEST(LogitSummaryTest, DrawsWhereTheLogitsAreAreTheHostDraws) {
+TEST(LogitSummaryTest, DeviceDrawsAreTheHostDraws) {
   const at::Tensor logits = peaked_logits(1, 9);
   const SamplingParams sampling{1.3f};
   const DraftTree empty;
@@ -311,7 +311,7 @@ TEST(LogitSummaryTest, DrawsWhereTheLogitsAreAreTheHostDraws) {
   }
 }
 
-TEST(LogitSummaryTest, DrawsWhereTheLogitsAreFollowTheResidual) {
+TEST(LogitSummaryTest, DeviceDrawsFollowTheResidual) {
   // Six tokens: p = softmax(log w) = w / sum(w).
   const std::vector<float> w = {0.05f, 0.30f, 0.10f, 0.25f, 0.15f, 0.15f};
   at::Tensor logits = torch::empty({1, 6});
