@@ -87,6 +87,7 @@ json settings_json(const RunOptions& o, const tasks::Task& task) {
           {"tree", o.engine.tree},
           {"device", o.engine.device},
           {"draft_length", o.engine.draft_length},
+          {"adaptive_draft_length", o.engine.adaptive_draft_length},
           {"k_config", o.engine.k_config}};
   // Only for pruned trees, so that runs from before them still resume.
   if (o.engine.tree == spec::kPrunedTree) {
@@ -342,6 +343,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   auto o = std::make_shared<RunOptions>();
   o->engine.target = "models/zoo/tiny-target";
   o->engine.draft = "models/zoo/tiny-draft";
+  // Every ready proposal in one forward, greedy requests drafting where it
+  // pays: the engine no workload finds slower than plain batching.
+  o->engine.engine = spec::EngineKind::kSeedBatch;
   CLI::App* cmd = app.add_subcommand("run", "Run a search algorithm over a task folder's problems");
   cmd->add_option("--task", o->task_dir, "Task folder (task.json)")->required();
   std::string searches;
@@ -367,7 +371,12 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--trigrams", o->engine.trigrams,
                   "aded: tri-gram table file from `seed trigrams` (default: learned from the target's outputs)");
   cmd->add_option("--device", o->engine.device, "cpu or cuda:N")->capture_default_str();
-  cmd->add_option("--draft-length", o->engine.draft_length, "Draft chain length k")->capture_default_str();
+  cmd->add_option("--draft-length", o->engine.draft_length,
+                  "Draft chain length k: the longest a greedy request drafts, each round as long as the measured "
+                  "acceptance and costs make best (0: the round drafts nothing)")
+      ->capture_default_str();
+  cmd->add_flag_callback("--fixed-draft-length", [o] { o->engine.adaptive_draft_length = false; },
+                         "Greedy requests too draft --draft-length tokens every round");
   cmd->add_option("--k-config", o->engine.k_config, "Draft tree shape, children per depth (e.g. 2 2 1)");
   cmd->add_option("--drafters", o->engine.drafters, "seed engines: drafter threads (0 = automatic)")
       ->capture_default_str();

@@ -21,9 +21,10 @@ inline double acceptance_rate(int64_t accepted, int64_t tested) {
 
 // Laplace's rule of succession, (accepted + 1) / (tested + 2): the
 // acceptance rate a planner bets on before it has seen much, which one
-// early rejection does not drive to 0 (nor one acceptance to 1).
-inline double smoothed_acceptance_rate(int64_t accepted, int64_t tested) {
-  return (double(accepted) + 1) / (double(tested) + 2);
+// early rejection does not drive to 0 (nor one acceptance to 1). Counts
+// may be decayed (fractional).
+inline double smoothed_acceptance_rate(double accepted, double tested) {
+  return (accepted + 1) / (tested + 2);
 }
 
 // tau_max = (1 - alpha^(k+1)) / (1 - alpha): what a round of k drafted

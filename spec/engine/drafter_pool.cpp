@@ -4,6 +4,9 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "models/base/error.h"
 
 namespace seed::spec {
@@ -86,7 +89,8 @@ Proposal DrafterPool::run(Worker& worker, const DraftTask& task, bool dead) {
       worker.drafter->start(seq.slot, task.tokens.empty() ? seq.prompt : task.tokens,
                             draft_settings(*seq.request, k_config_, pruned_tree_));
     } else {
-      worker.drafter->advance(seq.slot, task.verdict);
+      for (const Verdict& verdict : task.verdicts) worker.drafter->advance(seq.slot, verdict);
+      proposal.verdicts = static_cast<int>(task.verdicts.size());
     }
     proposal.draft = worker.drafter->propose(seq.slot, task.max_depth);
   } catch (const std::exception& e) {
@@ -124,15 +128,43 @@ void DrafterPool::assign(std::vector<Sequence>& seqs) {
 }
 
 void DrafterPool::post(DraftTask task) {
-  const int owner = task.seq->drafter;
-  if (task.kind == DraftTask::kFinish) task.seq = nullptr;
-  if (owner < 0) {
-    if (task.kind != DraftTask::kFinish) {
-      Proposal empty;
-      empty.seq = task.seq;
-      queue_.push(std::move(empty), -1);
+  Sequence& seq = *task.seq;
+  const int owner = seq.drafter;
+  if (task.kind == DraftTask::kFinish) {
+    const bool started = seq.drafter_started;
+    seq.drafter_started = false;
+    seq.undrafted.clear();
+    task.seq = nullptr;
+    if (owner < 0 || !started) return;
+  } else if (owner < 0 || task.max_depth == 0) {
+    // Nothing to draft: the empty proposal goes out at once, in the name of
+    // the sequence's drafter, which learns the verdict with its next draft.
+    if (task.kind == DraftTask::kStart) {
+      seq.drafter_started = false;
+      seq.undrafted.clear();
+    } else if (seq.drafter_started) {
+      seq.undrafted.insert(seq.undrafted.end(), std::make_move_iterator(task.verdicts.begin()),
+                           std::make_move_iterator(task.verdicts.end()));
     }
+    Proposal empty;
+    empty.seq = &seq;
+    queue_.push(std::move(empty), owner);
     return;
+  } else if (task.kind == DraftTask::kStart) {
+    seq.drafter_started = true;
+    seq.undrafted.clear();
+  } else if (!seq.drafter_started) {
+    // Its drafter never started it (its rounds drafted nothing so far):
+    // start it from every token so far, as a restart does.
+    std::vector<int32_t> tokens = seq.prompt;
+    const std::vector<int32_t>& generated = seq.output->tokens();
+    tokens.insert(tokens.end(), generated.begin(), generated.end());
+    task = DraftTask::start(seq, task.max_depth, std::move(tokens));
+    seq.drafter_started = true;
+  } else {
+    task.verdicts.insert(task.verdicts.begin(), std::make_move_iterator(seq.undrafted.begin()),
+                         std::make_move_iterator(seq.undrafted.end()));
+    seq.undrafted.clear();
   }
   Worker& worker = *workers_[static_cast<size_t>(owner)];
   std::unique_lock<std::mutex> lock(mutex_);
@@ -161,16 +193,20 @@ void DrafterPool::reassign(Sequence& seq, const std::vector<const Sequence*>& ru
   seq.drafter = best;
 }
 
+bool DrafterPool::idle_locked() const {
+  if (busy_workers_ > 0) return false;
+  return std::all_of(workers_.begin(), workers_.end(), [](const auto& worker) { return worker->inbox.empty(); });
+}
+
 void DrafterPool::drain() {
   std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [&] {
-    if (busy_workers_ > 0) return false;
-    for (const auto& worker : workers_) {
-      if (!worker->inbox.empty()) return false;
-    }
-    return true;
-  });
+  idle_.wait(lock, [&] { return idle_locked(); });
   queue_.clear();
+}
+
+bool DrafterPool::idle() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return threaded_ && idle_locked();
 }
 
 }  // namespace seed::spec

@@ -37,15 +37,15 @@ struct DraftTask {
   // call it belongs to) may end before its drafter gets to it.
   Sequence* seq = nullptr;
   uint64_t slot = 0;
-  Verdict verdict;              // kAdvance
-  int max_depth = 0;            // kStart, kAdvance
-  std::vector<int32_t> tokens;  // kStart: what to start from (empty: the prompt)
+  std::vector<Verdict> verdicts;  // kAdvance: the drafter applies them in order
+  int max_depth = 0;              // kStart, kAdvance
+  std::vector<int32_t> tokens;    // kStart: what to start from (empty: the prompt)
 
   static DraftTask start(Sequence& seq, int max_depth, std::vector<int32_t> tokens = {}) {
     return {kStart, &seq, seq.slot, {}, max_depth, std::move(tokens)};
   }
   static DraftTask advance(Sequence& seq, Verdict verdict, int max_depth) {
-    return {kAdvance, &seq, seq.slot, std::move(verdict), max_depth, {}};
+    return {kAdvance, &seq, seq.slot, {std::move(verdict)}, max_depth, {}};
   }
   static DraftTask finish(Sequence& seq) { return {kFinish, &seq, seq.slot, {}, 0, {}}; }
 };
@@ -63,7 +63,12 @@ class DrafterPool {
   // Assigns a call's sequences to the live drafters (Sequence::drafter).
   void assign(std::vector<Sequence>& seqs);
   // Queues `task` on its sequence's drafter (or, with none, queues an empty
-  // draft for the target). The caller's thread only, as are the others.
+  // draft for the target). A start or advance that may draft nothing
+  // (max_depth 0) queues its empty draft at once, so that a round without
+  // a draft never waits for a drafter thread: the drafter learns the
+  // verdict with its next task (Sequence::undrafted), or, if it never
+  // started the sequence, starts it from every token so far at its first
+  // draft. The caller's thread only, as are the others.
   void post(DraftTask task);
   // Moves `seq` to the live drafter with the fewest of the `running`
   // sequences; with none alive, `seq` continues target-only.
@@ -71,6 +76,12 @@ class DrafterPool {
   // Waits until every drafter has done the work it holds, then forgets the
   // proposals still queued (they point into the calls' sequences).
   void drain();
+  // No drafter thread holds work now (so none starts any before the next
+  // post). Always false unless threaded.
+  bool idle();
+  // The intra-op threads the drafter threads take when busy (0 unless
+  // threaded).
+  int busy_threads() const { return threaded_ ? static_cast<int>(workers_.size()) * draft_threads_ : 0; }
 
  private:
   struct Worker {
@@ -83,6 +94,8 @@ class DrafterPool {
   };
 
   void work(Worker& worker);
+  // Under mutex_: no worker is busy or has work waiting.
+  bool idle_locked() const;
   // Runs `task` on the worker's drafter (unlocked); the proposal, if the
   // task asks for one.
   Proposal run(Worker& worker, const DraftTask& task, bool dead);

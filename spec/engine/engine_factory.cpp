@@ -106,6 +106,7 @@ RunSettings run_settings(const EngineOptions& o) {
   }
   RunSettings settings = model_run_settings(o.target, o.chat_system);
   if (o.engine.drafts()) settings.k_config = draft_shape(o);
+  settings.adaptive_draft_length = o.adaptive_draft_length;
   if (o.tree == kPrunedTree) {
     SEED_CHECK(o.engine.drafts(), kInvalidArgument)
         << "--tree pct: engine '" << o.engine.name() << "' does not draft";

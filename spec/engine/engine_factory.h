@@ -72,6 +72,10 @@ struct EngineOptions {
   // k_config, e.g. {2, 2, 1} (SEED appendix B).
   int draft_length = 4;
   std::vector<int> k_config;  // empty: a chain of draft_length
+  // Chains: draft_length is the longest draft, and each greedy request
+  // drafts what the measured acceptance and costs make best, down to none
+  // (RunSettings::adaptive_draft_length); false: always draft_length.
+  bool adaptive_draft_length = true;
   // Draft models: the q' sampled drafts are drawn from and carry.
   DraftTruncation draft_cut;
   // drafter_pool kinds: drafter threads (sequences are assigned

@@ -9,6 +9,8 @@ class LineFit {
   void add(double x, double y, double weight = 1) {
     w_ += weight, x_ += weight * x, y_ += weight * y, xx_ += weight * x * x, xy_ += weight * x * y;
   }
+  // Every point's weight times `factor`: older points count less.
+  void scale(double factor) { w_ *= factor, x_ *= factor, y_ *= factor, xx_ *= factor, xy_ *= factor; }
   double weight() const { return w_; }
   double mean_x() const { return x_ / w_; }
   double mean_y() const { return y_ / w_; }

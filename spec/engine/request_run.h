@@ -44,6 +44,11 @@ struct Sequence {
   std::optional<RequestOutput> output;
   std::optional<Completion> completion;  // once settled
   RequestStats stats;
+  // Its drafter has started it, and the verdicts of rounds that drafted
+  // nothing since, not yet handed to it (DrafterPool::post); the engine's
+  // thread only.
+  bool drafter_started = false;
+  std::vector<Verdict> undrafted;
 };
 
 // What the engines share: the tokenizer (null for token-only use), the
@@ -56,6 +61,10 @@ struct RunSettings {
   std::vector<int32_t> stop_tokens;
   std::vector<int> k_config;  // empty: no drafting
   std::optional<PrunedTree> pruned_tree;  // set: k_config bounds a pruned candidate tree
+  // A chain k_config is the longest draft: each greedy request's next draft
+  // is as long as the measured acceptance and costs make best, 0 included
+  // (DraftLengthPolicy). Off: every round drafts the whole chain.
+  bool adaptive_draft_length = false;
   // Set: each text prompt is a user turn, after a system turn of
   // `chat_system` (if not empty), rendered by the target's chat template
   // before it is tokenized (encode_prompt).

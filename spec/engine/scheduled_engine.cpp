@@ -1,5 +1,7 @@
 #include "spec/engine/scheduled_engine.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -14,6 +16,37 @@ namespace {
 // caches' default).
 constexpr int64_t kKvBlockSlack = 2 * 16;
 
+// A chain drafted by live drafters, whose greedy requests' lengths may vary.
+std::optional<DraftLengthPolicy> draft_length_policy(const RunSettings& settings, size_t drafters,
+                                                     const LoopSettings& loop) {
+  const std::vector<int>& k = settings.k_config;
+  const bool chain = !k.empty() && !settings.pruned_tree && std::all_of(k.begin(), k.end(), [](int n) { return n == 1; });
+  if (!settings.adaptive_draft_length || !chain || drafters == 0) return std::nullopt;
+  if (!loop.threaded) return DraftLengthPolicy(static_cast<int>(k.size()), 1);
+  // Rounds without drafts run on the drafter threads' cores too (WiderTeam).
+  const double target_threads = omp_get_max_threads();
+  const double drafter_threads = static_cast<double>(drafters) * loop.draft_threads;
+  return DraftLengthPolicy(static_cast<int>(k.size()), static_cast<int>(drafters),
+                           target_threads / (target_threads + drafter_threads));
+}
+
+// This thread's OpenMP team, `extra` threads wider while in scope (the
+// thread's own setting: at::set_num_threads would rebuild ATen's pools).
+class WiderTeam {
+ public:
+  explicit WiderTeam(int extra) : threads_(omp_get_max_threads()), extra_(extra) {
+    if (extra_ > 0) omp_set_num_threads(threads_ + extra_);
+  }
+  ~WiderTeam() {
+    if (extra_ > 0) omp_set_num_threads(threads_);
+  }
+  WiderTeam(const WiderTeam&) = delete;
+  WiderTeam& operator=(const WiderTeam&) = delete;
+
+ private:
+  int threads_, extra_;
+};
+
 }  // namespace
 
 ScheduledEngine::ScheduledEngine(std::string name, std::unique_ptr<Target> target,
@@ -22,6 +55,7 @@ ScheduledEngine::ScheduledEngine(std::string name, std::unique_ptr<Target> targe
     : name_(std::move(name)),
       target_(std::move(target)),
       settings_(std::move(settings)),
+      draft_length_(draft_length_policy(settings_, drafters.size(), loop)),
       in_flight_(loop.in_flight),
       queue_(scheduler),
       drafters_(name_, std::move(drafters), settings_.k_config, settings_.pruned_tree, loop.threaded,
@@ -128,9 +162,35 @@ bool ScheduledEngine::fits_in_cache(int64_t tokens) const {
   return capacity <= 0 || running_ == 0 || kv_reserved_ + tokens <= capacity;
 }
 
-int ScheduledEngine::depth_of(const Sequence& seq) const {
-  const size_t shape = draft_shape(*seq.request, settings_.k_config, settings_.pruned_tree.has_value()).size();
+int ScheduledEngine::depth_of(const Sequence& seq) {
+  const GenRequest& request = *seq.request;
+  if (draft_length_ && request.draft_length == 0 && request.sampling.greedy()) {
+    const size_t width = queue_.full_width(std::max<size_t>(calls_.size(), 1), std::max<size_t>(running_, 1));
+    return draft_depth(seq, *target_, draft_length_->next(static_cast<double>(width)));
+  }
+  const size_t shape = draft_shape(request, settings_.k_config, settings_.pruned_tree.has_value()).size();
   return draft_depth(seq, *target_, static_cast<int>(shape));
+}
+
+void ScheduledEngine::measure_round(const std::vector<Proposal*>& proposals, const std::vector<Sequence*>& verified,
+                                    const std::vector<Verdict>& verdicts, double verify_s, bool wider) {
+  if (!draft_length_) return;
+  int64_t drafted = 0;
+  for (size_t i = 0; i < proposals.size(); ++i) {
+    const DraftTree& draft = proposals[i]->draft;
+    const GenRequest& request = *verified[i]->request;
+    drafted += static_cast<int64_t>(draft.tokens.size());
+    // A step's cost from steady rounds only: a sequence's first proposal
+    // also computed its prompt, one after rounds without drafts their tokens.
+    if (proposals[i]->verdicts == 1) {
+      draft_length_->add_draft(static_cast<int64_t>(draft.tokens.size()), proposals[i]->draft_s);
+    }
+    if (request.sampling.greedy() && request.draft_length == 0 && !draft.tokens.empty()) {
+      const auto accepted = static_cast<int64_t>(verdicts[i].accepted.size());
+      draft_length_->add_verdict(accepted, accepted < static_cast<int64_t>(draft.tokens.size()));  // a chain
+    }
+  }
+  draft_length_->add_forward(static_cast<int64_t>(proposals.size()), drafted, verify_s, wider);
 }
 
 void ScheduledEngine::post(Sequence& seq, DraftTask task) {
@@ -185,7 +245,11 @@ void ScheduledEngine::step() {
     if (!slots.empty()) {
       const PrefillStats before = target_->prefill_stats();
       const Clock::time_point t0 = Clock::now();
-      target_->prefill(slots);
+      {
+        // As a forward without drafts (below), on idle drafters' cores too.
+        const WiderTeam team(drafters_.idle() ? drafters_.busy_threads() : 0);
+        target_->prefill(slots);
+      }
       account(seconds_since(t0), {}, fresh, before);
     }
   }
@@ -234,9 +298,22 @@ void ScheduledEngine::step() {
   if (items.empty()) return;
   const PrefillStats before = target_->prefill_stats();
   const Clock::time_point t0 = Clock::now();
-  const std::vector<Verdict> verdicts = target_->verify(items);
+  // A forward of empty drafts while no drafter thread works (the requests
+  // drafted nothing) takes the drafters' cores too, as plain batching
+  // would have them. Not after drafts: the verdicts go to the drafters at
+  // once, and the wider team's threads would spin on their cores.
+  const bool undrafted = std::all_of(proposals.begin(), proposals.end(), [](const Proposal* p) {
+    return p->draft.tokens.empty();
+  });
+  const bool wider = undrafted && drafters_.busy_threads() > 0 && drafters_.idle();
+  std::vector<Verdict> verdicts;
+  {
+    const WiderTeam team(wider ? drafters_.busy_threads() : 0);
+    verdicts = target_->verify(items);
+  }
   const double verify_s = seconds_since(t0);
   account(verify_s, verified, fresh, before);
+  if (fresh.empty()) measure_round(proposals, verified, verdicts, verify_s, wider);
   queue_.verified(slots);
   for (size_t i = 0; i < verified.size(); ++i) {
     Sequence& seq = *verified[i];

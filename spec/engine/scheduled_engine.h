@@ -48,10 +48,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "spec/api/drafter.h"
+#include "spec/engine/draft_length_policy.h"
 #include "spec/engine/drafter_pool.h"
 #include "spec/api/engine.h"
 #include "spec/engine/request_run.h"
@@ -136,7 +138,15 @@ class ScheduledEngine : public Engine {
   // `drafter_holds_it`: false when the drafter already let go (it failed).
   void retire(Call& call, Sequence& seq, bool drafter_holds_it);
   void post(Sequence& seq, DraftTask task);
-  int depth_of(const Sequence& seq) const;
+  // The depth of the next draft of `seq` (draft_depth), its length chosen
+  // by draft_length_ where that applies.
+  int depth_of(const Sequence& seq);
+  // What step() measured in a forward that computed no prompt, for
+  // draft_length_, before the verdicts are applied: the proposals' draft
+  // times (of steady rounds, Proposal::verdicts), the forward (`wider`: on
+  // the drafters' cores too), the greedy chains' verdicts.
+  void measure_round(const std::vector<Proposal*>& proposals, const std::vector<Sequence*>& verified,
+                     const std::vector<Verdict>& verdicts, double verify_s, bool wider);
   // Adds one target operation to the stats: its time, the sequences it
   // verified, and its computed prompt tokens shared among `started` (the
   // sequences whose prompts it computed).
@@ -148,6 +158,9 @@ class ScheduledEngine : public Engine {
   std::string name_;
   std::unique_ptr<Target> target_;
   RunSettings settings_;
+  // Set with settings_.adaptive_draft_length, a chain and a drafter: the
+  // greedy requests' draft lengths.
+  std::optional<DraftLengthPolicy> draft_length_;
   size_t in_flight_;
   VerifyQueue queue_;
   DrafterPool drafters_;  // after queue_: its workers push into it

@@ -31,6 +31,10 @@ Scheduler::Scheduler(SchedulePolicy policy, size_t max_batch, int64_t max_wait)
   SEED_CHECK(max_wait >= 1, kInvalidArgument) << "scheduler: max_wait " << max_wait << " < 1";
 }
 
+size_t Scheduler::full_width(size_t callers, size_t sequences) const {
+  return std::min(policy_ == SchedulePolicy::kFcfs ? std::min(callers, sequences) : sequences, max_batch_);
+}
+
 std::vector<size_t> Scheduler::pick(const std::vector<ReadyProposal>& ready) {
   SEED_CHECK(!ready.empty(), kInternal) << "scheduler: nothing to pick from";
   std::vector<size_t> order(ready.size());

@@ -52,6 +52,10 @@ class Scheduler {
   // non-empty.
   std::vector<size_t> pick(const std::vector<ReadyProposal>& ready);
   int64_t forwards() const { return forwards_; }
+  // How many proposals a forward takes when each of `sequences` running
+  // sequences of `callers` callers has one ready: fcfs one per caller, the
+  // others every one; at most max_batch.
+  size_t full_width(size_t callers, size_t sequences) const;
   SchedulePolicy policy() const { return policy_; }
 
  private:

@@ -31,6 +31,11 @@ std::vector<Proposal> VerifyQueue::take() {
   return taken;
 }
 
+size_t VerifyQueue::full_width(size_t callers, size_t sequences) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return scheduler_.full_width(callers, sequences);
+}
+
 bool VerifyQueue::empty() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return queue_.empty();

@@ -24,6 +24,10 @@ struct Proposal {
   int64_t ready_at = 0;  // the scheduler's forward count when it was queued
   DraftTree draft;       // empty: the target decodes one token
   double draft_s = 0;
+  // Verdicts its drafter took in before drafting it: 1 in steady rounds,
+  // more after rounds that drafted nothing (its draft_s then includes
+  // catching up on their tokens), 0 for a sequence's first.
+  int verdicts = 0;
   std::string error;         // the drafter failed; this request ends with kError...
   bool unavailable = false;  // ...unless the drafter is gone: then it moves
 };
@@ -39,6 +43,8 @@ class VerifyQueue {
   std::vector<Proposal> take();
   // Whether take() would block now.
   bool empty() const;
+  // Scheduler::full_width.
+  size_t full_width(size_t callers, size_t sequences) const;
   // Records that `slots` were verified in one forward.
   void verified(const std::vector<uint64_t>& slots);
   // Forgets the proposals still queued (they point into a finished call).

@@ -218,17 +218,18 @@ TEST_F(CliTest, BenchSpecTreeRowsNameTheirTree) {
   const fs::path json = *model_dir_ / "trees.json";
   const std::string zoo = SEED_ZOO_DIR;
   const Outcome r = run_command(seed("--threads 1 bench spec --target " + zoo + "/tiny-target --draft " + zoo +
-                                     "/tiny-draft --engines ar sd mcsd --drafter model lookup --trees shape pct "
+                                     "/tiny-draft --engines ar sd mcsd --drafter model lookup --trees shape fixed pct "
                                      "--n 1 --temperatures 0 --repeats 1 --thought-tokens 12 --evaluation-tokens 2 "
                                      "--json " + json.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(json);
   const nlohmann::json rows = nlohmann::json::parse(in)["rows"];
-  // ar; per drafting engine: model with each tree, lookup with its own shape only.
+  // ar; per drafting engine: model with each tree, lookup without pruned
+  // trees; greedy chains of 0 to 7 tokens, or of 7 (fixed: chains only).
   std::vector<std::string> trees;
   for (const nlohmann::json& row : rows) trees.push_back(row["drafter"].get<std::string>() + ":" + row["tree"].get<std::string>());
-  EXPECT_EQ(trees, (std::vector<std::string>{":", "model:chain 7", "model:pct", "lookup:chain 7", "model:2,2,1",
-                                              "model:pct", "lookup:2,2,1"}));
+  EXPECT_EQ(trees, (std::vector<std::string>{":", "model:chain 0-7", "model:chain 7", "model:pct", "lookup:chain 0-7",
+                                              "lookup:chain 7", "model:2,2,1", "model:pct", "lookup:2,2,1"}));
   for (const nlohmann::json& row : rows) {
     if (row["tree"] != "pct") continue;
     EXPECT_GT(row["pct_threshold"].get<double>(), 0.0) << "measured at start";

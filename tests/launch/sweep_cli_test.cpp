@@ -35,21 +35,24 @@ std::string read_file(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A row without the figures that depend on wall time, on what the prefix
-// cache held, or on which problems shared a target forward.
+// A row without the figures that depend on wall time (greedy drafts are as
+// long as measured times make pay), on what the prefix cache held, or on
+// which problems shared a target forward.
 json computed_part(json row) {
-  for (const char* key : {"wall_s", "tokens_per_s", "speedup", "prefill_tokens", "target_forwards", "tau"}) {
+  for (const char* key : {"wall_s", "tokens_per_s", "speedup", "prefill_tokens", "target_forwards", "tau", "alpha"}) {
     row.erase(key);
   }
   return row;
 }
 
 // A results line without its timing, which invocation wrote it, the
-// forwards its requests took part in (problems in flight share them) and the
+// forwards its requests took part in (problems in flight share them), the
 // prompt tokens the target computed (they depend on what its prefix cache
-// held: a resumed point starts with an empty cache).
+// held: a resumed point starts with an empty cache) and what speculation
+// did (greedy drafts are as long as measured times make pay).
 json answer_part(json line) {
-  for (const char* key : {"wall_s", "draft_s", "finished_s", "invocation", "target_forwards", "prefill_tokens"}) {
+  for (const char* key : {"wall_s", "draft_s", "finished_s", "invocation", "target_forwards", "prefill_tokens",
+                          "accepted_tokens", "alpha", "drafted_tokens", "rejections", "sequence_forwards"}) {
     line.erase(key);
   }
   return line;

@@ -20,6 +20,14 @@ TEST(SchedulerTest, FcfsVerifiesTheOldestAlone) {
   EXPECT_EQ(fcfs.forwards(), 1);
 }
 
+TEST(SchedulerTest, AFullForwardIsOnePerCallerForFcfsAndEveryOneOtherwise) {
+  EXPECT_EQ(Scheduler(SchedulePolicy::kFcfs, 16).full_width(/*callers=*/3, /*sequences=*/10), 3u);
+  EXPECT_EQ(Scheduler(SchedulePolicy::kFcfs, 2).full_width(3, 10), 2u);
+  EXPECT_EQ(Scheduler(SchedulePolicy::kFcfs, 16).full_width(3, 2), 2u);  // a caller with no sequence running
+  EXPECT_EQ(Scheduler(SchedulePolicy::kBatch, 16).full_width(3, 10), 10u);
+  EXPECT_EQ(Scheduler(SchedulePolicy::kPriority, 8).full_width(3, 10), 8u);
+}
+
 TEST(SchedulerTest, BatchVerifiesTheOldestUpToMaxBatch) {
   Scheduler batch(SchedulePolicy::kBatch, /*max_batch=*/2);
   EXPECT_EQ(batch.pick(queued({0.1, 0.9, 0.5})), std::vector<size_t>({0, 1}));

@@ -1,0 +1,113 @@
+#include "spec/engine/draft_length_policy.h"
+
+#include <algorithm>
+
+#include "models/base/error.h"
+#include "spec/api/acceptance.h"
+
+namespace seed::spec {
+
+namespace {
+
+// `fit`'s seconds for a forward of `rows` rows: the slope once the forwards
+// spread over rows, never so steep that a forward of no rows would cost
+// nothing. REQUIRES fit.weight() > 0.
+double line_s(const LineFit& fit, double rows, double min_variance) {
+  const double per_row =
+      fit.x_variance() >= min_variance ? std::clamp(fit.slope(), 0.0, fit.mean_y() / fit.mean_x() * 0.9) : 0.0;
+  return fit.mean_y() + per_row * (rows - fit.mean_x());
+}
+
+}  // namespace
+
+DraftLengthPolicy::DraftLengthPolicy(int longest, int drafters, double wider_prior)
+    : longest_(longest), drafters_(drafters), wider_prior_(wider_prior) {
+  SEED_CHECK(longest >= 1, kInvalidArgument) << "draft length policy: longest draft " << longest << " < 1";
+  SEED_CHECK(drafters >= 1, kInvalidArgument) << "draft length policy: " << drafters << " drafters";
+}
+
+void DraftLengthPolicy::add_draft(int64_t tokens, double seconds) {
+  if (tokens <= 0) return;
+  drafts_.scale(kDecay);
+  drafts_.add(double(tokens), seconds);
+}
+
+void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, double seconds, bool wider) {
+  if (sequences <= 0) return;
+  const double rows = double(sequences + drafted);
+  if (wider && own_forwards_.weight() >= kMinLineWeight) {
+    wider_s_ = wider_s_ * kDecay + seconds;
+    wider_line_s_ = wider_line_s_ * kDecay + line_s(own_forwards_, rows, kMinRowVariance);
+  }
+  LineFit& fit = wider ? wider_forwards_ : own_forwards_;
+  fit.scale(kLineDecay);
+  fit.add(rows, seconds);
+  ++forward_count_;
+}
+
+void DraftLengthPolicy::add_verdict(int64_t accepted, bool rejected) {
+  accepted_ = accepted_ * kDecay + double(accepted);
+  tested_ = tested_ * kDecay + double(accepted) + (rejected ? 1 : 0);
+}
+
+double DraftLengthPolicy::acceptance() const { return smoothed_acceptance_rate(accepted_, tested_); }
+
+bool DraftLengthPolicy::measured() const { return drafts_.weight() > 0 && forward_count_ > 0; }
+
+double DraftLengthPolicy::wider_ratio() const { return wider_line_s_ > 0 ? wider_s_ / wider_line_s_ : wider_prior_; }
+
+double DraftLengthPolicy::own_s(double rows) const {
+  if (own_forwards_.weight() >= kMinLineWeight || wider_forwards_.weight() == 0) {
+    return line_s(own_forwards_, rows, kMinRowVariance);
+  }
+  return line_s(wider_forwards_, rows, kMinRowVariance) / wider_ratio();
+}
+
+double DraftLengthPolicy::wider_s(double rows) const {
+  if (wider_forwards_.weight() >= kMinLineWeight || own_forwards_.weight() == 0) {
+    return line_s(wider_forwards_, rows, kMinRowVariance);
+  }
+  return own_s(rows) * wider_ratio();
+}
+
+double DraftLengthPolicy::draft_s(int k) const {
+  const double per_token = drafts_.mean_y() / drafts_.mean_x();
+  if (drafts_.x_variance() < kMinRowVariance) return per_token * k;
+  const double slope = std::clamp(drafts_.slope(), 0.0, per_token);
+  return drafts_.mean_y() + slope * (k - drafts_.mean_x());
+}
+
+double DraftLengthPolicy::speedup(int k, double width) const {
+  if (!measured()) return 0;
+  const double drafting = std::min<double>(drafters_, width);  // drafter threads busy at once
+  const double draft_s = k > 0 ? width * this->draft_s(k) / drafting : 0.0;
+  // Rounds without drafts run on the drafters' cores too, the others not.
+  const double plain_s = wider_s(width);
+  const double round_s = own_s(width * (k + 1)) + draft_s;
+  return tau_max(acceptance(), k) * plain_s / round_s;
+}
+
+int DraftLengthPolicy::best(double width) const {
+  if (!measured()) return longest_;
+  int best = 0;
+  double best_speedup = 1;  // drafting nothing
+  for (int k = 1; k <= longest_; ++k) {
+    const double s = speedup(k, width);
+    if (s > best_speedup) best = k, best_speedup = s;
+  }
+  return best;
+}
+
+int DraftLengthPolicy::next(double width) {
+  const int length = best(width);
+  if (length == 0) {
+    if (forward_count_ - explored_at_ < kExploreIdleEvery) return 0;
+    explored_at_ = forward_count_;
+    return 1;
+  }
+  const int64_t call = calls_++;
+  if (call % kExploreEvery != kExploreEvery - 1) return length;
+  return (call / kExploreEvery) % 2 == 0 ? std::min(length + 1, longest_) : length / 2;
+}
+
+}  // namespace seed::spec

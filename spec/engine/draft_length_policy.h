@@ -1,0 +1,109 @@
+// DraftLengthPolicy: how many tokens a greedy request drafts in its next
+// round, chosen from what the engine measured, so that drafting happens
+// where it pays and a round verifies no draft where none would (the
+// engine then advances the request as plain batching would).
+//
+// The token model of speculative decoding (acceptance.h), with batching:
+// each drafted token is accepted with probability alpha up to the first
+// rejection, so a round of W requests drafting k tokens each gains
+// W tau_max(alpha, k) tokens for one target forward over W (k + 1) rows
+// and W drafts of k tokens shared by the drafter threads, where drafting
+// nothing gains W tokens for a forward over W rows. W is what a forward
+// takes when every request is ready (the engine's Scheduler). A forward's
+// time is a line in its rows, fitted apart over the forwards on the
+// target's own threads (rounds with drafts) and over those of empty drafts
+// that also ran on the idle drafters' cores (ScheduledEngine), with their
+// ratio measured where both are seen; a line not yet fitted is the other
+// through that ratio (before it is measured, a prior that favours rounds
+// without drafts, so that they get timed). On a CPU rows cost, so a wide
+// batch makes drafts dear; on a GPU a step of a small draft costs about a
+// step of the target (launches): both are where a fixed length loses to
+// plain batching.
+//
+// A draft's time is a line in its tokens too, fitted over steady rounds
+// only (Proposal::verdicts): what every draft costs whatever its length (a
+// draft rank's round trip) and what each token adds; until drafts of
+// different lengths are seen, all of it is taken as per token.
+//
+// Measurements decay: alpha and the drafts within some tens, the forward
+// line within a few hundred forwards (it moves with the contexts). While the
+// best length is k > 0, one choice in kExploreEvery tries k + 1, the next
+// such k / 2, so that the line stays fitted; while it is 0, one forward in
+// kExploreIdleEvery has a request draft one token, so that acceptance
+// stays measured. The drafted length never changes a greedy request's
+// tokens; it does change which tokens a sampled request draws for its
+// seed, so engines ask the policy for greedy requests only. Not
+// thread-safe (the engine's loop).
+#pragma once
+
+#include <cstdint>
+
+#include "spec/engine/line_fit.h"
+
+namespace seed::spec {
+
+class DraftLengthPolicy {
+ public:
+  // `longest`: the engine's draft length (the most a round drafts);
+  // `drafters`: threads drafting side by side (1 when drafting inline);
+  // `wider_prior`: what a forward on the drafters' cores too is taken to
+  // cost against the line until one is measured (the target's threads over
+  // both: optimistic, so that rounds without drafts get tried and timed).
+  DraftLengthPolicy(int longest, int drafters, double wider_prior = 1);
+
+  // A proposal of `tokens` drafted tokens took `seconds` to draft (a
+  // steady round's).
+  void add_draft(int64_t tokens, double seconds);
+  // A target forward verified `sequences` drafts holding `drafted` tokens
+  // in `seconds` (no prompt computed in it); `wider`: on the idle drafter
+  // threads' cores too.
+  void add_forward(int64_t sequences, int64_t drafted, double seconds, bool wider);
+  // A greedy chain's verdict: `accepted` of its drafted tokens, and
+  // whether a drafted token was rejected.
+  void add_verdict(int64_t accepted, bool rejected);
+
+  // The length the model makes best for forwards of `width` requests (0:
+  // drafting does not pay), the longest until a draft and a forward are
+  // measured.
+  int best(double width) const;
+  // The next request's length: best(width), or a neighbour of it (above).
+  int next(double width);
+
+  // What the model expects a round drafting k tokens for each of `width`
+  // requests to gain over one drafting none, in tokens per second; 0 until
+  // measured.
+  double speedup(int k, double width) const;
+  double acceptance() const;  // smoothed alpha
+
+  static constexpr int kExploreEvery = 16;
+  static constexpr int kExploreIdleEvery = 256;
+  static constexpr double kDecay = 0.97;      // per draft, verdict or wider forward
+  static constexpr double kLineDecay = 0.995;  // per forward on the line
+  static constexpr double kMinLineWeight = 4;   // forwards (decayed) before the target's own make the line
+  static constexpr double kMinRowVariance = 0.25;
+
+ private:
+  bool measured() const;
+
+  // Seconds of a forward of `rows` rows on the target's threads, and on
+  // the drafters' cores too: each line where it has forwards, else the
+  // other one through the ratio. REQUIRES a forward measured.
+  double own_s(double rows) const;
+  double wider_s(double rows) const;
+  // Wider forwards over the target's own line: measured, else the prior.
+  double wider_ratio() const;
+  // Seconds of one draft of k > 0 tokens.
+  double draft_s(int k) const;
+
+  int longest_;
+  int drafters_;
+  double wider_prior_;
+  LineFit own_forwards_, wider_forwards_;  // seconds by rows, on the target's threads or wider
+  double wider_s_ = 0, wider_line_s_ = 0;  // wider forwards: measured, and the line's
+  LineFit drafts_;  // seconds by tokens
+  double accepted_ = 0, tested_ = 0;
+  int64_t calls_ = 0;
+  int64_t forward_count_ = 0, explored_at_ = 0;
+};
+
+}  // namespace seed::spec

@@ -1,0 +1,150 @@
+// The engines' adaptive draft length (DraftLengthPolicy) end to end: a
+// drafter far slower than the target's forwards makes greedy rounds draft
+// nothing, with `ar`'s tokens, and its drafter still sees every verdict in
+// order when it drafts again; sampled requests keep their whole draft
+// length, so a seed gives the same tokens either way.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "models/causal_lm.h"
+#include "spec/drafters/model/draft_model_drafter.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/engine/model_target.h"
+#include "spec/engine/scheduled_engine.h"
+#include "tests/spec/engine_fixtures.h"
+
+namespace seed::spec {
+namespace {
+
+using ::seed::testing::tokens_of;
+
+// A draft model's drafter whose every proposal of a token or more first
+// waits `latency`, so that a draft step costs many target forwards; it
+// notes the tokens it is given (its start's, then its verdicts'), and
+// whether a proposal came after more than one verdict (rounds that drafted
+// nothing).
+class SlowDrafter final : public Drafter {
+ public:
+  SlowDrafter(std::shared_ptr<const models::CausalLM> draft, std::chrono::milliseconds latency)
+      : inner_(make_draft_model_drafter(std::move(draft))), latency_(latency) {}
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      seen_[slot] = tokens;
+    }
+    inner_->start(slot, tokens, settings);
+  }
+  DraftTree propose(uint64_t slot, int max_depth) override {
+    if (max_depth > 0) std::this_thread::sleep_for(latency_);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (max_depth > 0 && unproposed_[slot] > 1) ++proposals_after_skipped_rounds_;
+    unproposed_[slot] = 0;
+    return inner_->propose(slot, max_depth);
+  }
+  void advance(uint64_t slot, const Verdict& verdict) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      seen_[slot].insert(seen_[slot].end(), verdict.tokens.begin(), verdict.tokens.end());
+      ++unproposed_[slot];
+    }
+    inner_->advance(slot, verdict);
+  }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
+
+  std::vector<int32_t> seen(uint64_t slot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return seen_[slot];
+  }
+  int proposals_after_skipped_rounds() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return proposals_after_skipped_rounds_;
+  }
+
+ private:
+  std::unique_ptr<Drafter> inner_;
+  std::chrono::milliseconds latency_;
+  std::mutex mutex_;
+  std::map<uint64_t, std::vector<int32_t>> seen_;
+  std::map<uint64_t, int> unproposed_;
+  int proposals_after_skipped_rounds_ = 0;
+};
+
+class AdaptiveDraftEngineTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { pairs_ = new ::seed::testing::TestModelPairs("seed_adaptive_draft_test"); }
+  static void TearDownTestSuite() { delete pairs_; }
+
+  // seed-batch over the test pair with one SlowDrafter (kept in `drafter`),
+  // chains of three.
+  static std::unique_ptr<ScheduledEngine> engine(bool adaptive, std::chrono::milliseconds latency,
+                                                 SlowDrafter** drafter) {
+    auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pairs_->pair.target));
+    auto slow = std::make_unique<SlowDrafter>(models::CausalLM::load(pairs_->pair.draft), latency);
+    *drafter = slow.get();
+    std::vector<std::unique_ptr<Drafter>> drafters;
+    drafters.push_back(std::move(slow));
+    RunSettings settings;
+    settings.k_config = {1, 1, 1};
+    settings.adaptive_draft_length = adaptive;
+    return ScheduledEngine::seed("seed-batch", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
+                                 Scheduler(SchedulePolicy::kBatch, 16), 1);
+  }
+
+  static std::vector<int32_t> ar_tokens(const GenRequest& request) {
+    EngineOptions o;
+    o.engine = EngineKind::parse("ar");
+    o.target = pairs_->pair.target;
+    return make_engine(o)->generate({request}).front().tokens;
+  }
+
+  static ::seed::testing::TestModelPairs* pairs_;
+};
+
+::seed::testing::TestModelPairs* AdaptiveDraftEngineTest::pairs_ = nullptr;
+
+TEST_F(AdaptiveDraftEngineTest, DraftsThatCostManyForwardsLeaveGreedyRoundsUndraftedWithArsTokens) {
+  // Enough tokens for the policy to explore a draft after rounds without.
+  const std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);
+  SlowDrafter* fixed_drafter = nullptr;
+  SlowDrafter* adaptive_drafter = nullptr;
+  auto fixed = engine(false, std::chrono::milliseconds(2), &fixed_drafter);
+  auto adaptive = engine(true, std::chrono::milliseconds(2), &adaptive_drafter);
+  const std::vector<Completion> fixed_out = fixed->generate(requests);
+  const std::vector<Completion> adaptive_out = adaptive->generate(requests);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const std::vector<int32_t> ar = ar_tokens(requests[i]);
+    EXPECT_EQ(fixed_out[i].tokens, ar) << "request " << i;
+    EXPECT_EQ(adaptive_out[i].tokens, ar) << "request " << i;
+    // What the drafter was given, deferred verdicts included, is the
+    // prompt and the request's tokens in order.
+    std::vector<int32_t> whole = requests[i].prompt_tokens;
+    whole.insert(whole.end(), ar.begin(), ar.end());
+    const std::vector<int32_t> seen = adaptive_drafter->seen(i);
+    ASSERT_GE(seen.size(), requests[i].prompt_tokens.size()) << "request " << i;
+    ASSERT_LE(seen.size(), whole.size()) << "request " << i;
+    EXPECT_EQ(seen, std::vector<int32_t>(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(seen.size())))
+        << "request " << i;
+  }
+  // A draft step costs several of these forwards: the first rounds draft
+  // (nothing is measured yet), then only the explorations do.
+  EXPECT_LT(3 * adaptive->stats().drafted_tokens, fixed->stats().drafted_tokens);
+  EXPECT_GT(adaptive->stats().drafted_tokens, 0);
+  EXPECT_GT(adaptive_drafter->proposals_after_skipped_rounds(), 0);
+  EXPECT_EQ(fixed_drafter->proposals_after_skipped_rounds(), 0);
+}
+
+TEST_F(AdaptiveDraftEngineTest, SampledRequestsDraftTheirWholeLength) {
+  const std::vector<GenRequest> requests = ::seed::testing::varied_requests(4, 1.0f, 40);
+  SlowDrafter* drafter = nullptr;
+  auto fixed = engine(false, std::chrono::milliseconds(1), &drafter);
+  auto adaptive = engine(true, std::chrono::milliseconds(1), &drafter);
+  EXPECT_EQ(tokens_of(adaptive->generate(requests)), tokens_of(fixed->generate(requests)));
+  EXPECT_EQ(adaptive->stats().drafted_tokens, fixed->stats().drafted_tokens);
+}
+
+}  // namespace
+}  // namespace seed::spec

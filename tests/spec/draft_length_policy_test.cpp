@@ -1,0 +1,157 @@
+// DraftLengthPolicy on scripted measurements: the draft length it chooses
+// where drafts are dear or cheap, batches wide or narrow, acceptance high
+// or low, and how it explores.
+#include "spec/engine/draft_length_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+namespace seed::spec {
+namespace {
+
+constexpr double kMs = 1e-3;
+
+// Forwards of every width 1..max_width, drafting 0..longest tokens each
+// (`wider`: on the drafters' cores too), timed by `seconds(rows)`; drafts of
+// `draft_ms` a token after `latency_ms` each; then one-token verdicts, a
+// fraction `accept` of them accepted, spread evenly.
+void measure(DraftLengthPolicy& policy, int longest, int max_width, const std::function<double(int)>& seconds,
+             double draft_ms, double accept, bool wider = false, double latency_ms = 0) {
+  for (int width = 1; width <= max_width; ++width) {
+    for (int k = 0; k <= longest; ++k) {
+      const int rows = width * (k + 1);
+      policy.add_forward(width, rows - width, seconds(rows), wider);
+      if (k > 0) policy.add_draft(k, (latency_ms + k * draft_ms) * kMs);
+    }
+  }
+  for (int i = 0; i < 200; ++i) {
+    const bool accepted = static_cast<int>((i + 1) * accept) > static_cast<int>(i * accept);
+    policy.add_verdict(accepted ? 1 : 0, !accepted);
+  }
+}
+
+double flat(int) { return 1 * kMs; }                    // a GPU with headroom: rows are free
+double cpu_like(int rows) { return (0.5 + 0.1 * rows) * kMs; }  // each row costs a fifth of the base
+
+TEST(DraftLengthPolicyTest, DraftsTheLongestUntilMeasured) {
+  DraftLengthPolicy policy(7, 1);
+  EXPECT_EQ(policy.best(1), 7);
+  EXPECT_EQ(policy.next(16), 7);
+  EXPECT_EQ(policy.speedup(3, 1), 0);
+}
+
+TEST(DraftLengthPolicyTest, DraftsThatCostAForwardDraftNothing) {
+  // A small draft on a GPU: a draft step costs a target step (launches).
+  DraftLengthPolicy policy(4, 1);
+  measure(policy, 4, 1, flat, /*draft_ms=*/1.0, /*accept=*/1.0);
+  for (int k = 1; k <= 4; ++k) EXPECT_LT(policy.speedup(k, 1), 1) << "k = " << k;
+  EXPECT_EQ(policy.best(1), 0);
+}
+
+TEST(DraftLengthPolicyTest, CheapDraftsOnFreeRowsDraftTheLongest) {
+  DraftLengthPolicy policy(7, 1);
+  measure(policy, 7, 1, flat, /*draft_ms=*/0.01, /*accept=*/0.9);
+  EXPECT_EQ(policy.best(1), 7);
+  EXPECT_GT(policy.speedup(7, 1), 3);
+}
+
+TEST(DraftLengthPolicyTest, RowsThatCostMakeAWideBatchDraftNothing) {
+  DraftLengthPolicy policy(7, 1);
+  measure(policy, 7, 16, cpu_like, /*draft_ms=*/0.1, /*accept=*/0.95);
+  // One request: a forward of k + 1 rows still gains ~k tokens.
+  EXPECT_GE(policy.best(1), 3);
+  // Sixteen: each drafted token costs a fifth of a forward of 16 rows in
+  // rows alone, plus its draft step on the one drafter.
+  EXPECT_EQ(policy.best(16), 0);
+  EXPECT_LT(policy.speedup(1, 16), 1);
+}
+
+TEST(DraftLengthPolicyTest, DraftersSideBySideShareTheDrafting) {
+  // Draft steps of half a forward: one drafter for 4 requests cannot keep
+  // up; four can.
+  DraftLengthPolicy one(4, 1), four(4, 4);
+  measure(one, 4, 4, flat, /*draft_ms=*/0.5, /*accept=*/1.0);
+  measure(four, 4, 4, flat, /*draft_ms=*/0.5, /*accept=*/1.0);
+  EXPECT_EQ(one.best(4), 0);
+  EXPECT_GT(four.best(4), 0);
+  EXPECT_GT(four.speedup(2, 4), one.speedup(2, 4));
+}
+
+TEST(DraftLengthPolicyTest, ACostPerDraftWhateverItsLengthFavoursLongDrafts) {
+  // A draft rank: each draft waits half a forward for its round trip, and
+  // each of its tokens adds a fiftieth.
+  DraftLengthPolicy policy(7, 1);
+  measure(policy, 7, 1, flat, /*draft_ms=*/0.02, /*accept=*/0.9, /*wider=*/false, /*latency_ms=*/0.5);
+  EXPECT_EQ(policy.best(1), 7);
+  EXPECT_GT(policy.speedup(7, 1), 2 * policy.speedup(1, 1));
+}
+
+TEST(DraftLengthPolicyTest, RejectedDraftsDraftNothing) {
+  DraftLengthPolicy policy(7, 1);
+  measure(policy, 7, 1, flat, /*draft_ms=*/0.05, /*accept=*/0.0);
+  EXPECT_LT(policy.acceptance(), 0.1);
+  EXPECT_EQ(policy.best(1), 0);
+}
+
+TEST(DraftLengthPolicyTest, ForwardsOnTheDraftersCoresMakeDraftingNothingFaster) {
+  // Three requests on a CPU: drafting pays against forwards as fast as the
+  // ones measured while drafting...
+  DraftLengthPolicy policy(4, 1);
+  measure(policy, 4, 3, cpu_like, /*draft_ms=*/0.05, /*accept=*/0.95);
+  EXPECT_GT(policy.best(3), 0);
+  // ...not once forwards without drafts, run on the drafters' cores too,
+  // take half as long.
+  for (int i = 0; i < 200; ++i) policy.add_forward(3, 0, 0.5 * cpu_like(3), /*wider=*/true);
+  EXPECT_EQ(policy.best(3), 0);
+}
+
+TEST(DraftLengthPolicyTest, AWiderForwardCountsAsItsPriorUntilTimed) {
+  // The drafter's core would double the target's threads: until a round
+  // without drafts is timed, it is taken to run twice as fast...
+  DraftLengthPolicy policy(4, 1, /*wider_prior=*/0.5);
+  measure(policy, 4, 3, cpu_like, /*draft_ms=*/0.05, /*accept=*/0.95);
+  EXPECT_EQ(policy.best(3), 0);
+  // ...until such rounds turn out to run no faster than the others.
+  for (int i = 0; i < 200; ++i) policy.add_forward(3, 0, cpu_like(3), /*wider=*/true);
+  EXPECT_GT(policy.best(3), 0);
+}
+
+TEST(DraftLengthPolicyTest, FollowsDraftsThatBecomeDear) {
+  DraftLengthPolicy policy(4, 1);
+  measure(policy, 4, 1, flat, /*draft_ms=*/0.02, /*accept=*/0.9);
+  EXPECT_EQ(policy.best(1), 4);
+  // The machine gets busy with other work: drafts now cost a forward.
+  for (int i = 0; i < 100; ++i) policy.add_draft(4, 4 * kMs);
+  EXPECT_EQ(policy.best(1), 0);
+}
+
+TEST(DraftLengthPolicyTest, ExploresANeighbourOfTheBest) {
+  DraftLengthPolicy policy(7, 1);
+  measure(policy, 7, 1, flat, /*draft_ms=*/0.01, /*accept=*/0.9);
+  ASSERT_EQ(policy.best(1), 7);
+  std::vector<int> lengths;
+  for (int i = 0; i < 2 * DraftLengthPolicy::kExploreEvery; ++i) lengths.push_back(policy.next(1));
+  std::vector<int> expected(lengths.size(), 7);
+  expected[DraftLengthPolicy::kExploreEvery - 1] = 7;  // one more: already the longest
+  expected[2 * DraftLengthPolicy::kExploreEvery - 1] = 3;  // half
+  EXPECT_EQ(lengths, expected);
+}
+
+TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenNowAndThen) {
+  DraftLengthPolicy policy(4, 1);
+  measure(policy, 4, 1, flat, /*draft_ms=*/1.0, /*accept=*/1.0);
+  ASSERT_EQ(policy.best(1), 0);
+  int drafted = 0;
+  constexpr int kForwards = 4 * DraftLengthPolicy::kExploreIdleEvery;
+  for (int i = 0; i < kForwards; ++i) {
+    const int length = policy.next(1);
+    EXPECT_LE(length, 1);
+    drafted += length;
+    policy.add_forward(1, length, flat(1 + length), false);
+  }
+  EXPECT_EQ(drafted, kForwards / DraftLengthPolicy::kExploreIdleEvery);
+}
+
+}  // namespace
+}  // namespace seed::spec
