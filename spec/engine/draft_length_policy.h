@@ -79,8 +79,8 @@ class DraftLengthPolicy {
   static constexpr int kExploreIdleEvery = 256;
   static constexpr double kDecay = 0.97;      // per draft, verdict or wider forward
   static constexpr double kLineDecay = 0.995;  // per forward on the line
-  static constexpr double kMinLineWeight = 4;   // forwards (decayed) before the target's own make the line
-  static constexpr double kMinRowVariance = 0.25;
+  static constexpr double kMinLineWeight = 4;    // forwards (decayed) before a line stands on its own
+  static constexpr double kMinRowVariance = 0.25;  // spread of rows (or tokens) before a slope is fitted
 
  private:
   bool measured() const;
