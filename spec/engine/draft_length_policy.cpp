@@ -9,13 +9,9 @@ namespace seed::spec {
 
 namespace {
 
-// `fit`'s seconds for a forward of `rows` rows: the slope once the forwards
-// spread over rows, never so steep that a forward of no rows would cost
-// nothing. REQUIRES fit.weight() > 0.
+// `fit`'s seconds for a forward of `rows` rows. REQUIRES fit.weight() > 0.
 double line_s(const LineFit& fit, double rows, double min_variance) {
-  const double per_row =
-      fit.x_variance() >= min_variance ? std::clamp(fit.slope(), 0.0, fit.mean_y() / fit.mean_x() * 0.9) : 0.0;
-  return fit.mean_y() + per_row * (rows - fit.mean_x());
+  return fit.mean_y() + fit.cost_slope(min_variance) * (rows - fit.mean_x());
 }
 
 }  // namespace

@@ -10,11 +10,7 @@ void ForwardCost::add(int64_t forwards, int64_t drafted, double seconds) {
   fit_.add(double(drafted) / w, seconds / w, w);
 }
 
-double ForwardCost::per_token_s() const {
-  if (empty() || fit_.x_variance() < 1) return 0;
-  // A slope that would make an empty forward cost nothing is noise.
-  return std::clamp(fit_.slope(), 0.0, fit_.mean_y() / std::max(fit_.mean_x(), 1.0) * 0.9);
-}
+double ForwardCost::per_token_s() const { return fit_.cost_slope(/*min_variance=*/1); }
 
 double ForwardCost::base_s() const {
   if (empty()) return 0;

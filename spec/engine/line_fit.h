@@ -2,6 +2,8 @@
 // one at a time (running sums, no storage).
 #pragma once
 
+#include <algorithm>
+
 namespace seed::spec {
 
 class LineFit {
@@ -19,6 +21,13 @@ class LineFit {
   double slope() const {
     const double variance = x_variance();
     return variance > 0 ? (xy_ / w_ - mean_x() * mean_y()) / variance : 0;
+  }
+  // The slope of a cost (seconds by tokens or rows): 0 until the points
+  // spread over `min_variance`, never below 0, and never so steep that the
+  // cost at x = 0 would fall under a tenth of the mean (that is noise).
+  double cost_slope(double min_variance) const {
+    if (w_ == 0 || x_variance() < min_variance) return 0;
+    return std::clamp(slope(), 0.0, mean_y() / std::max(mean_x(), 1.0) * 0.9);
   }
 
  private:
