@@ -126,6 +126,9 @@ class CausalLM {
   const TpShard& shard() const { return shard_; }
   LlamaWeights& weights() { return weights_; }  // this rank's shard
   at::TensorOptions tensor_options() const { return options_; }
+  // Whether forward() gives each row's outputs from that row alone (the
+  // CPU layers), so a sequence's logits are the same bits alone or batched.
+  bool rows_independent() const { return cpu_layers_; }
   // CUDA graphs captured so far (0 off CUDA or with LoadOptions::cuda_graphs off).
   int64_t captured_graphs() const;
   // A KV cache matching this model's shape (this rank's kv heads) and

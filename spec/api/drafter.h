@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <vector>
 
@@ -72,6 +73,17 @@ struct DraftSettings {
   std::optional<PrunedTree> pruned;
 };
 
+// A slot to propose for, and how deep (Drafter::propose_batch), and what
+// came of it: the draft, or the error propose() would have thrown.
+struct DraftAsk {
+  uint64_t slot = 0;
+  int max_depth = 0;
+};
+struct DraftResult {
+  DraftTree draft;
+  std::exception_ptr error;
+};
+
 class Drafter {
  public:
   virtual ~Drafter() = default;
@@ -83,6 +95,22 @@ class Drafter {
   // position, kDraft, sibling rank), so a draft depends only on the
   // accepted tokens, never on when or where it was made.
   virtual DraftTree propose(uint64_t slot, int max_depth) = 0;
+  // Proposals for several slots at once, in the asks' order, each the one
+  // propose() gives it alone. A drafter over a model drafts them side by
+  // side, one forward per level, where a step costs about what one
+  // sequence's does (the weights are read once), and a forward that fails
+  // fails them all; by default one after another, each failing alone.
+  virtual std::vector<DraftResult> propose_batch(const std::vector<DraftAsk>& asks) {
+    std::vector<DraftResult> results(asks.size());
+    for (size_t i = 0; i < asks.size(); ++i) {
+      try {
+        results[i].draft = propose(asks[i].slot, asks[i].max_depth);
+      } catch (...) {
+        results[i].error = std::current_exception();
+      }
+    }
+    return results;
+  }
   // Tells the drafter what the verifier decided on the slot's last proposal:
   // the accepted node path and the tokens the sequence grew by (path tokens,
   // then the bonus token), with the target's top entries of p at each of

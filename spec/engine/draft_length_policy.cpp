@@ -35,6 +35,14 @@ void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, double s
     wider_s_ = wider_s_ * kDecay + seconds;
     wider_line_s_ = wider_line_s_ * kDecay + line_s(own_forwards_, rows, kMinRowVariance);
   }
+  if (drafted > 0) {
+    drafting_forwards_ = drafting_forwards_ * kDecay + 1;
+    drafting_wider_ = drafting_wider_ * kDecay + (wider ? 1 : 0);
+  }
+  if (drafted == 0 && wider) {
+    undrafted_forwards_.scale(kLineDecay);
+    undrafted_forwards_.add(rows, seconds);
+  }
   LineFit& fit = wider ? wider_forwards_ : own_forwards_;
   fit.scale(kLineDecay);
   fit.add(rows, seconds);
@@ -77,9 +85,13 @@ double DraftLengthPolicy::speedup(int k, double width) const {
   if (!measured()) return 0;
   const double drafting = std::min<double>(drafters_, width);  // drafter threads busy at once
   const double draft_s = k > 0 ? width * this->draft_s(k) / drafting : 0.0;
-  // Rounds without drafts run on the drafters' cores too, the others not.
-  const double plain_s = wider_s(width);
-  const double round_s = own_s(width * (k + 1)) + draft_s;
+  // Rounds without drafts run on the drafters' cores too (timed apart
+  // once seen); the others as measured.
+  const double plain_s = undrafted_forwards_.weight() > 0 ? line_s(undrafted_forwards_, width, kMinRowVariance)
+                                                          : wider_s(width);
+  const double wide = drafting_forwards_ > 0 ? drafting_wider_ / drafting_forwards_ : 0.0;
+  const double rows = width * (k + 1);
+  const double round_s = wide * wider_s(rows) + (1 - wide) * own_s(rows) + draft_s;
   return tau_max(acceptance(), k) * plain_s / round_s;
 }
 
@@ -95,15 +107,19 @@ int DraftLengthPolicy::best(double width) const {
 }
 
 int DraftLengthPolicy::next(double width) {
+  // Explorations take whole forwards (every request verified in one), so
+  // that each length's rows are timed together, at the width they run at.
   const int length = best(width);
   if (length == 0) {
-    if (forward_count_ - explored_at_ < kExploreIdleEvery) return 0;
-    explored_at_ = forward_count_;
-    return 1;
+    if (forward_count_ - explored_at_ >= kExploreIdleEvery) explored_at_ = forward_count_;
+    return forward_count_ == explored_at_ ? 1 : 0;
   }
-  const int64_t call = calls_++;
-  if (call % kExploreEvery != kExploreEvery - 1) return length;
-  return (call / kExploreEvery) % 2 == 0 ? std::min(length + 1, longest_) : length / 2;
+  if (forward_count_ % kExploreEvery != kExploreEvery - 1) return length;
+  switch ((forward_count_ / kExploreEvery) % 3) {
+    case 0: return std::min(length + 1, longest_);
+    case 1: return length / 2;
+    default: return 0;
+  }
 }
 
 }  // namespace seed::spec

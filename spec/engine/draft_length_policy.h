@@ -11,29 +11,35 @@
 // nothing gains W tokens for a forward over W rows. W is what a forward
 // takes when every request is ready (the engine's Scheduler). A forward's
 // time is a line in its rows, fitted apart over the forwards on the
-// target's own threads (rounds with drafts) and over those of empty drafts
-// that also ran on the idle drafters' cores (ScheduledEngine), with their
-// ratio measured where both are seen; a line not yet fitted is the other
-// through that ratio (before it is measured, a prior that favours rounds
-// without drafts, so that they get timed). On a CPU rows cost, so a wide
-// batch makes drafts dear; on a GPU a step of a small draft costs about a
-// step of the target (launches): both are where a fixed length loses to
-// plain batching.
+// target's own threads and over those that also ran on the idle drafters'
+// cores (ScheduledEngine), with their ratio measured where both are seen;
+// a line not yet fitted is the other through that ratio (before it is
+// measured, a prior that favours the wider ones, so that rounds without
+// drafts get timed). Rounds without drafts run wider, and once timed their
+// own line gives their cost (a line through many drafting rounds misses
+// them); rounds with drafts run wider as often as measured (the drafters
+// are idle by then when the target drafted the round itself,
+// DrafterPool::draft_here). On a CPU rows cost, so a wide batch makes
+// drafts dear; on a GPU a step of a small draft costs about a step of the
+// target (launches): both are where a fixed length loses to plain
+// batching.
 //
-// A draft's time is a line in its tokens too, fitted over steady rounds
-// only (Proposal::verdicts): what every draft costs whatever its length (a
-// draft rank's round trip) and what each token adds; until drafts of
-// different lengths are seen, all of it is taken as per token.
+// A draft's time (its share of the batch it was drafted in) is a line in
+// its tokens too, fitted over steady rounds only (Proposal::verdicts):
+// what every draft costs whatever its length (a draft rank's round trip)
+// and what each token adds; until drafts of different lengths are seen,
+// all of it is taken as per token.
 //
 // Measurements decay: alpha and the drafts within some tens, the forward
 // line within a few hundred forwards (it moves with the contexts). While the
-// best length is k > 0, one choice in kExploreEvery tries k + 1, the next
-// such k / 2, so that the line stays fitted; while it is 0, one forward in
-// kExploreIdleEvery has a request draft one token, so that acceptance
-// stays measured. The drafted length never changes a greedy request's
-// tokens; it does change which tokens a sampled request draws for its
-// seed, so engines ask the policy for greedy requests only. Not
-// thread-safe (the engine's loop).
+// best length is k > 0, one forward in kExploreEvery tries k + 1, the next
+// such k / 2, the next none, so that the lines stay fitted where they are
+// compared; while it is 0, one forward in kExploreIdleEvery drafts one
+// token, so that acceptance stays measured. An exploration takes every
+// request of its forward (the next() calls between two add_forward()s).
+// The drafted length never changes a greedy request's tokens; it does
+// change which tokens a sampled request draws for its seed, so engines ask
+// the policy for greedy requests only. Not thread-safe (the engine's loop).
 #pragma once
 
 #include <cstdint>
@@ -66,7 +72,8 @@ class DraftLengthPolicy {
   // drafting does not pay), the longest until a draft and a forward are
   // measured.
   int best(double width) const;
-  // The next request's length: best(width), or a neighbour of it (above).
+  // The next request's length: best(width), or in an exploring forward a
+  // neighbour of it (above).
   int next(double width);
 
   // What the model expects a round drafting k tokens for each of `width`
@@ -99,10 +106,11 @@ class DraftLengthPolicy {
   int drafters_;
   double wider_prior_;
   LineFit own_forwards_, wider_forwards_;  // seconds by rows, on the target's threads or wider
+  LineFit undrafted_forwards_;             // the wider ones without drafts
   double wider_s_ = 0, wider_line_s_ = 0;  // wider forwards: measured, and the line's
+  double drafting_forwards_ = 0, drafting_wider_ = 0;  // forwards of drafts, and those that ran wider
   LineFit drafts_;  // seconds by tokens
   double accepted_ = 0, tested_ = 0;
-  int64_t calls_ = 0;
   int64_t forward_count_ = 0, explored_at_ = 0;
 };
 

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "models/base/error.h"
+#include "spec/engine/wider_team.h"
 
 namespace seed::spec {
 
@@ -44,6 +45,21 @@ DrafterPool::~DrafterPool() {
   }
 }
 
+namespace {
+
+// The tasks at the front of `inbox` that run together: a finish alone, or
+// every start and advance up to the next finish (drafted as one batch).
+std::vector<DraftTask> take_batch(std::deque<DraftTask>& inbox) {
+  std::vector<DraftTask> tasks;
+  do {
+    tasks.push_back(std::move(inbox.front()));
+    inbox.pop_front();
+  } while (tasks.front().kind != DraftTask::kFinish && !inbox.empty() && inbox.front().kind != DraftTask::kFinish);
+  return tasks;
+}
+
+}  // namespace
+
 void DrafterPool::work(Worker& worker) {
   // Each thread has its own OpenMP team size; drafters stay small. ATen
   // sets a thread's size to the process's at its first parallel op, so it
@@ -52,69 +68,144 @@ void DrafterPool::work(Worker& worker) {
   omp_set_num_threads(draft_threads_);
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    worker.wake.wait(lock, [&] { return stopping_ || !worker.inbox.empty(); });
+    worker.wake.wait(lock, [&] { return stopping_ || (worker.called && !worker.busy && !worker.inbox.empty()); });
     if (worker.inbox.empty()) return;  // stopping, nothing left
-    const DraftTask task = std::move(worker.inbox.front());
-    worker.inbox.pop_front();
+    const std::vector<DraftTask> tasks = take_batch(worker.inbox);
+    worker.called = !worker.inbox.empty();
     const bool dead = worker.dead;
-    ++busy_workers_;
+    worker.busy = true;
     lock.unlock();
-    Proposal proposal = run(worker, task, dead);
+    std::vector<Proposal> proposals = run(worker, tasks, dead);
     lock.lock();
     // Queued before this worker counts as idle, so that drain() never
     // misses a proposal still on its way.
-    deliver(worker, task, std::move(proposal));
-    --busy_workers_;
+    deliver(worker, tasks, std::move(proposals));
+    worker.busy = false;
     idle_.notify_all();
   }
 }
 
-Proposal DrafterPool::run(Worker& worker, const DraftTask& task, bool dead) {
-  Proposal proposal;
-  proposal.seq = task.seq;
-  proposal.unavailable = dead;
-  if (dead) return proposal;
-  const Clock::time_point t0 = Clock::now();
-  if (task.kind == DraftTask::kFinish) {
+void DrafterPool::wake_locked() {
+  for (auto& worker : workers_) {
+    if (worker->inbox.empty()) continue;
+    worker->called = true;
+    worker->wake.notify_one();
+  }
+}
+
+void DrafterPool::wake() {
+  if (!threaded_) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  wake_locked();
+}
+
+bool DrafterPool::draft_here() {
+  if (!threaded_) return false;
+  std::unique_lock<std::mutex> lock(mutex_);
+  Worker* here = nullptr;  // the idle drafter with the most work waiting
+  for (auto& worker : workers_) {
+    if (worker->busy || worker->inbox.empty()) continue;
+    if (here == nullptr || worker->inbox.size() > here->inbox.size()) here = worker.get();
+  }
+  if (here == nullptr) return false;
+  const std::vector<DraftTask> tasks = take_batch(here->inbox);
+  const bool dead = here->dead;
+  here->busy = true;
+  here->called = false;
+  wake_locked();
+  lock.unlock();
+  std::vector<Proposal> proposals;
+  {
+    const WiderTeam team(draft_threads_);
+    proposals = run(*here, tasks, dead);
+  }
+  lock.lock();
+  deliver(*here, tasks, std::move(proposals));
+  here->busy = false;
+  if (here->called) here->wake.notify_one();  // what came after the batch
+  idle_.notify_all();
+  return true;
+}
+
+void DrafterPool::fail(Worker& worker, Proposal& proposal, uint64_t slot, const std::exception& e) {
+  const auto* error = dynamic_cast<const Error*>(&e);
+  proposal.unavailable = error != nullptr && error->kind() == ErrorKind::kUnavailable;
+  proposal.error = std::string("drafter ") + std::to_string(worker.index) + ": " + e.what();
+  if (proposal.unavailable) return;
+  try {
+    worker.drafter->finish(slot);
+  } catch (const std::exception&) {
+    // Already failing; the request reports the first error.
+  }
+}
+
+std::vector<Proposal> DrafterPool::run(Worker& worker, const std::vector<DraftTask>& tasks, bool dead) {
+  std::vector<Proposal> proposals(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    proposals[i].seq = tasks[i].seq;
+    proposals[i].unavailable = dead;
+  }
+  if (dead) return proposals;
+  if (tasks.front().kind == DraftTask::kFinish) {
     try {
-      worker.drafter->finish(task.slot);
+      worker.drafter->finish(tasks.front().slot);
     } catch (const std::exception&) {
       // Nothing waits for a finish; a drafter that failed reports it at its next proposal.
     }
-    return proposal;
+    return proposals;
   }
-  Sequence& seq = *task.seq;
-  try {
-    if (task.kind == DraftTask::kStart) {
-      worker.drafter->start(seq.slot, task.tokens.empty() ? seq.prompt : task.tokens,
-                            draft_settings(*seq.request, k_config_, pruned_tree_));
-    } else {
-      for (const Verdict& verdict : task.verdicts) worker.drafter->advance(seq.slot, verdict);
-      proposal.verdicts = static_cast<int>(task.verdicts.size());
-    }
-    proposal.draft = worker.drafter->propose(seq.slot, task.max_depth);
-  } catch (const std::exception& e) {
-    const auto* error = dynamic_cast<const Error*>(&e);
-    proposal.unavailable = error != nullptr && error->kind() == ErrorKind::kUnavailable;
-    proposal.error = std::string("drafter ") + std::to_string(worker.index) + ": " + e.what();
-    if (!proposal.unavailable) {
-      try {
-        worker.drafter->finish(seq.slot);
-      } catch (const std::exception&) {
-        // Already failing; the request reports the first error.
+  const Clock::time_point t0 = Clock::now();
+  std::vector<DraftAsk> asks;
+  std::vector<size_t> asked;  // the task of each ask
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const DraftTask& task = tasks[i];
+    const Sequence& seq = *task.seq;
+    try {
+      if (task.kind == DraftTask::kStart) {
+        worker.drafter->start(seq.slot, task.tokens.empty() ? seq.prompt : task.tokens,
+                              draft_settings(*seq.request, k_config_, pruned_tree_));
+      } else {
+        for (const Verdict& verdict : task.verdicts) worker.drafter->advance(seq.slot, verdict);
+        proposals[i].verdicts = static_cast<int>(task.verdicts.size());
       }
+      asks.push_back({seq.slot, task.max_depth});
+      asked.push_back(i);
+    } catch (const std::exception& e) {
+      fail(worker, proposals[i], seq.slot, e);
     }
   }
-  proposal.draft_s = seconds_since(t0);
-  return proposal;
+  std::vector<DraftResult> results(asks.size());
+  if (!asks.empty()) {
+    try {
+      results = worker.drafter->propose_batch(asks);
+    } catch (...) {
+      for (DraftResult& result : results) result.error = std::current_exception();
+    }
+  }
+  for (size_t j = 0; j < results.size(); ++j) {
+    if (!results[j].error) {
+      proposals[asked[j]].draft = std::move(results[j].draft);
+      continue;
+    }
+    try {
+      std::rethrow_exception(results[j].error);
+    } catch (const std::exception& e) {
+      fail(worker, proposals[asked[j]], asks[j].slot, e);
+    }
+  }
+  const double share = seconds_since(t0) / static_cast<double>(tasks.size());
+  for (Proposal& proposal : proposals) proposal.draft_s = share;
+  return proposals;
 }
 
-void DrafterPool::deliver(Worker& worker, const DraftTask& task, Proposal proposal) {
-  if (proposal.unavailable && !worker.dead) {
-    worker.dead = true;
-    spdlog::warn("{}: {}; its sequences move to the other drafters", name_, proposal.error);
+void DrafterPool::deliver(Worker& worker, const std::vector<DraftTask>& tasks, std::vector<Proposal> proposals) {
+  for (const Proposal& proposal : proposals) {
+    if (proposal.unavailable && !worker.dead) {
+      worker.dead = true;
+      spdlog::warn("{}: {}; its sequences move to the other drafters", name_, proposal.error);
+    }
   }
-  if (task.kind != DraftTask::kFinish) queue_.push(std::move(proposal), worker.index);
+  if (tasks.front().kind != DraftTask::kFinish) queue_.push(std::move(proposals), worker.index);
 }
 
 void DrafterPool::assign(std::vector<Sequence>& seqs) {
@@ -127,7 +218,7 @@ void DrafterPool::assign(std::vector<Sequence>& seqs) {
   next_worker_ += seqs.size();
 }
 
-void DrafterPool::post(DraftTask task) {
+bool DrafterPool::prepare(DraftTask& task, std::vector<Proposal>& empty) {
   Sequence& seq = *task.seq;
   const int owner = seq.drafter;
   if (task.kind == DraftTask::kFinish) {
@@ -135,8 +226,9 @@ void DrafterPool::post(DraftTask task) {
     seq.drafter_started = false;
     seq.undrafted.clear();
     task.seq = nullptr;
-    if (owner < 0 || !started) return;
-  } else if (owner < 0 || task.max_depth == 0) {
+    return owner >= 0 && started;
+  }
+  if (owner < 0 || task.max_depth == 0) {
     // Nothing to draft: the empty proposal goes out at once, in the name of
     // the sequence's drafter, which learns the verdict with its next draft.
     if (task.kind == DraftTask::kStart) {
@@ -146,11 +238,12 @@ void DrafterPool::post(DraftTask task) {
       seq.undrafted.insert(seq.undrafted.end(), std::make_move_iterator(task.verdicts.begin()),
                            std::make_move_iterator(task.verdicts.end()));
     }
-    Proposal empty;
-    empty.seq = &seq;
-    queue_.push(std::move(empty), owner);
-    return;
-  } else if (task.kind == DraftTask::kStart) {
+    Proposal proposal;
+    proposal.seq = &seq;
+    empty.push_back(std::move(proposal));
+    return false;
+  }
+  if (task.kind == DraftTask::kStart) {
     seq.drafter_started = true;
     seq.undrafted.clear();
   } else if (!seq.drafter_started) {
@@ -166,18 +259,50 @@ void DrafterPool::post(DraftTask task) {
                          std::make_move_iterator(seq.undrafted.end()));
     seq.undrafted.clear();
   }
-  Worker& worker = *workers_[static_cast<size_t>(owner)];
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (threaded_) {
-    worker.inbox.push_back(std::move(task));
-    worker.wake.notify_one();
-    return;
+  return true;
+}
+
+void DrafterPool::post(std::vector<DraftTask> tasks) {
+  // By owner: the empty proposals (index 0: none) and the drafters' tasks.
+  std::vector<std::vector<Proposal>> empty(workers_.size() + 1);
+  std::vector<std::deque<DraftTask>> work(workers_.size());
+  for (DraftTask& task : tasks) {
+    const int owner = task.seq->drafter;
+    if (prepare(task, empty[static_cast<size_t>(owner + 1)])) {
+      work[static_cast<size_t>(owner)].push_back(std::move(task));
+    }
   }
-  const bool dead = worker.dead;
-  lock.unlock();
-  Proposal proposal = run(worker, task, dead);
-  lock.lock();
-  deliver(worker, task, std::move(proposal));
+  for (size_t i = 0; i < empty.size(); ++i) queue_.push(std::move(empty[i]), static_cast<int>(i) - 1);
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    Worker& worker = *workers_[w];
+    if (threaded_) {  // waits for wake() or draft_here()
+      for (DraftTask& task : work[w]) {
+        if (task.kind != DraftTask::kFinish || worker.busy || !worker.inbox.empty()) {
+          worker.inbox.push_back(std::move(task));
+          continue;
+        }
+        // A finish only frees what the slot holds: done here at once, so
+        // that it keeps no drafter from counting as idle.
+        worker.busy = true;
+        const bool dead = worker.dead;
+        lock.unlock();
+        run(worker, {std::move(task)}, dead);
+        lock.lock();
+        worker.busy = false;
+        idle_.notify_all();
+      }
+      continue;
+    }
+    while (!work[w].empty()) {
+      const std::vector<DraftTask> batch = take_batch(work[w]);
+      const bool dead = worker.dead;
+      lock.unlock();
+      std::vector<Proposal> proposals = run(worker, batch, dead);
+      lock.lock();
+      deliver(worker, batch, std::move(proposals));
+    }
+  }
 }
 
 void DrafterPool::reassign(Sequence& seq, const std::vector<const Sequence*>& running) {
@@ -194,12 +319,13 @@ void DrafterPool::reassign(Sequence& seq, const std::vector<const Sequence*>& ru
 }
 
 bool DrafterPool::idle_locked() const {
-  if (busy_workers_ > 0) return false;
-  return std::all_of(workers_.begin(), workers_.end(), [](const auto& worker) { return worker->inbox.empty(); });
+  return std::all_of(workers_.begin(), workers_.end(),
+                     [](const auto& worker) { return !worker->busy && worker->inbox.empty(); });
 }
 
 void DrafterPool::drain() {
   std::unique_lock<std::mutex> lock(mutex_);
+  wake_locked();
   idle_.wait(lock, [&] { return idle_locked(); });
   queue_.clear();
 }

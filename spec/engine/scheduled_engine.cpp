@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "models/base/error.h"
+#include "spec/engine/wider_team.h"
 
 namespace seed::spec {
 namespace {
@@ -29,23 +30,6 @@ std::optional<DraftLengthPolicy> draft_length_policy(const RunSettings& settings
   return DraftLengthPolicy(static_cast<int>(k.size()), static_cast<int>(drafters),
                            target_threads / (target_threads + drafter_threads));
 }
-
-// This thread's OpenMP team, `extra` threads wider while in scope (the
-// thread's own setting: at::set_num_threads would rebuild ATen's pools).
-class WiderTeam {
- public:
-  explicit WiderTeam(int extra) : threads_(omp_get_max_threads()), extra_(extra) {
-    if (extra_ > 0) omp_set_num_threads(threads_ + extra_);
-  }
-  ~WiderTeam() {
-    if (extra_ > 0) omp_set_num_threads(threads_);
-  }
-  WiderTeam(const WiderTeam&) = delete;
-  WiderTeam& operator=(const WiderTeam&) = delete;
-
- private:
-  int threads_, extra_;
-};
 
 }  // namespace
 
@@ -113,6 +97,7 @@ void ScheduledEngine::reset_stats() {
 
 void ScheduledEngine::start_more() {
   const size_t limit = in_flight_ == 0 ? std::numeric_limits<size_t>::max() : in_flight_;
+  std::vector<DraftTask> starts;  // drafted together
   while (running_ < limit) {
     // The first call after the one served last that has a request to start.
     Call* call = nullptr;
@@ -124,11 +109,11 @@ void ScheduledEngine::start_more() {
         break;
       }
     }
-    if (call == nullptr) return;
+    if (call == nullptr) break;
     Sequence& seq = call->seqs[call->next];
     if (!seq.output->finished()) {
       seq.kv_tokens = kv_tokens_at_most(seq);
-      if (!fits_in_cache(seq.kv_tokens)) return;  // until a running sequence ends
+      if (!fits_in_cache(seq.kv_tokens)) break;  // until a running sequence ends
     }
     last_started_ = call->id;
     ++call->next;
@@ -144,8 +129,9 @@ void ScheduledEngine::start_more() {
       retire(*call, seq, false);
       continue;
     }
-    post(seq, DraftTask::start(seq, depth));
+    starts.push_back(DraftTask::start(seq, depth));
   }
+  post(std::move(starts));
 }
 
 int64_t ScheduledEngine::kv_tokens_at_most(const Sequence& seq) const {
@@ -193,9 +179,11 @@ void ScheduledEngine::measure_round(const std::vector<Proposal*>& proposals, con
   draft_length_->add_forward(static_cast<int64_t>(proposals.size()), drafted, verify_s, wider);
 }
 
-void ScheduledEngine::post(Sequence& seq, DraftTask task) {
-  if (task.kind != DraftTask::kFinish) seq.drafting = true;
-  drafters_.post(std::move(task));
+void ScheduledEngine::post(std::vector<DraftTask> tasks) {
+  for (const DraftTask& task : tasks) {
+    if (task.kind != DraftTask::kFinish) task.seq->drafting = true;
+  }
+  drafters_.post(std::move(tasks));
 }
 
 void ScheduledEngine::free_target(Call& call, Sequence& seq) {
@@ -209,7 +197,7 @@ void ScheduledEngine::free_target(Call& call, Sequence& seq) {
 
 void ScheduledEngine::retire(Call& call, Sequence& seq, bool drafter_holds_it) {
   free_target(call, seq);
-  if (drafter_holds_it) post(seq, DraftTask::finish(seq));
+  if (drafter_holds_it) post({DraftTask::finish(seq)});
   std::vector<Sequence*> cancelled;
   try {
     cancelled = cancelled_by(call.on_complete, seq, call.seqs);
@@ -226,7 +214,7 @@ void ScheduledEngine::retire(Call& call, Sequence& seq, bool drafter_holds_it) {
   }
   for (Sequence* other : cancelled) {
     free_target(call, *other);
-    if (other->started) post(*other, DraftTask::finish(*other));
+    if (other->started) post({DraftTask::finish(*other)});
   }
 }
 
@@ -246,13 +234,23 @@ void ScheduledEngine::step() {
       const PrefillStats before = target_->prefill_stats();
       const Clock::time_point t0 = Clock::now();
       {
-        // As a forward without drafts (below), on idle drafters' cores too.
+        // The drafters draft the first proposals meanwhile; if they have
+        // none to draft, the prefill takes their cores too.
+        drafters_.wake();
         const WiderTeam team(drafters_.idle() ? drafters_.busy_threads() : 0);
         target_->prefill(slots);
       }
       account(seconds_since(t0), {}, fresh, before);
     }
   }
+  // The target's thread drafts what waits for an idle drafter, rather than
+  // wait for the drafter threads, when it has nothing to verify or when
+  // its forward takes every ready draft (a round's drafts then join one
+  // forward). What is left drafts on the drafters' threads while the
+  // target verifies.
+  while ((queue_.empty() || queue_.takes_every_ready()) && drafters_.draft_here()) {
+  }
+  drafters_.wake();
   std::vector<Proposal> taken = queue_.take();
   std::vector<VerifyItem> items;
   std::vector<Proposal*> proposals;
@@ -280,7 +278,7 @@ void ScheduledEngine::step() {
       std::vector<int32_t> accepted = seq.prompt;
       const std::vector<int32_t>& generated = seq.output->tokens();
       accepted.insert(accepted.end(), generated.begin(), generated.end());
-      post(seq, DraftTask::start(seq, depth_of(seq), std::move(accepted)));
+      post({DraftTask::start(seq, depth_of(seq), std::move(accepted))});
       continue;
     }
     if (!p.error.empty()) {
@@ -298,14 +296,9 @@ void ScheduledEngine::step() {
   if (items.empty()) return;
   const PrefillStats before = target_->prefill_stats();
   const Clock::time_point t0 = Clock::now();
-  // A forward of empty drafts while no drafter thread works (the requests
-  // drafted nothing) takes the drafters' cores too, as plain batching
-  // would have them. Not after drafts: the verdicts go to the drafters at
-  // once, and the wider team's threads would spin on their cores.
-  const bool undrafted = std::all_of(proposals.begin(), proposals.end(), [](const Proposal* p) {
-    return p->draft.tokens.empty();
-  });
-  const bool wider = undrafted && drafters_.busy_threads() > 0 && drafters_.idle();
+  // A forward while no drafter works takes the drafters' cores too, as
+  // plain batching would have them.
+  const bool wider = drafters_.busy_threads() > 0 && drafters_.idle();
   std::vector<Verdict> verdicts;
   {
     const WiderTeam team(wider ? drafters_.busy_threads() : 0);
@@ -315,6 +308,7 @@ void ScheduledEngine::step() {
   account(verify_s, verified, fresh, before);
   if (fresh.empty()) measure_round(proposals, verified, verdicts, verify_s, wider);
   queue_.verified(slots);
+  std::vector<DraftTask> next;  // drafted together
   for (size_t i = 0; i < verified.size(); ++i) {
     Sequence& seq = *verified[i];
     seq.stats.verify_s += verify_s / static_cast<double>(verified.size());
@@ -329,9 +323,10 @@ void ScheduledEngine::step() {
     if (done) {
       retire(call, seq, true);
     } else {
-      post(seq, DraftTask::advance(seq, verdicts[i], depth));
+      next.push_back(DraftTask::advance(seq, verdicts[i], depth));
     }
   }
+  post(std::move(next));
 }
 
 void ScheduledEngine::account(double seconds, const std::vector<Sequence*>& verified,

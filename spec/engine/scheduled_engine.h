@@ -137,7 +137,8 @@ class ScheduledEngine : public Engine {
   // Retires a finished request and the ones its completion cancels.
   // `drafter_holds_it`: false when the drafter already let go (it failed).
   void retire(Call& call, Sequence& seq, bool drafter_holds_it);
-  void post(Sequence& seq, DraftTask task);
+  // Hands `tasks` to the drafters together (DrafterPool::post).
+  void post(std::vector<DraftTask> tasks);
   // The depth of the next draft of `seq` (draft_depth), its length chosen
   // by draft_length_ where that applies.
   int depth_of(const Sequence& seq);

@@ -112,7 +112,7 @@ void ScheduledEngine::fail_all(std::exception_ptr error) {
   drafters_.drain();
   for (const auto& entry : calls_) {
     for (Sequence& seq : entry.second->seqs) {
-      if (seq.started && !seq.output->finished()) drafters_.post(DraftTask::finish(seq));
+      if (seq.started && !seq.output->finished()) drafters_.post({DraftTask::finish(seq)});
     }
   }
   drafters_.drain();

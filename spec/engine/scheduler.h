@@ -57,6 +57,9 @@ class Scheduler {
   // others every one; at most max_batch.
   size_t full_width(size_t callers, size_t sequences) const;
   SchedulePolicy policy() const { return policy_; }
+  // Whether a forward takes every ready proposal (up to max_batch): batch
+  // and priority, not fcfs.
+  bool takes_every_ready() const { return policy_ != SchedulePolicy::kFcfs; }
 
  private:
   SchedulePolicy policy_;

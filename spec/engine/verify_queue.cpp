@@ -4,11 +4,14 @@
 
 namespace seed::spec {
 
-void VerifyQueue::push(Proposal proposal, int worker) {
+void VerifyQueue::push(std::vector<Proposal> proposals, int worker) {
+  if (proposals.empty()) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  schedule_.push_back({ScheduleEvent::kProposed, proposal.seq->slot, worker});
-  proposal.ready_at = scheduler_.forwards();
-  queue_.push_back(std::move(proposal));
+  for (Proposal& proposal : proposals) {
+    schedule_.push_back({ScheduleEvent::kProposed, proposal.seq->slot, worker});
+    proposal.ready_at = scheduler_.forwards();
+    queue_.push_back(std::move(proposal));
+  }
   ready_.notify_one();
 }
 

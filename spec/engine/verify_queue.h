@@ -23,7 +23,7 @@ struct Proposal {
   Sequence* seq = nullptr;
   int64_t ready_at = 0;  // the scheduler's forward count when it was queued
   DraftTree draft;       // empty: the target decodes one token
-  double draft_s = 0;
+  double draft_s = 0;     // its share of the time of the batch it was drafted in
   // Verdicts its drafter took in before drafting it: 1 in steady rounds,
   // more after rounds that drafted nothing (its draft_s then includes
   // catching up on their tokens), 0 for a sequence's first.
@@ -36,15 +36,17 @@ class VerifyQueue {
  public:
   explicit VerifyQueue(Scheduler scheduler) : scheduler_(scheduler) {}
 
-  // Queues `proposal`, made by drafter `worker` (-1: none).
-  void push(Proposal proposal, int worker);
+  // Queues `proposals`, made together by drafter `worker` (-1: none): a
+  // forward takes all of them or none yet.
+  void push(std::vector<Proposal> proposals, int worker);
   // The proposals the next forward verifies, in the order picked; blocks
   // until at least one is ready.
   std::vector<Proposal> take();
   // Whether take() would block now.
   bool empty() const;
-  // Scheduler::full_width.
+  // Scheduler::full_width, Scheduler::takes_every_ready.
   size_t full_width(size_t callers, size_t sequences) const;
+  bool takes_every_ready() const { return scheduler_.takes_every_ready(); }
   // Records that `slots` were verified in one forward.
   void verified(const std::vector<uint64_t>& slots);
   // Forgets the proposals still queued (they point into a finished call).

@@ -79,9 +79,9 @@ class AdaptiveDraftEngineTest : public ::testing::Test {
   static void TearDownTestSuite() { delete pairs_; }
 
   // seed-batch over the test pair with one SlowDrafter (kept in `drafter`),
-  // chains of three.
+  // chains of three, forwards of up to `max_batch` drafts.
   static std::unique_ptr<ScheduledEngine> engine(bool adaptive, std::chrono::milliseconds latency,
-                                                 SlowDrafter** drafter) {
+                                                 SlowDrafter** drafter, size_t max_batch = 16) {
     auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pairs_->pair.target));
     auto slow = std::make_unique<SlowDrafter>(models::CausalLM::load(pairs_->pair.draft), latency);
     *drafter = slow.get();
@@ -91,7 +91,7 @@ class AdaptiveDraftEngineTest : public ::testing::Test {
     settings.k_config = {1, 1, 1};
     settings.adaptive_draft_length = adaptive;
     return ScheduledEngine::seed("seed-batch", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
-                                 Scheduler(SchedulePolicy::kBatch, 16), 1);
+                                 Scheduler(SchedulePolicy::kBatch, max_batch), 1);
   }
 
   static std::vector<int32_t> ar_tokens(const GenRequest& request) {
@@ -107,12 +107,13 @@ class AdaptiveDraftEngineTest : public ::testing::Test {
 ::seed::testing::TestModelPairs* AdaptiveDraftEngineTest::pairs_ = nullptr;
 
 TEST_F(AdaptiveDraftEngineTest, DraftsThatCostManyForwardsLeaveGreedyRoundsUndraftedWithArsTokens) {
-  // Enough tokens for the policy to explore a draft after rounds without.
+  // Forwards of two drafts: enough forwards for the policy to explore a
+  // draft after rounds without.
   const std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);
   SlowDrafter* fixed_drafter = nullptr;
   SlowDrafter* adaptive_drafter = nullptr;
-  auto fixed = engine(false, std::chrono::milliseconds(2), &fixed_drafter);
-  auto adaptive = engine(true, std::chrono::milliseconds(2), &adaptive_drafter);
+  auto fixed = engine(false, std::chrono::milliseconds(2), &fixed_drafter, 2);
+  auto adaptive = engine(true, std::chrono::milliseconds(2), &adaptive_drafter, 2);
   const std::vector<Completion> fixed_out = fixed->generate(requests);
   const std::vector<Completion> adaptive_out = adaptive->generate(requests);
   for (size_t i = 0; i < requests.size(); ++i) {

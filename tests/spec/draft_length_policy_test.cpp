@@ -117,6 +117,31 @@ TEST(DraftLengthPolicyTest, AWiderForwardCountsAsItsPriorUntilTimed) {
   EXPECT_GT(policy.best(3), 0);
 }
 
+TEST(DraftLengthPolicyTest, DraftsVerifiedOnTheDraftersCoresTooCostWhatTheyWereTimedAt) {
+  // The same three requests and prior, but the target drafted each round
+  // itself, so the drafters were idle and every forward ran wider: drafting
+  // pays as it does on one team.
+  DraftLengthPolicy policy(4, 1, /*wider_prior=*/0.5);
+  measure(policy, 4, 3, cpu_like, /*draft_ms=*/0.05, /*accept=*/0.95, /*wider=*/true);
+  EXPECT_GT(policy.best(3), 0);
+}
+
+TEST(DraftLengthPolicyTest, RoundsWithoutDraftsCostWhatTheyWereTimedAt) {
+  // Six requests, every forward on the drafters' cores too: drafting rounds
+  // on a line of 1 ms plus 0.05 ms a row, rounds without drafts far under
+  // that line's 1.3 ms at six rows (its intercept is no forward's cost).
+  DraftLengthPolicy policy(7, 1, /*wider_prior=*/0.5);
+  for (int i = 0; i < 100; ++i) {
+    for (const int k : {3, 7}) {
+      policy.add_forward(6, 6 * k, (1 + 0.05 * 6 * (k + 1)) * kMs, /*wider=*/true);
+      policy.add_draft(k, 0.01 * k * kMs);
+    }
+    if (i % 10 == 0) policy.add_forward(6, 0, 0.3 * kMs, /*wider=*/true);
+  }
+  for (int i = 0; i < 200; ++i) policy.add_verdict(i % 10 == 0 ? 0 : 1, i % 10 == 0);
+  EXPECT_EQ(policy.best(6), 0);
+}
+
 TEST(DraftLengthPolicyTest, FollowsDraftsThatBecomeDear) {
   DraftLengthPolicy policy(4, 1);
   measure(policy, 4, 1, flat, /*draft_ms=*/0.02, /*accept=*/0.9);
@@ -126,31 +151,42 @@ TEST(DraftLengthPolicyTest, FollowsDraftsThatBecomeDear) {
   EXPECT_EQ(policy.best(1), 0);
 }
 
-TEST(DraftLengthPolicyTest, ExploresANeighbourOfTheBest) {
+TEST(DraftLengthPolicyTest, ExploresTheNeighboursOfTheBestAndNoneAWholeForwardAtATime) {
   DraftLengthPolicy policy(7, 1);
   measure(policy, 7, 1, flat, /*draft_ms=*/0.01, /*accept=*/0.9);
-  ASSERT_EQ(policy.best(1), 7);
-  std::vector<int> lengths;
-  for (int i = 0; i < 2 * DraftLengthPolicy::kExploreEvery; ++i) lengths.push_back(policy.next(1));
-  std::vector<int> expected(lengths.size(), 7);
-  expected[DraftLengthPolicy::kExploreEvery - 1] = 7;  // one more: already the longest
-  expected[2 * DraftLengthPolicy::kExploreEvery - 1] = 3;  // half
-  EXPECT_EQ(lengths, expected);
+  ASSERT_EQ(policy.best(2), 7);
+  // Forwards of two requests: both get the forward's length.
+  std::vector<int> explored;  // lengths other than the best, in order
+  std::vector<int> at;        // the forwards they came in
+  for (int forward = 0; forward < 3 * DraftLengthPolicy::kExploreEvery; ++forward) {
+    const int first = policy.next(2), second = policy.next(2);
+    ASSERT_EQ(first, second) << "forward " << forward;
+    if (first != 7) {
+      explored.push_back(first);
+      at.push_back(forward);
+    }
+    policy.add_forward(2, 2 * first, flat(2 * (first + 1)), false);
+  }
+  // One more than the longest is the longest: half, then none.
+  EXPECT_EQ(explored, (std::vector<int>{3, 0}));
+  ASSERT_EQ(at.size(), 2u);
+  EXPECT_EQ(at[1] - at[0], DraftLengthPolicy::kExploreEvery);
 }
 
-TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenNowAndThen) {
+TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenAWholeForwardNowAndThen) {
   DraftLengthPolicy policy(4, 1);
   measure(policy, 4, 1, flat, /*draft_ms=*/1.0, /*accept=*/1.0);
-  ASSERT_EQ(policy.best(1), 0);
-  int drafted = 0;
+  ASSERT_EQ(policy.best(2), 0);
+  int drafting_forwards = 0;
   constexpr int kForwards = 4 * DraftLengthPolicy::kExploreIdleEvery;
   for (int i = 0; i < kForwards; ++i) {
-    const int length = policy.next(1);
-    EXPECT_LE(length, 1);
-    drafted += length;
-    policy.add_forward(1, length, flat(1 + length), false);
+    const int first = policy.next(2), second = policy.next(2);
+    ASSERT_EQ(first, second) << "forward " << i;
+    EXPECT_LE(first, 1);
+    drafting_forwards += first;
+    policy.add_forward(2, 2 * first, flat(2 * (1 + first)), false);
   }
-  EXPECT_EQ(drafted, kForwards / DraftLengthPolicy::kExploreIdleEvery);
+  EXPECT_EQ(drafting_forwards, kForwards / DraftLengthPolicy::kExploreIdleEvery);
 }
 
 }  // namespace

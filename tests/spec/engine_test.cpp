@@ -8,9 +8,7 @@
 //     distribution (chi-square);
 //   - the scheduler is FCFS, terminates with more requests than drafters,
 //     and turns a drafter failure into that request's error only.
-#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
-#include <omp.h>
 #include <torch/torch.h>
 
 #include <filesystem>
@@ -532,45 +530,6 @@ TEST_F(EngineTest, APrefilledSlotGetsTheVerdictsOfAFreshOne) {
   EXPECT_EQ(prefilled_computed, fresh_computed);
   EXPECT_EQ(by_prefill + static_cast<int64_t>(batch.size()), fresh_computed) << "all but each prompt's last token";
   EXPECT_LT(prefilled_computed, ::seed::testing::prompt_tokens_of(batch)) << "the stem is computed once";
-}
-
-// ATen gives a thread the process's team size at its first parallel op; a
-// drafter thread keeps its own.
-TEST_F(EngineTest, DrafterThreadsKeepTheirTeamSize) {
-  class TeamNotingDrafter final : public Drafter {
-   public:
-    explicit TeamNotingDrafter(std::shared_ptr<const models::CausalLM> model)
-        : inner_(make_draft_model_drafter(std::move(model))) {}
-    void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
-      inner_->start(slot, tokens, settings);
-    }
-    DraftTree propose(uint64_t slot, int max_depth) override {
-      DraftTree tree = inner_->propose(slot, max_depth);  // runs ATen's parallel ops
-      teams.push_back(omp_get_max_threads());
-      return tree;
-    }
-    void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
-    void finish(uint64_t slot) override { inner_->finish(slot); }
-    std::vector<int> teams;
-
-   private:
-    std::unique_ptr<Drafter> inner_;
-  };
-  const int own = at::get_num_threads();
-  at::set_num_threads(3);
-  auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pair_->target));
-  RunSettings settings;
-  settings.k_config = {1, 1, 1};
-  std::vector<std::unique_ptr<Drafter>> drafters;
-  auto noting = std::make_unique<TeamNotingDrafter>(models::CausalLM::load(pair_->draft));
-  TeamNotingDrafter* drafter = noting.get();
-  drafters.push_back(std::move(noting));
-  auto seed = ScheduledEngine::seed("seed", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
-                                    Scheduler(SchedulePolicy::kFcfs, 1), /*draft_threads=*/1);
-  seed->generate(requests(0.0f));
-  at::set_num_threads(own);
-  ASSERT_FALSE(drafter->teams.empty());
-  for (const int team : drafter->teams) EXPECT_EQ(team, 1);
 }
 
 // Drafters hold the draft model itself, not copies of its (packed)

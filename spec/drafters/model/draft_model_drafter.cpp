@@ -30,38 +30,119 @@ class DraftModelDrafter : public ModelDrafter<DraftModelSlot> {
   DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options, DraftTruncation cut)
       : ModelDrafter("drafter", std::move(model), cache_options, cut) {}
 
-  DraftTree propose(uint64_t slot, int max_depth) override;
+  DraftTree propose(uint64_t slot, int max_depth) override {
+    return std::move(draft_side_by_side({{slot, max_depth}}).front());
+  }
+  std::vector<DraftResult> propose_batch(const std::vector<DraftAsk>& asks) override;
   void advance(uint64_t slot, const Verdict& verdict) override;
+
+ private:
+  // The asks' drafts, every level of them in one forward.
+  std::vector<DraftTree> draft_side_by_side(const std::vector<DraftAsk>& asks);
+  // How deep the slot's next draft goes: the ask's depth, its shape's and
+  // what the draft model's context leaves (0: none).
+  int depth_of(const DraftModelSlot& s, int max_depth) const;
+  // The draft's logits at the slot's context, its cache sequence started
+  // on the longest prefix the cache holds; alone, so that a slot started
+  // after another with the same tokens in one batch reuses that prefix.
+  at::Tensor first_context(DraftModelSlot& s);
 };
 
-DraftTree DraftModelDrafter::propose(uint64_t slot, int max_depth) {
-  const models::DeviceStream::Scope on_stream(stream_);
-  DraftModelSlot& s = released_slot(slot);
-  s.main_path.clear();
-  const int64_t context = model_->config().max_position_embeddings;
+std::vector<DraftResult> DraftModelDrafter::propose_batch(const std::vector<DraftAsk>& asks) {
+  // A sampled draft's tokens follow its logits' bits, so it joins the batch
+  // only where a row's logits are the bits it gets alone (the CPU layers);
+  // elsewhere (a GPU's kernels choose by batch size) it drafts alone, so
+  // that a seed gives the same tokens whatever it was batched with. Greedy
+  // requests give the target's tokens whatever their drafts.
+  std::vector<std::vector<size_t>> batches(1);
+  for (size_t i = 0; i < asks.size(); ++i) {
+    const DraftModelSlot* s = slots_.find(asks[i].slot);
+    const bool alone = !model_->rows_independent() && (s == nullptr || !s->settings.sampling.greedy());
+    if (alone) {
+      batches.push_back({i});
+    } else {
+      batches.front().push_back(i);
+    }
+  }
+  std::vector<DraftResult> results(asks.size());
+  for (const std::vector<size_t>& batch : batches) {
+    if (batch.empty()) continue;
+    std::vector<DraftAsk> part;
+    for (const size_t i : batch) part.push_back(asks[i]);
+    try {
+      std::vector<DraftTree> drafts = draft_side_by_side(part);
+      for (size_t j = 0; j < batch.size(); ++j) results[batch[j]].draft = std::move(drafts[j]);
+    } catch (...) {
+      for (const size_t i : batch) results[i].error = std::current_exception();
+    }
+  }
+  return results;
+}
+
+int DraftModelDrafter::depth_of(const DraftModelSlot& s, int max_depth) const {
   // Nodes of depth d sit at position accepted + d - 1; the last level is
   // drawn, never fed, so depth D needs positions < accepted + D - 1. A
   // draft model with a shorter context than the target drafts less (down to
   // nothing), never fails.
-  const int64_t fits = context - s.accepted + 1;
-  const int depth = static_cast<int>(std::min<int64_t>({max_depth, int64_t(s.settings.k_config.size()), fits}));
-  if (depth <= 0) return {};
+  const int64_t fits = model_->config().max_position_embeddings - s.accepted + 1;
+  return static_cast<int>(std::min<int64_t>({max_depth, int64_t(s.settings.k_config.size()), fits}));
+}
 
-  SEED_CHECK(!s.unfed.empty(), kInternal) << "drafter: slot " << slot << " proposed twice without advance";
-  if (!s.started) {
-    // Started here rather than in start(), so a slot started after another
-    // with the same prompt, but proposed after it, reuses its prefix.
-    const models::CachedStart start = cache_.create_with_prefix(s.unfed);
-    s.main = start.sequence;
-    s.started = true;
-    s.unfed.erase(s.unfed.begin(), s.unfed.begin() + start.cached);
+at::Tensor DraftModelDrafter::first_context(DraftModelSlot& s) {
+  // Started here rather than in start(), so a slot started after another
+  // with the same prompt, but proposed after it, reuses its prefix.
+  const models::CachedStart start = cache_.create_with_prefix(s.unfed);
+  s.main = start.sequence;
+  s.started = true;
+  s.unfed.erase(s.unfed.begin(), s.unfed.begin() + start.cached);
+  return model_->forward({{s.main, s.unfed, {}}}, cache_, models::LogitsFor::kLast);
+}
+
+std::vector<DraftTree> DraftModelDrafter::draft_side_by_side(const std::vector<DraftAsk>& asks) {
+  const models::DeviceStream::Scope on_stream(stream_);
+  std::vector<DraftTree> drafts(asks.size());
+  std::vector<DraftModelSlot*> slots;  // the asks that draft, in order
+  std::vector<size_t> asked;           // their index in `asks`
+  std::vector<TreeToGrow> trees;
+  for (size_t i = 0; i < asks.size(); ++i) {
+    DraftModelSlot& s = released_slot(asks[i].slot);
+    s.main_path.clear();
+    const int depth = depth_of(s, asks[i].max_depth);
+    if (depth <= 0) continue;
+    SEED_CHECK(!s.unfed.empty(), kInternal) << "drafter: slot " << asks[i].slot << " proposed twice without advance";
+    slots.push_back(&s);
+    asked.push_back(i);
+    trees.push_back({0, &s.settings, s.accepted, depth});
   }
-  const at::Tensor logits = model_->forward({{s.main, s.unfed, {}}}, cache_, models::LogitsFor::kLast);
-  s.unfed.clear();
-  s.base = cache_.length(s.main);
-  GrownDraft grown = grow(s, logits, s.accepted, depth, true);
-  s.main_path = std::move(grown.main_path);
-  return std::move(grown.tree);
+  if (slots.empty()) return drafts;
+  // Each slot's context: the started ones' unfed tokens in one forward.
+  std::vector<at::Tensor> contexts(slots.size());
+  std::vector<models::SequenceInput> feed;
+  std::vector<size_t> fed;
+  for (size_t j = 0; j < slots.size(); ++j) {
+    if (!slots[j]->started) {
+      contexts[j] = first_context(*slots[j]);
+    } else {
+      feed.push_back({slots[j]->main, slots[j]->unfed, {}});
+      fed.push_back(j);
+    }
+  }
+  if (!feed.empty()) {
+    const at::Tensor rows = model_->forward(feed, cache_, models::LogitsFor::kLast);
+    for (size_t f = 0; f < fed.size(); ++f) contexts[fed[f]] = rows.narrow(0, static_cast<int64_t>(f), 1);
+  }
+  for (size_t j = 0; j < slots.size(); ++j) {
+    DraftModelSlot& s = *slots[j];
+    s.unfed.clear();
+    s.base = cache_.length(s.main);
+    trees[j].main = s.main;
+  }
+  std::vector<GrownDraft> grown = grow(slots, trees, torch::cat(contexts), true);
+  for (size_t j = 0; j < slots.size(); ++j) {
+    slots[j]->main_path = std::move(grown[j].main_path);
+    drafts[asked[j]] = std::move(grown[j].tree);
+  }
+  return drafts;
 }
 
 void DraftModelDrafter::advance(uint64_t slot, const Verdict& verdict) {

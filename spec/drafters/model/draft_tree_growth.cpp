@@ -72,80 +72,143 @@ void check_draft_start(const char* drafter, uint64_t slot, const std::vector<int
   }
 }
 
-GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache, models::SequenceId main,
-                           at::Tensor logits, const DraftSettings& settings, const DraftTruncation& cut,
-                           int64_t position, int depth, bool shareable) {
-  const int64_t vocab = model.config().vocab_size;
-  const bool greedy = settings.sampling.greedy();
-  GrownDraft out;
-  DraftTree& tree = out.tree;
-  tree.deterministic = greedy;
-  // The frontier: nodes whose children the next level draws, each with its
-  // cache sequence and a row of `logits` holding its context's logits.
-  struct Open { int32_t node; models::SequenceId sequence; };
-  std::vector<Open> frontier = {{-1, main}};
-  std::optional<PrunedTreeBuilder> pruned;
-  if (settings.pruned) pruned.emplace(*settings.pruned);
-  // The draft's confidence in its tokens, even for greedy requests: its
-  // own distribution at temperature 1.
-  const SamplingParams confidence = greedy ? SamplingParams{} : settings.sampling;
-  std::vector<float> confidence_row(pruned || greedy ? vocab : 0);
-  const SamplingParams truncated = cut.applied_to(settings.sampling);
-  std::vector<float> dense;  // scratch for q' rows
-  for (int d = 0; d < depth; ++d) {
-    const at::Tensor rows = logits.to(torch::kCPU).contiguous();
-    const int k = settings.k_config[d];
-    const bool last_level = d + 1 == depth;
+namespace {
+
+// One tree's growth: its frontier (the nodes whose children the next level
+// draws, each with its cache sequence) and what it has drawn so far.
+class TreeGrowth {
+ public:
+  struct Open {
+    int32_t node;
+    models::SequenceId sequence;
+  };
+
+  TreeGrowth(const TreeToGrow& job, int64_t vocab, const DraftTruncation& cut)
+      : job_(job),
+        vocab_(vocab),
+        greedy_(job.settings->sampling.greedy()),
+        truncated_(cut.applied_to(job.settings->sampling)) {
+    out_.tree.deterministic = greedy_;
+    frontier_ = {{-1, job.main}};
+    if (job.settings->pruned) pruned_.emplace(*job.settings->pruned);
+    // The draft's confidence in its tokens, even for greedy requests: its
+    // own distribution at temperature 1.
+    confidence_ = greedy_ ? SamplingParams{} : job.settings->sampling;
+    if (pruned_ || greedy_) confidence_row_.resize(static_cast<size_t>(vocab));
+  }
+
+  // Whether level `d` has nodes to draw children for.
+  bool open(int d) const { return d < job_.depth && !frontier_.empty(); }
+  size_t frontier_size() const { return frontier_.size(); }
+
+  // Draws level d's children from `rows` (row f: frontier node f's
+  // context) and moves the frontier to those that expand, forking their
+  // cache sequences; appends their inputs to `feed`.
+  void draw_level(int d, const float* rows, models::KvCache& cache, bool shareable,
+                  std::vector<models::SequenceInput>& feed) {
+    const int k = job_.settings->k_config[d];
+    const bool last_level = d + 1 == job_.depth;
+    DraftTree& tree = out_.tree;
     std::vector<Open> next;
-    for (size_t f = 0; f < frontier.size(); ++f) {
-      const Open& open = frontier[f];
-      const float* row = rows[static_cast<int64_t>(f)].data_ptr<float>();
+    for (size_t f = 0; f < frontier_.size(); ++f) {
+      const Open& open = frontier_[f];
+      const float* row = rows + static_cast<int64_t>(f) * vocab_;
       std::vector<int32_t> children;  // node indices, most likely (or first drawn) first
       size_t expanding = last_level ? 0 : static_cast<size_t>(k);
-      if (pruned) {
-        sampling_distribution(row, vocab, confidence, confidence_row.data());
-        const int32_t first = pruned->size();
-        expanding = static_cast<size_t>(pruned->add_children(open.node, confidence_row.data(), vocab, k, !last_level));
-        for (int32_t node = first; node < pruned->size(); ++node) children.push_back(node);
+      if (pruned_) {
+        sampling_distribution(row, vocab_, confidence_, confidence_row_.data());
+        const int32_t first = pruned_->size();
+        expanding =
+            static_cast<size_t>(pruned_->add_children(open.node, confidence_row_.data(), vocab_, k, !last_level));
+        for (int32_t node = first; node < pruned_->size(); ++node) children.push_back(node);
       } else {
-        const uint32_t at = static_cast<uint32_t>(position + d);
-        if (greedy) sampling_distribution(row, vocab, confidence, confidence_row.data());
-        for (const int32_t token : fixed_children(row, vocab, settings, truncated, open.node, at, k, tree, dense)) {
+        const uint32_t at = static_cast<uint32_t>(job_.position + d);
+        if (greedy_) sampling_distribution(row, vocab_, confidence_, confidence_row_.data());
+        for (const int32_t token :
+             fixed_children(row, vocab_, *job_.settings, truncated_, open.node, at, k, tree, dense_)) {
           children.push_back(static_cast<int32_t>(tree.tokens.size()));
           tree.tokens.push_back(token);
           tree.parents.push_back(open.node);
-          tree.confidence.push_back(greedy ? confidence_row[static_cast<size_t>(token)]
-                                           : tree.q[static_cast<size_t>(open.node + 1)].prob(token));
+          tree.confidence.push_back(greedy_ ? confidence_row_[static_cast<size_t>(token)]
+                                            : tree.q[static_cast<size_t>(open.node + 1)].prob(token));
         }
       }
       for (size_t c = 0; c < std::min(children.size(), expanding); ++c) {
         const int32_t node = children[c];
         // Forks first: the parent's sequence must not grow before it is shared.
         const models::SequenceId sequence = c == 0 ? open.sequence : cache.fork(open.sequence);
-        if (c > 0) out.forks.push_back(sequence);
-        if (sequence == main) out.main_path.push_back(node);
+        if (c > 0) out_.forks.push_back(sequence);
+        if (sequence == job_.main) out_.main_path.push_back(node);
         next.push_back({node, sequence});
       }
     }
-    if (next.empty()) break;
-    std::vector<models::SequenceInput> feed;
     for (const Open& open : next) {
-      const int32_t token = pruned ? pruned->token(open.node) : tree.tokens[static_cast<size_t>(open.node)];
+      const int32_t token = pruned_ ? pruned_->token(open.node) : tree.tokens[static_cast<size_t>(open.node)];
       models::SequenceInput input{open.sequence, {token}, {}};
       if (!shareable) input.shareable = 0;
       feed.push_back(std::move(input));
     }
+    frontier_ = std::move(next);
+  }
+
+  GrownDraft finish() {
+    if (pruned_) {
+      // Pruning keeps every expanded node, so the main path survives it.
+      std::vector<int32_t> renumbered;
+      out_.tree = pruned_->finish(&renumbered);
+      for (int32_t& node : out_.main_path) node = renumbered[static_cast<size_t>(node)];
+    } else if (!greedy_) {
+      out_.tree.q.resize(out_.tree.tokens.size() + 1);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  TreeToGrow job_;
+  int64_t vocab_;
+  bool greedy_;
+  SamplingParams truncated_;
+  SamplingParams confidence_;
+  std::vector<float> confidence_row_;
+  std::vector<float> dense_;  // scratch for q' rows
+  std::optional<PrunedTreeBuilder> pruned_;
+  std::vector<Open> frontier_;
+  GrownDraft out_;
+};
+
+}  // namespace
+
+std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::KvCache& cache,
+                                         const std::vector<TreeToGrow>& trees, at::Tensor logits,
+                                         const DraftTruncation& cut, bool shareable) {
+  const int64_t vocab = model.config().vocab_size;
+  SEED_CHECK(logits.size(0) == static_cast<int64_t>(trees.size()), kInternal)
+      << "grow_draft_trees: " << logits.size(0) << " logits rows for " << trees.size() << " trees";
+  std::vector<TreeGrowth> growths;
+  growths.reserve(trees.size());
+  int depth = 0;
+  for (const TreeToGrow& job : trees) {
+    growths.emplace_back(job, vocab, cut);
+    depth = std::max(depth, job.depth);
+  }
+  // Level d's rows: the open trees' frontiers, in tree order (the previous
+  // level's feed, or the trees' contexts).
+  for (int d = 0; d < depth; ++d) {
+    const at::Tensor rows = logits.to(torch::kCPU).contiguous();
+    const float* row = rows.data_ptr<float>();
+    std::vector<models::SequenceInput> feed;
+    for (TreeGrowth& growth : growths) {
+      if (!growth.open(d)) continue;
+      const size_t drawn_from = growth.frontier_size();
+      growth.draw_level(d, row, cache, shareable, feed);
+      row += static_cast<int64_t>(drawn_from) * vocab;
+    }
+    if (feed.empty()) break;
     logits = model.forward(feed, cache, models::LogitsFor::kLast);
-    frontier = std::move(next);
   }
-  if (pruned) {
-    // Pruning keeps every expanded node, so the main path survives it.
-    std::vector<int32_t> renumbered;
-    tree = pruned->finish(&renumbered);
-    for (int32_t& node : out.main_path) node = renumbered[static_cast<size_t>(node)];
-    return out;
-  }
-  if (!greedy) tree.q.resize(tree.tokens.size() + 1);
+  std::vector<GrownDraft> out;
+  out.reserve(growths.size());
+  for (TreeGrowth& growth : growths) out.push_back(growth.finish());
   return out;
 }
 

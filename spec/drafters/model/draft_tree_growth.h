@@ -36,14 +36,25 @@ struct GrownDraft {
   std::vector<models::SequenceId> forks;     // sequences the other branches used; the caller releases them
 };
 
-// `logits`: one row, the draft's logits at the context `main` ends with;
-// sampled children are drawn from `cut` applied to the request's sampling
-// (DraftTruncation), the q' rows the tree carries;
-// the root level's nodes sit at `position`. `depth` >= 1 levels at most (a
-// pruned tree may stop earlier). `shareable`: whether the fed nodes' K/V
-// may be offered to other sequences (SequenceInput::shareable).
-GrownDraft grow_draft_tree(const models::CausalLM& model, models::KvCache& cache, models::SequenceId main,
-                           at::Tensor logits, const DraftSettings& settings, const DraftTruncation& cut,
-                           int64_t position, int depth, bool shareable);
+// One tree to grow: from the context `main` ends with, its root level's
+// nodes at `position`, `depth` >= 1 levels at most (a pruned tree may stop
+// earlier); sampled children are drawn from the truncation applied to
+// `settings`' sampling (DraftTruncation), the q' rows the tree carries.
+struct TreeToGrow {
+  models::SequenceId main = 0;
+  const DraftSettings* settings = nullptr;
+  int64_t position = 0;
+  int depth = 0;
+};
+
+// The trees grown side by side, in order: each level of every tree is fed
+// back in one forward, so that a level costs one draft step however many
+// sequences draft (the draft's weights are read once). `logits`: row i,
+// the draft's logits at tree i's context. `shareable`: whether the fed
+// nodes' K/V may be offered to other sequences (SequenceInput::shareable).
+// A tree depends only on its own rows, never on the trees beside it.
+std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::KvCache& cache,
+                                         const std::vector<TreeToGrow>& trees, at::Tensor logits,
+                                         const DraftTruncation& cut, bool shareable);
 
 }  // namespace seed::spec

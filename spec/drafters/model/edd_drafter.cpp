@@ -68,7 +68,7 @@ DraftTree EddDrafter::propose(uint64_t slot, int max_depth) {
   s.unfed.clear();
   s.unfed_from = bonus;
 
-  return grow(s, logits, bonus + 1, depth, false).tree;
+  return std::move(grow({&s}, {{s.main, &s.settings, bonus + 1, depth}}, logits, false).front().tree);
 }
 
 void EddDrafter::advance(uint64_t slot, const Verdict& verdict) {

@@ -74,11 +74,14 @@ class ModelDrafter : public SlotDrafter<Slot> {
     release_forks(s);
     return s;
   }
-  // The slot's draft tree grown from `logits` (grow_draft_tree); the slot
-  // keeps the forks it uses until they are released.
-  GrownDraft grow(Slot& s, const at::Tensor& logits, int64_t position, int depth, bool shareable) {
-    GrownDraft grown = grow_draft_tree(*model_, cache_, s.main, logits, s.settings, cut_, position, depth, shareable);
-    s.forks = std::move(grown.forks);
+  // The draft trees of `slots` grown side by side from `logits` (row i:
+  // slots[i]'s context), trees[i] saying where and how deep
+  // (grow_draft_trees); each slot keeps the forks it uses until they are
+  // released.
+  std::vector<GrownDraft> grow(const std::vector<Slot*>& slots, const std::vector<TreeToGrow>& trees,
+                               const at::Tensor& logits, bool shareable) {
+    std::vector<GrownDraft> grown = grow_draft_trees(*model_, cache_, trees, logits, cut_, shareable);
+    for (size_t i = 0; i < slots.size(); ++i) slots[i]->forks = std::move(grown[i].forks);
     return grown;
   }
 

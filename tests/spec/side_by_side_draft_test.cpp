@@ -1,0 +1,300 @@
+// Drafting several sequences side by side:
+//   - a draft model's batch drafts, slot for slot, what each slot drafts
+//     alone (greedy and sampled chains, trees, pruned trees; slots started
+//     in the batch, sharing a prompt, or drafting less or nothing);
+//   - a forward that fails fails its whole batch, a slot that fails alone
+//     in the default one-by-one batch fails alone;
+//   - seed-batch with one drafter drafts each round as one batch, on the
+//     thread that runs the target, and gives ar's tokens;
+//   - woken work drafts on the drafter's thread in its own team size (ATen
+//     gives a thread the process's at its first parallel op), work the
+//     caller drafts itself in its team widened by the drafter's.
+#include <ATen/Parallel.h>
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "models/causal_lm.h"
+#include "spec/drafters/model/draft_model_drafter.h"
+#include "spec/engine/drafter_pool.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/engine/model_target.h"
+#include "spec/engine/scheduled_engine.h"
+#include "tests/spec/engine_fixtures.h"
+
+namespace seed::spec {
+namespace {
+
+using ::seed::testing::tokens_of;
+
+class SideBySideDraftTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { pairs_ = new ::seed::testing::TestModelPairs("seed_side_by_side_test"); }
+  static void TearDownTestSuite() { delete pairs_; }
+
+  static std::shared_ptr<const models::CausalLM> draft() { return models::CausalLM::load(pairs_->pair.draft); }
+
+  static ::seed::testing::TestModelPairs* pairs_;
+};
+
+::seed::testing::TestModelPairs* SideBySideDraftTest::pairs_ = nullptr;
+
+DraftSettings settings(float temperature, std::vector<int> k_config, uint64_t stream,
+                       std::optional<PrunedTree> pruned = std::nullopt) {
+  DraftSettings s;
+  s.sampling.temperature = temperature;
+  s.seed = 11;
+  s.stream = stream;
+  s.k_config = std::move(k_config);
+  s.pruned = pruned;
+  return s;
+}
+
+void expect_same_tree(const DraftTree& batched, const DraftTree& alone, const std::string& where) {
+  EXPECT_EQ(batched.tokens, alone.tokens) << where;
+  EXPECT_EQ(batched.parents, alone.parents) << where;
+  EXPECT_EQ(batched.q, alone.q) << where;
+  EXPECT_EQ(batched.confidence, alone.confidence) << where;
+  EXPECT_EQ(batched.deterministic, alone.deterministic) << where;
+}
+
+// The verdict that accepts the draft's first node (if any) and adds `bonus`.
+Verdict first_node_and(const DraftTree& draft, int32_t bonus) {
+  Verdict verdict;
+  if (!draft.tokens.empty()) {
+    verdict.accepted = {0};
+    verdict.tokens = {draft.tokens[0]};
+  }
+  verdict.bonus = bonus;
+  verdict.tokens.push_back(bonus);
+  return verdict;
+}
+
+TEST_F(SideBySideDraftTest, ABatchDraftsWhatEachSlotDraftsAlone) {
+  struct Shape {
+    const char* name;
+    float temperature;
+    std::vector<int> k_config;
+    std::optional<PrunedTree> pruned;
+  };
+  const std::vector<Shape> shapes = {{"greedy chain", 0.0f, {1, 1, 1, 1}, std::nullopt},
+                                     {"sampled chain", 1.0f, {1, 1, 1, 1}, std::nullopt},
+                                     {"sampled tree", 0.8f, {2, 2, 1}, std::nullopt},
+                                     {"greedy tree", 0.0f, {2, 2, 1}, std::nullopt},
+                                     {"pruned tree", 1.0f, {3, 3, 3}, PrunedTree{0.05f, 0.01f}}};
+  // Slots 0 and 1 share a prompt; slot 3 starts a round late.
+  const std::vector<std::vector<int32_t>> prompts = {{5, 9, 2, 7}, {5, 9, 2, 7}, {1}, {3, 3, 8, 1, 6, 4}};
+  for (const Shape& shape : shapes) {
+    auto alone = make_draft_model_drafter(draft());
+    auto batched = make_draft_model_drafter(draft());
+    for (uint64_t slot = 0; slot < prompts.size(); ++slot) {
+      const DraftSettings s = settings(shape.temperature, shape.k_config, slot, shape.pruned);
+      if (slot == 3) continue;
+      alone->start(slot, prompts[slot], s);
+      batched->start(slot, prompts[slot], s);
+    }
+    for (int round = 0; round < 4; ++round) {
+      if (round == 1) {
+        const DraftSettings s = settings(shape.temperature, shape.k_config, 3, shape.pruned);
+        alone->start(3, prompts[3], s);
+        batched->start(3, prompts[3], s);
+      }
+      std::vector<DraftAsk> asks;
+      for (uint64_t slot = 0; slot < (round == 0 ? 3u : 4u); ++slot) {
+        // Slot 2 drafts less in round 1 and nothing in round 2.
+        const int depth = slot != 2 ? 4 : round == 1 ? 1 : round == 2 ? 0 : 4;
+        asks.push_back({slot, depth});
+      }
+      const std::vector<DraftResult> results = batched->propose_batch(asks);
+      ASSERT_EQ(results.size(), asks.size());
+      for (size_t i = 0; i < asks.size(); ++i) {
+        const std::string where = std::string(shape.name) + ", round " + std::to_string(round) + ", slot " +
+                                  std::to_string(asks[i].slot);
+        ASSERT_FALSE(results[i].error) << where;
+        const DraftTree expected = alone->propose(asks[i].slot, asks[i].max_depth);
+        expect_same_tree(results[i].draft, expected, where);
+        if (asks[i].max_depth == 0) {
+          EXPECT_TRUE(expected.tokens.empty()) << where;
+        }
+        const Verdict verdict = first_node_and(expected, static_cast<int32_t>((round * 7 + asks[i].slot) % 64));
+        alone->advance(asks[i].slot, verdict);
+        batched->advance(asks[i].slot, verdict);
+      }
+    }
+  }
+}
+
+TEST_F(SideBySideDraftTest, ASharedForwardFailsItsBatchAndADrafterOneByOneFailsOnlyTheSlot) {
+  auto drafter = make_draft_model_drafter(draft());
+  drafter->start(0, {1, 2, 3}, settings(0.0f, {1, 1}, 0));
+  // Slot 1 was never started: the side-by-side draft fails for both.
+  const std::vector<DraftResult> shared = drafter->propose_batch({{0, 2}, {1, 2}});
+  ASSERT_EQ(shared.size(), 2u);
+  EXPECT_TRUE(shared[0].error);
+  EXPECT_TRUE(shared[1].error);
+
+  // A drafter without batches of its own: only the unknown slot fails.
+  class OneByOne final : public Drafter {
+   public:
+    explicit OneByOne(std::unique_ptr<Drafter> inner) : inner_(std::move(inner)) {}
+    void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& s) override {
+      inner_->start(slot, tokens, s);
+    }
+    DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
+    void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
+    void finish(uint64_t slot) override { inner_->finish(slot); }
+
+   private:
+    std::unique_ptr<Drafter> inner_;
+  };
+  OneByOne one_by_one(make_draft_model_drafter(draft()));
+  one_by_one.start(0, {1, 2, 3}, settings(0.0f, {1, 1}, 0));
+  const std::vector<DraftResult> alone = one_by_one.propose_batch({{0, 2}, {1, 2}});
+  ASSERT_EQ(alone.size(), 2u);
+  EXPECT_FALSE(alone[0].error);
+  EXPECT_EQ(alone[0].draft.tokens.size(), 2u);
+  EXPECT_TRUE(alone[1].error);
+}
+
+// A draft-model drafter that records its batches and the threads they ran on.
+class RecordingDrafter final : public Drafter {
+ public:
+  explicit RecordingDrafter(std::shared_ptr<const models::CausalLM> model)
+      : inner_(make_draft_model_drafter(std::move(model))) {}
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& s) override {
+    inner_->start(slot, tokens, s);
+  }
+  DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
+  std::vector<DraftResult> propose_batch(const std::vector<DraftAsk>& asks) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sizes_.push_back(asks.size());
+      threads_.push_back(std::this_thread::get_id());
+    }
+    return inner_->propose_batch(asks);
+  }
+  void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
+
+  std::vector<size_t> sizes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return sizes_;
+  }
+  std::vector<std::thread::id> threads() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return threads_;
+  }
+
+ private:
+  std::unique_ptr<Drafter> inner_;
+  std::mutex mutex_;
+  std::vector<size_t> sizes_;
+  std::vector<std::thread::id> threads_;
+};
+
+TEST_F(SideBySideDraftTest, SeedBatchDraftsARoundAsOneBatchOnTheTargetsThread) {
+  const std::vector<GenRequest> requests = ::seed::testing::varied_requests(4, 0.0f, 24);
+  auto recording = std::make_unique<RecordingDrafter>(draft());
+  RecordingDrafter* drafter = recording.get();
+  std::vector<std::unique_ptr<Drafter>> drafters;
+  drafters.push_back(std::move(recording));
+  RunSettings settings;
+  settings.k_config = {1, 1, 1};
+  settings.adaptive_draft_length = false;  // every round drafts
+  auto engine = ScheduledEngine::seed("seed-batch",
+                                      std::make_unique<ModelTarget>(models::CausalLM::load(pairs_->pair.target)),
+                                      std::move(drafters), settings, Scheduler(SchedulePolicy::kBatch, 16), 1);
+  const std::vector<Completion> out = engine->generate(requests);
+  EngineOptions ar;
+  ar.engine = EngineKind::parse("ar");
+  ar.target = pairs_->pair.target;
+  EXPECT_EQ(tokens_of(out), tokens_of(make_engine(ar)->generate(requests)));
+
+  const std::vector<size_t> sizes = drafter->sizes();
+  const std::vector<std::thread::id> threads = drafter->threads();
+  ASSERT_FALSE(sizes.empty());
+  // The starts, then every round: never two batches for one forward.
+  EXPECT_EQ(sizes.front(), requests.size());
+  EXPECT_EQ(sizes[1], requests.size());
+  EXPECT_LE(sizes.size(), static_cast<size_t>(engine->stats().target_forwards));
+  // The starts draft on whichever thread takes them first (the drafter's,
+  // woken while the target computes the prompts, or this one); every later
+  // round on the target's (this) thread.
+  for (size_t i = 1; i < threads.size(); ++i) EXPECT_EQ(threads[i], std::this_thread::get_id()) << "batch " << i;
+}
+
+class TeamNotingDrafter final : public Drafter {
+ public:
+  explicit TeamNotingDrafter(std::shared_ptr<const models::CausalLM> model)
+      : inner_(make_draft_model_drafter(std::move(model))) {}
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& s) override {
+    inner_->start(slot, tokens, s);
+  }
+  DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
+  std::vector<DraftResult> propose_batch(const std::vector<DraftAsk>& asks) override {
+    std::vector<DraftResult> results = inner_->propose_batch(asks);  // runs ATen's parallel ops
+    std::lock_guard<std::mutex> lock(mutex);
+    batches.push_back({std::this_thread::get_id(), omp_get_max_threads()});
+    return results;
+  }
+  void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
+
+  std::mutex mutex;
+  std::vector<std::pair<std::thread::id, int>> batches;  // the thread and its team size
+
+ private:
+  std::unique_ptr<Drafter> inner_;
+};
+
+TEST_F(SideBySideDraftTest, WokenWorkDraftsOnTheDrafterThreadAndWorkDraftedHereOnAWiderTeam) {
+  const int own = at::get_num_threads();
+  at::set_num_threads(3);
+  at::internal::lazy_init_num_threads();
+  {
+    VerifyQueue queue(Scheduler(SchedulePolicy::kBatch, 16));
+    auto noting = std::make_unique<TeamNotingDrafter>(draft());
+    TeamNotingDrafter* drafter = noting.get();
+    std::vector<std::unique_ptr<Drafter>> drafters;
+    drafters.push_back(std::move(noting));
+    DrafterPool pool("test", std::move(drafters), {1, 1, 1}, std::nullopt, /*threaded=*/true, /*draft_threads=*/1,
+                     queue);
+    const std::vector<GenRequest> requests = ::seed::testing::varied_requests(2, 0.0f, 8);
+    std::vector<Sequence> seqs(requests.size());
+    for (size_t i = 0; i < seqs.size(); ++i) {
+      seqs[i].slot = i;
+      seqs[i].request = &requests[i];
+      seqs[i].prompt = requests[i].prompt_tokens;
+    }
+    pool.assign(seqs);
+    pool.post({DraftTask::start(seqs[0], 3), DraftTask::start(seqs[1], 3)});
+    EXPECT_FALSE(pool.idle());  // posted work waits to be woken or drafted here
+    pool.wake();
+    std::vector<Proposal> taken = queue.take();  // both, drafted together
+    ASSERT_EQ(taken.size(), 2u);
+    std::vector<DraftTask> advances;
+    for (Proposal& p : taken) {
+      ASSERT_EQ(p.draft.tokens.size(), 3u);
+      advances.push_back(DraftTask::advance(*p.seq, first_node_and(p.draft, 1), 3));
+    }
+    pool.post(std::move(advances));
+    EXPECT_TRUE(pool.draft_here());
+    EXPECT_FALSE(pool.draft_here());  // nothing waits
+    EXPECT_EQ(queue.take().size(), 2u);
+    pool.post({DraftTask::finish(seqs[0]), DraftTask::finish(seqs[1])});
+    pool.drain();
+    EXPECT_TRUE(pool.idle());
+    ASSERT_EQ(drafter->batches.size(), 2u);
+    EXPECT_NE(drafter->batches[0].first, std::this_thread::get_id());
+    EXPECT_EQ(drafter->batches[0].second, 1);
+    EXPECT_EQ(drafter->batches[1].first, std::this_thread::get_id());
+    EXPECT_EQ(drafter->batches[1].second, 3 + 1);
+  }
+  at::set_num_threads(own);
+}
+
+}  // namespace
+}  // namespace seed::spec
