@@ -159,9 +159,16 @@ TEST_F(SideBySideDraftTest, ASharedForwardFailsItsBatchAndADrafterOneByOneFailsO
   EXPECT_TRUE(alone[1].error);
 }
 
-// A draft-model drafter that records its batches and the threads they ran on.
+// A draft-model drafter that records its batches: their sizes, the threads
+// they ran on and those threads' team sizes.
 class RecordingDrafter final : public Drafter {
  public:
+  struct Batch {
+    size_t size = 0;
+    std::thread::id thread;
+    int team = 0;
+  };
+
   explicit RecordingDrafter(std::shared_ptr<const models::CausalLM> model)
       : inner_(make_draft_model_drafter(std::move(model))) {}
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& s) override {
@@ -169,30 +176,23 @@ class RecordingDrafter final : public Drafter {
   }
   DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
   std::vector<DraftResult> propose_batch(const std::vector<DraftAsk>& asks) override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      sizes_.push_back(asks.size());
-      threads_.push_back(std::this_thread::get_id());
-    }
-    return inner_->propose_batch(asks);
+    std::vector<DraftResult> results = inner_->propose_batch(asks);  // runs ATen's parallel ops
+    std::lock_guard<std::mutex> lock(mutex_);
+    batches_.push_back({asks.size(), std::this_thread::get_id(), omp_get_max_threads()});
+    return results;
   }
   void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
   void finish(uint64_t slot) override { inner_->finish(slot); }
 
-  std::vector<size_t> sizes() {
+  std::vector<Batch> batches() {
     std::lock_guard<std::mutex> lock(mutex_);
-    return sizes_;
-  }
-  std::vector<std::thread::id> threads() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return threads_;
+    return batches_;
   }
 
  private:
   std::unique_ptr<Drafter> inner_;
   std::mutex mutex_;
-  std::vector<size_t> sizes_;
-  std::vector<std::thread::id> threads_;
+  std::vector<Batch> batches_;
 };
 
 TEST_F(SideBySideDraftTest, SeedBatchDraftsARoundAsOneBatchOnTheTargetsThread) {
@@ -213,42 +213,17 @@ TEST_F(SideBySideDraftTest, SeedBatchDraftsARoundAsOneBatchOnTheTargetsThread) {
   ar.target = pairs_->pair.target;
   EXPECT_EQ(tokens_of(out), tokens_of(make_engine(ar)->generate(requests)));
 
-  const std::vector<size_t> sizes = drafter->sizes();
-  const std::vector<std::thread::id> threads = drafter->threads();
-  ASSERT_FALSE(sizes.empty());
+  const std::vector<RecordingDrafter::Batch> batches = drafter->batches();
+  ASSERT_GE(batches.size(), 2u);
   // The starts, then every round: never two batches for one forward.
-  EXPECT_EQ(sizes.front(), requests.size());
-  EXPECT_EQ(sizes[1], requests.size());
-  EXPECT_LE(sizes.size(), static_cast<size_t>(engine->stats().target_forwards));
+  EXPECT_EQ(batches[0].size, requests.size());
+  EXPECT_EQ(batches[1].size, requests.size());
+  EXPECT_LE(batches.size(), static_cast<size_t>(engine->stats().target_forwards));
   // The starts draft on whichever thread takes them first (the drafter's,
   // woken while the target computes the prompts, or this one); every later
   // round on the target's (this) thread.
-  for (size_t i = 1; i < threads.size(); ++i) EXPECT_EQ(threads[i], std::this_thread::get_id()) << "batch " << i;
+  for (size_t i = 1; i < batches.size(); ++i) EXPECT_EQ(batches[i].thread, std::this_thread::get_id()) << "batch " << i;
 }
-
-class TeamNotingDrafter final : public Drafter {
- public:
-  explicit TeamNotingDrafter(std::shared_ptr<const models::CausalLM> model)
-      : inner_(make_draft_model_drafter(std::move(model))) {}
-  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& s) override {
-    inner_->start(slot, tokens, s);
-  }
-  DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
-  std::vector<DraftResult> propose_batch(const std::vector<DraftAsk>& asks) override {
-    std::vector<DraftResult> results = inner_->propose_batch(asks);  // runs ATen's parallel ops
-    std::lock_guard<std::mutex> lock(mutex);
-    batches.push_back({std::this_thread::get_id(), omp_get_max_threads()});
-    return results;
-  }
-  void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
-  void finish(uint64_t slot) override { inner_->finish(slot); }
-
-  std::mutex mutex;
-  std::vector<std::pair<std::thread::id, int>> batches;  // the thread and its team size
-
- private:
-  std::unique_ptr<Drafter> inner_;
-};
 
 TEST_F(SideBySideDraftTest, WokenWorkDraftsOnTheDrafterThreadAndWorkDraftedHereOnAWiderTeam) {
   const int own = at::get_num_threads();
@@ -256,10 +231,10 @@ TEST_F(SideBySideDraftTest, WokenWorkDraftsOnTheDrafterThreadAndWorkDraftedHereO
   at::internal::lazy_init_num_threads();
   {
     VerifyQueue queue(Scheduler(SchedulePolicy::kBatch, 16));
-    auto noting = std::make_unique<TeamNotingDrafter>(draft());
-    TeamNotingDrafter* drafter = noting.get();
+    auto recording = std::make_unique<RecordingDrafter>(draft());
+    RecordingDrafter* drafter = recording.get();
     std::vector<std::unique_ptr<Drafter>> drafters;
-    drafters.push_back(std::move(noting));
+    drafters.push_back(std::move(recording));
     DrafterPool pool("test", std::move(drafters), {1, 1, 1}, std::nullopt, /*threaded=*/true, /*draft_threads=*/1,
                      queue);
     const std::vector<GenRequest> requests = ::seed::testing::varied_requests(2, 0.0f, 8);
@@ -287,11 +262,12 @@ TEST_F(SideBySideDraftTest, WokenWorkDraftsOnTheDrafterThreadAndWorkDraftedHereO
     pool.post({DraftTask::finish(seqs[0]), DraftTask::finish(seqs[1])});
     pool.drain();
     EXPECT_TRUE(pool.idle());
-    ASSERT_EQ(drafter->batches.size(), 2u);
-    EXPECT_NE(drafter->batches[0].first, std::this_thread::get_id());
-    EXPECT_EQ(drafter->batches[0].second, 1);
-    EXPECT_EQ(drafter->batches[1].first, std::this_thread::get_id());
-    EXPECT_EQ(drafter->batches[1].second, 3 + 1);
+    const std::vector<RecordingDrafter::Batch> batches = drafter->batches();
+    ASSERT_EQ(batches.size(), 2u);
+    EXPECT_NE(batches[0].thread, std::this_thread::get_id());
+    EXPECT_EQ(batches[0].team, 1);
+    EXPECT_EQ(batches[1].thread, std::this_thread::get_id());
+    EXPECT_EQ(batches[1].team, 3 + 1);
   }
   at::set_num_threads(own);
 }
