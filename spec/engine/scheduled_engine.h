@@ -15,13 +15,16 @@
 //                 up to max_batch requests by one token (the SEED paper's
 //                 "parallel" strategy);
 //   seed          every request in flight, each drafter on its own thread
-//                 (SEED, section 3.2 and Algorithm 1): a drafter drafts for
-//                 one of its sequences and queues the proposal; the target
-//                 verifies what the Scheduler picks (fcfs: one per forward,
-//                 oldest first; seed-batch: every ready one up to max_batch;
-//                 or by request priority); the verdict goes back to the
-//                 sequence's drafter, which only then drafts it again.
-//                 While no proposal is ready yet, the target computes the
+//                 (SEED, section 3.2 and Algorithm 1): a drafter drafts the
+//                 sequences waiting for it side by side and queues their
+//                 proposals; the target verifies what the Scheduler picks
+//                 (fcfs: one per forward, oldest first; seed-batch: every
+//                 ready one up to max_batch; or by request priority); the
+//                 verdict goes back to the sequence's drafter, which only
+//                 then drafts it again. When the target would wait (or
+//                 its forward takes every ready draft), its thread drafts
+//                 a waiting batch itself (DrafterPool::draft_here). While
+//                 no proposal is ready yet, the target computes the
 //                 prompts of the requests started since (Target::prefill)
 //                 instead of waiting for their first drafts.
 // A drafter that reports ErrorKind::kUnavailable is retired: its sequences
