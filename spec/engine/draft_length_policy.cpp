@@ -39,7 +39,10 @@ void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, double s
     drafting_forwards_ = drafting_forwards_ * kDecay + 1;
     drafting_wider_ = drafting_wider_ * kDecay + (wider ? 1 : 0);
   }
-  if (drafted == 0 && wider) {
+  const bool steady_undrafted = drafted == 0 && !last_drafted_;
+  last_drafted_ = drafted > 0;
+  if (steady_undrafted) ++undrafted_timed_;
+  if (steady_undrafted && wider) {
     undrafted_forwards_.scale(kLineDecay);
     undrafted_forwards_.add(rows, seconds);
   }
@@ -106,19 +109,21 @@ int DraftLengthPolicy::best(double width) const {
   return best;
 }
 
-int DraftLengthPolicy::next(double width) {
+int DraftLengthPolicy::next(double width, bool caught_up) {
   // Explorations take whole forwards (every request verified in one), so
   // that each length's rows are timed together, at the width they run at.
   const int length = best(width);
   if (length == 0) {
+    if (!caught_up) return 0;
     if (forward_count_ - explored_at_ >= kExploreIdleEvery) explored_at_ = forward_count_;
     return forward_count_ == explored_at_ ? 1 : 0;
   }
-  if (forward_count_ % kExploreEvery != kExploreEvery - 1) return length;
+  if (measured() && undrafted_timed_ == 0) return 0;
+  const int64_t phase = forward_count_ % kExploreEvery;
   switch ((forward_count_ / kExploreEvery) % 3) {
-    case 0: return std::min(length + 1, longest_);
-    case 1: return length / 2;
-    default: return 0;
+    case 0: return phase >= kExploreEvery - 2 ? 0 : length;
+    case 1: return phase == kExploreEvery - 1 ? length / 2 : length;
+    default: return phase == kExploreEvery - 1 ? std::min(length + 1, longest_) : length;
   }
 }
 

@@ -31,12 +31,21 @@
 // all of it is taken as per token.
 //
 // Measurements decay: alpha and the drafts within some tens, the forward
-// line within a few hundred forwards (it moves with the contexts). While the
-// best length is k > 0, one forward in kExploreEvery tries k + 1, the next
-// such k / 2, the next none, so that the lines stay fitted where they are
-// compared; while it is 0, one forward in kExploreIdleEvery drafts one
-// token, so that acceptance stays measured. An exploration takes every
-// request of its forward (the next() calls between two add_forward()s).
+// line within a few hundred forwards (it moves with the contexts). Once a
+// draft and a forward are measured, rounds draft nothing until one such
+// round is timed, so that plain batching is measured before drafting is
+// kept. While the best length is k > 0, the last forward of every
+// kExploreEvery tries, in turn, none (the last two then), k / 2 and k + 1,
+// so that the lines stay fitted where they are compared; while it is 0,
+// one forward in kExploreIdleEvery (or the first after it with a request
+// starting) drafts one token for its requests whose drafters are caught
+// up, so that acceptance stays measured. An exploration takes every request
+// of its forward (the next() calls between two add_forward()s). A round without drafts right
+// after one with drafts is no measure of plain batching (on a 2-core CPU
+// it took 1.4x as long as the next, most likely the drafting having pushed
+// the target's weights out of the caches), so such a round is not timed as
+// one; drafting nothing is explored two rounds at a time.
+//
 // The drafted length never changes a greedy request's tokens; it does
 // change which tokens a sampled request draws for its seed, so engines ask
 // the policy for greedy requests only. Not thread-safe (the engine's loop).
@@ -73,8 +82,11 @@ class DraftLengthPolicy {
   // measured.
   int best(double width) const;
   // The next request's length: best(width), or in an exploring forward a
-  // neighbour of it (above).
-  int next(double width);
+  // neighbour of it (above). `caught_up`: the request's drafter has read
+  // all its tokens but the last round's (a request starting, or one that
+  // drafted last round). While the best is 0, only such requests explore:
+  // catching a drafter up on a long context would cost many forwards.
+  int next(double width, bool caught_up);
 
   // What the model expects a round drafting k tokens for each of `width`
   // requests to gain over one drafting none, in tokens per second; 0 until
@@ -106,7 +118,9 @@ class DraftLengthPolicy {
   int drafters_;
   double wider_prior_;
   LineFit own_forwards_, wider_forwards_;  // seconds by rows, on the target's threads or wider
-  LineFit undrafted_forwards_;             // the wider ones without drafts
+  LineFit undrafted_forwards_;             // the wider ones without drafts, after one without
+  bool last_drafted_ = false;              // the last forward verified drafts
+  int64_t undrafted_timed_ = 0;            // forwards without drafts after one without
   double wider_s_ = 0, wider_line_s_ = 0;  // wider forwards: measured, and the line's
   double drafting_forwards_ = 0, drafting_wider_ = 0;  // forwards of drafts, and those that ran wider
   LineFit drafts_;  // seconds by tokens

@@ -97,7 +97,7 @@ void ScheduledEngine::reset_stats() {
 
 void ScheduledEngine::start_more() {
   const size_t limit = in_flight_ == 0 ? std::numeric_limits<size_t>::max() : in_flight_;
-  std::vector<DraftTask> starts;  // drafted together
+  std::vector<Sequence*> started;
   while (running_ < limit) {
     // The first call after the one served last that has a request to start.
     Call* call = nullptr;
@@ -123,13 +123,19 @@ void ScheduledEngine::start_more() {
     kv_reserved_ += seq.kv_tokens;
     unseen_.push_back(&seq);
     ++running_;
-    const int depth = depth_of(seq);
-    if (depth < 0) {
+    if (draft_depth(seq, *target_, 0) < 0) {
       seq.output->end(FinishReason::kContext);
       retire(*call, seq, false);
       continue;
     }
-    starts.push_back(DraftTask::start(seq, depth));
+    started.push_back(&seq);
+  }
+  // Draft lengths once every start is counted: the forward that verifies
+  // the first drafts takes them all.
+  std::vector<DraftTask> starts;  // drafted together
+  for (Sequence* seq : started) {
+    if (seq->output->finished()) continue;  // cancelled by a request retired after it started
+    starts.push_back(DraftTask::start(*seq, depth_of(*seq)));
   }
   post(std::move(starts));
 }
@@ -152,7 +158,8 @@ int ScheduledEngine::depth_of(const Sequence& seq) {
   const GenRequest& request = *seq.request;
   if (draft_length_ && request.draft_length == 0 && request.sampling.greedy()) {
     const size_t width = queue_.full_width(std::max<size_t>(calls_.size(), 1), std::max<size_t>(running_, 1));
-    return draft_depth(seq, *target_, draft_length_->next(static_cast<double>(width)));
+    const bool caught_up = seq.output->tokens().empty() || (seq.drafter_started && seq.undrafted.empty());
+    return draft_depth(seq, *target_, draft_length_->next(static_cast<double>(width), caught_up));
   }
   const size_t shape = draft_shape(request, settings_.k_config, settings_.pruned_tree.has_value()).size();
   return draft_depth(seq, *target_, static_cast<int>(shape));

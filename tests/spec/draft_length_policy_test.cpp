@@ -37,7 +37,7 @@ double cpu_like(int rows) { return (0.5 + 0.1 * rows) * kMs; }  // each row cost
 TEST(DraftLengthPolicyTest, DraftsTheLongestUntilMeasured) {
   DraftLengthPolicy policy(7, 1);
   EXPECT_EQ(policy.best(1), 7);
-  EXPECT_EQ(policy.next(16), 7);
+  EXPECT_EQ(policy.next(16, true), 7);
   EXPECT_EQ(policy.speedup(3, 1), 0);
 }
 
@@ -136,10 +136,46 @@ TEST(DraftLengthPolicyTest, RoundsWithoutDraftsCostWhatTheyWereTimedAt) {
       policy.add_forward(6, 6 * k, (1 + 0.05 * 6 * (k + 1)) * kMs, /*wider=*/true);
       policy.add_draft(k, 0.01 * k * kMs);
     }
-    if (i % 10 == 0) policy.add_forward(6, 0, 0.3 * kMs, /*wider=*/true);
+    if (i % 10 == 0) {  // two in a row: the first after drafting is not timed
+      policy.add_forward(6, 0, 0.3 * kMs, /*wider=*/true);
+      policy.add_forward(6, 0, 0.3 * kMs, /*wider=*/true);
+    }
   }
   for (int i = 0; i < 200; ++i) policy.add_verdict(i % 10 == 0 ? 0 : 1, i % 10 == 0);
   EXPECT_EQ(policy.best(6), 0);
+}
+
+TEST(DraftLengthPolicyTest, ARoundWithoutDraftsRightAfterDraftingIsNoMeasureOfPlainBatching) {
+  // Six requests, every forward wider. Drafting 3 tokens each: 2 ms a
+  // forward and 0.18 ms of drafts for 6 x 3.44 tokens (9.5 tokens/ms).
+  // Rounds without drafts take 0.9 ms right after drafting (6.7 tokens/ms:
+  // drafting would pay) and 0.5 ms when steady (12 tokens/ms: it does not).
+  DraftLengthPolicy policy(3, 1);
+  for (int cycle = 0; cycle < 20; ++cycle) {
+    for (int i = 0; i < 10; ++i) {
+      policy.add_forward(6, 18, 2 * kMs, /*wider=*/true);
+      policy.add_draft(3, 0.03 * kMs);
+    }
+    policy.add_forward(6, 0, 0.9 * kMs, /*wider=*/true);
+    policy.add_forward(6, 0, 0.5 * kMs, /*wider=*/true);
+  }
+  for (int i = 0; i < 200; ++i) policy.add_verdict(i % 10 == 0 ? 0 : 1, i % 10 == 0);
+  EXPECT_EQ(policy.best(6), 0);
+}
+
+TEST(DraftLengthPolicyTest, TimesTwoRoundsWithoutDraftsOnceDraftingIsMeasured) {
+  // Drafting pays on the measurements: the first drafted round is followed
+  // by two without drafts (the second one timed), then drafting resumes.
+  DraftLengthPolicy policy(7, 1);
+  std::vector<int> lengths;
+  for (int forward = 0; forward < 5; ++forward) {
+    const int k = policy.next(1, true);
+    lengths.push_back(k);
+    policy.add_forward(1, k, flat(k + 1), false);
+    if (k > 0) policy.add_draft(k, 0.01 * k * kMs);
+    for (int i = 0; i < k; ++i) policy.add_verdict(1, false);
+  }
+  EXPECT_EQ(lengths, (std::vector<int>{7, 0, 0, 7, 7}));
 }
 
 TEST(DraftLengthPolicyTest, FollowsDraftsThatBecomeDear) {
@@ -159,7 +195,7 @@ TEST(DraftLengthPolicyTest, ExploresTheNeighboursOfTheBestAndNoneAWholeForwardAt
   std::vector<int> explored;  // lengths other than the best, in order
   std::vector<int> at;        // the forwards they came in
   for (int forward = 0; forward < 3 * DraftLengthPolicy::kExploreEvery; ++forward) {
-    const int first = policy.next(2), second = policy.next(2);
+    const int first = policy.next(2, true), second = policy.next(2, true);
     ASSERT_EQ(first, second) << "forward " << forward;
     if (first != 7) {
       explored.push_back(first);
@@ -167,10 +203,12 @@ TEST(DraftLengthPolicyTest, ExploresTheNeighboursOfTheBestAndNoneAWholeForwardAt
     }
     policy.add_forward(2, 2 * first, flat(2 * (first + 1)), false);
   }
-  // One more than the longest is the longest: half, then none.
-  EXPECT_EQ(explored, (std::vector<int>{3, 0}));
-  ASSERT_EQ(at.size(), 2u);
-  EXPECT_EQ(at[1] - at[0], DraftLengthPolicy::kExploreEvery);
+  // None for two forwards, then half; one more than the longest is the
+  // longest.
+  EXPECT_EQ(explored, (std::vector<int>{0, 0, 3}));
+  ASSERT_EQ(at.size(), 3u);
+  EXPECT_EQ(at[1] - at[0], 1);
+  EXPECT_EQ(at[2] - at[1], DraftLengthPolicy::kExploreEvery);
 }
 
 TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenAWholeForwardNowAndThen) {
@@ -180,13 +218,30 @@ TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenAWholeForwardNowAn
   int drafting_forwards = 0;
   constexpr int kForwards = 4 * DraftLengthPolicy::kExploreIdleEvery;
   for (int i = 0; i < kForwards; ++i) {
-    const int first = policy.next(2), second = policy.next(2);
+    const int first = policy.next(2, true), second = policy.next(2, true);
     ASSERT_EQ(first, second) << "forward " << i;
     EXPECT_LE(first, 1);
     drafting_forwards += first;
     policy.add_forward(2, 2 * first, flat(2 * (1 + first)), false);
   }
   EXPECT_EQ(drafting_forwards, kForwards / DraftLengthPolicy::kExploreIdleEvery);
+}
+
+TEST(DraftLengthPolicyTest, DraftingNothingExploresOnlyWhereTheDrafterIsCaughtUp) {
+  // Requests whose drafters would first read a long context never explore;
+  // once one is due, the next caught-up request (one starting) does.
+  DraftLengthPolicy policy(4, 1);
+  measure(policy, 4, 1, flat, /*draft_ms=*/1.0, /*accept=*/1.0);
+  ASSERT_EQ(policy.best(2), 0);
+  for (int i = 0; i < 2 * DraftLengthPolicy::kExploreIdleEvery; ++i) {
+    ASSERT_EQ(policy.next(2, false), 0) << "forward " << i;
+    policy.add_forward(2, 0, flat(2), false);
+  }
+  EXPECT_EQ(policy.next(2, false), 0);
+  EXPECT_EQ(policy.next(2, true), 1);
+  EXPECT_EQ(policy.next(2, true), 1);  // the rest of its forward
+  policy.add_forward(2, 2, flat(4), false);
+  EXPECT_EQ(policy.next(2, true), 0);
 }
 
 }  // namespace
