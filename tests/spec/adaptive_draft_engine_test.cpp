@@ -25,39 +25,28 @@ namespace {
 
 using ::seed::testing::tokens_of;
 
-// A draft model's drafter whose every proposal of a token or more first
-// waits `latency`, so that a draft step costs many target forwards; it
-// notes the tokens it is given (its start's, then its verdicts'), and
-// whether a proposal came after more than one verdict (rounds that drafted
-// nothing).
-class SlowDrafter final : public Drafter {
+// What a drafter is given, noted as it drafts: each slot's tokens (its
+// start's, then its verdicts'), and the proposals that came after more
+// than one verdict (rounds that drafted nothing). Thread-safe.
+class RoundLog {
  public:
-  SlowDrafter(std::shared_ptr<const models::CausalLM> draft, std::chrono::milliseconds latency)
-      : inner_(make_draft_model_drafter(std::move(draft))), latency_(latency) {}
-  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      seen_[slot] = tokens;
-    }
-    inner_->start(slot, tokens, settings);
+  void started(uint64_t slot, const std::vector<int32_t>& tokens) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seen_[slot] = tokens;
+    unproposed_[slot] = 0;
   }
-  DraftTree propose(uint64_t slot, int max_depth) override {
-    if (max_depth > 0) std::this_thread::sleep_for(latency_);
+  // The slot's tokens so far.
+  std::vector<int32_t> proposing(uint64_t slot, int max_depth) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (max_depth > 0 && unproposed_[slot] > 1) ++proposals_after_skipped_rounds_;
     unproposed_[slot] = 0;
-    return inner_->propose(slot, max_depth);
+    return seen_[slot];
   }
-  void advance(uint64_t slot, const Verdict& verdict) override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      seen_[slot].insert(seen_[slot].end(), verdict.tokens.begin(), verdict.tokens.end());
-      ++unproposed_[slot];
-    }
-    inner_->advance(slot, verdict);
+  void advanced(uint64_t slot, const Verdict& verdict) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seen_[slot].insert(seen_[slot].end(), verdict.tokens.begin(), verdict.tokens.end());
+    ++unproposed_[slot];
   }
-  void finish(uint64_t slot) override { inner_->finish(slot); }
-
   std::vector<int32_t> seen(uint64_t slot) {
     std::lock_guard<std::mutex> lock(mutex_);
     return seen_[slot];
@@ -68,32 +57,52 @@ class SlowDrafter final : public Drafter {
   }
 
  private:
-  std::unique_ptr<Drafter> inner_;
-  std::chrono::milliseconds latency_;
   std::mutex mutex_;
   std::map<uint64_t, std::vector<int32_t>> seen_;
   std::map<uint64_t, int> unproposed_;
   int proposals_after_skipped_rounds_ = 0;
 };
 
+// A draft model's drafter whose every proposal of a token or more first
+// waits `latency`, so that a draft step costs many target forwards.
+class SlowDrafter final : public Drafter {
+ public:
+  SlowDrafter(std::shared_ptr<const models::CausalLM> draft, std::chrono::milliseconds latency)
+      : inner_(make_draft_model_drafter(std::move(draft))), latency_(latency) {}
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
+    log.started(slot, tokens);
+    inner_->start(slot, tokens, settings);
+  }
+  DraftTree propose(uint64_t slot, int max_depth) override {
+    if (max_depth > 0) std::this_thread::sleep_for(latency_);
+    log.proposing(slot, max_depth);
+    return inner_->propose(slot, max_depth);
+  }
+  void advance(uint64_t slot, const Verdict& verdict) override {
+    log.advanced(slot, verdict);
+    inner_->advance(slot, verdict);
+  }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
+
+  RoundLog log;
+
+ private:
+  std::unique_ptr<Drafter> inner_;
+  std::chrono::milliseconds latency_;
+};
+
 // A drafter that knows each request's whole greedy sequence (prompt and
 // `ar`'s tokens) and proposes its next tokens from the tokens it was
 // given: drafts that cost nothing and are all accepted for as long as it
-// is handed every verdict in order. Notes, as SlowDrafter does, proposals
-// after rounds that drafted nothing.
+// is handed every verdict in order.
 class OracleDrafter final : public Drafter {
  public:
   explicit OracleDrafter(std::vector<std::vector<int32_t>> wholes) : wholes_(std::move(wholes)) {}
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings&) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    seen_[slot] = tokens;
-    unproposed_[slot] = 0;
+    log.started(slot, tokens);
   }
   DraftTree propose(uint64_t slot, int max_depth) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (max_depth > 0 && unproposed_[slot] > 1) ++proposals_after_skipped_rounds_;
-    unproposed_[slot] = 0;
-    const std::vector<int32_t>& seen = seen_[slot];
+    const std::vector<int32_t> seen = log.proposing(slot, max_depth);
     DraftTree draft;
     draft.deterministic = true;
     for (const std::vector<int32_t>& whole : wholes_) {
@@ -107,28 +116,13 @@ class OracleDrafter final : public Drafter {
     }
     return draft;
   }
-  void advance(uint64_t slot, const Verdict& verdict) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    seen_[slot].insert(seen_[slot].end(), verdict.tokens.begin(), verdict.tokens.end());
-    ++unproposed_[slot];
-  }
+  void advance(uint64_t slot, const Verdict& verdict) override { log.advanced(slot, verdict); }
   void finish(uint64_t) override {}
 
-  std::vector<int32_t> seen(uint64_t slot) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return seen_[slot];
-  }
-  int proposals_after_skipped_rounds() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return proposals_after_skipped_rounds_;
-  }
+  RoundLog log;
 
  private:
   std::vector<std::vector<int32_t>> wholes_;
-  std::mutex mutex_;
-  std::map<uint64_t, std::vector<int32_t>> seen_;
-  std::map<uint64_t, int> unproposed_;
-  int proposals_after_skipped_rounds_ = 0;
 };
 
 class AdaptiveDraftEngineTest : public ::testing::Test {
@@ -182,7 +176,7 @@ TEST_F(AdaptiveDraftEngineTest, DraftsThatCostManyForwardsLeaveGreedyRoundsUndra
     // prompt and the request's tokens in order.
     std::vector<int32_t> whole = requests[i].prompt_tokens;
     whole.insert(whole.end(), ar.begin(), ar.end());
-    const std::vector<int32_t> seen = adaptive_drafter->seen(i);
+    const std::vector<int32_t> seen = adaptive_drafter->log.seen(i);
     ASSERT_GE(seen.size(), requests[i].prompt_tokens.size()) << "request " << i;
     ASSERT_LE(seen.size(), whole.size()) << "request " << i;
     EXPECT_EQ(seen, std::vector<int32_t>(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(seen.size())))
@@ -192,7 +186,7 @@ TEST_F(AdaptiveDraftEngineTest, DraftsThatCostManyForwardsLeaveGreedyRoundsUndra
   // (nothing is measured yet), then only the explorations do.
   EXPECT_LT(3 * adaptive->stats().drafted_tokens, fixed->stats().drafted_tokens);
   EXPECT_GT(adaptive->stats().drafted_tokens, 0);
-  EXPECT_EQ(fixed_drafter->proposals_after_skipped_rounds(), 0);
+  EXPECT_EQ(fixed_drafter->log.proposals_after_skipped_rounds(), 0);
 }
 
 TEST_F(AdaptiveDraftEngineTest, DraftsThatPayResumeAfterTheRoundsExploredWithoutWithEveryVerdictInOrder) {
@@ -218,14 +212,14 @@ TEST_F(AdaptiveDraftEngineTest, DraftsThatPayResumeAfterTheRoundsExploredWithout
     const std::vector<int32_t> whole(wholes[i].begin() + static_cast<std::ptrdiff_t>(requests[i].prompt_tokens.size()),
                                      wholes[i].end());
     EXPECT_EQ(out[i].tokens, whole) << "request " << i;
-    const std::vector<int32_t> seen = drafter->seen(i);
+    const std::vector<int32_t> seen = drafter->log.seen(i);
     ASSERT_LE(seen.size(), wholes[i].size()) << "request " << i;
     const auto seen_end = wholes[i].begin() + static_cast<std::ptrdiff_t>(seen.size());
     EXPECT_EQ(seen, std::vector<int32_t>(wholes[i].begin(), seen_end)) << "request " << i;
   }
   // Plain batching is timed (two rounds without drafts) once drafting is
   // measured, and drafting then resumes, the skipped verdicts handed over.
-  EXPECT_GT(drafter->proposals_after_skipped_rounds(), 0);
+  EXPECT_GT(drafter->log.proposals_after_skipped_rounds(), 0);
   // Every draft is accepted: most tokens come from drafts.
   const EngineStats stats = engine->stats();
   EXPECT_EQ(stats.accepted_tokens, stats.drafted_tokens);
