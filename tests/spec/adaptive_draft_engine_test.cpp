@@ -1,7 +1,8 @@
 // The engines' adaptive draft length (DraftLengthPolicy) end to end: a
 // drafter far slower than the target's forwards makes greedy rounds draft
-// nothing, with `ar`'s tokens; free drafts that are always accepted keep
-// being drafted after the rounds the policy explores without, and their
+// nothing, with `ar`'s tokens; free drafts that are always accepted, on a
+// target whose forwards cost the same with or without them, keep being
+// drafted after the rounds the policy explores without, and their
 // drafter sees every verdict in order when it drafts again; sampled
 // requests keep their whole draft length, so a seed gives the same tokens
 // either way.
@@ -125,6 +126,33 @@ class OracleDrafter final : public Drafter {
   std::vector<std::vector<int32_t>> wholes_;
 };
 
+// A target whose every forward first waits `latency`, as one bound by its
+// launches (a GPU's at small batches): a forward of drafts costs little
+// more than one without, however busy the machine is.
+class LaunchBoundTarget final : public Target {
+ public:
+  LaunchBoundTarget(std::unique_ptr<Target> inner, std::chrono::milliseconds latency)
+      : inner_(std::move(inner)), latency_(latency) {}
+  int64_t vocab_size() const override { return inner_->vocab_size(); }
+  int64_t max_positions() const override { return inner_->max_positions(); }
+  void start(uint64_t slot, const std::vector<int32_t>& prompt, const TargetSettings& settings) override {
+    inner_->start(slot, prompt, settings);
+  }
+  int64_t room(uint64_t slot) const override { return inner_->room(slot); }
+  std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override {
+    std::this_thread::sleep_for(latency_);
+    return inner_->verify(items);
+  }
+  void prefill(const std::vector<uint64_t>& slots) override { inner_->prefill(slots); }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
+  PrefillStats prefill_stats() const override { return inner_->prefill_stats(); }
+  int64_t kv_token_capacity() const override { return inner_->kv_token_capacity(); }
+
+ private:
+  std::unique_ptr<Target> inner_;
+  std::chrono::milliseconds latency_;
+};
+
 class AdaptiveDraftEngineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { pairs_ = new ::seed::testing::TestModelPairs("seed_adaptive_draft_test"); }
@@ -204,9 +232,11 @@ TEST_F(AdaptiveDraftEngineTest, DraftsThatPayResumeAfterTheRoundsExploredWithout
   RunSettings settings;
   settings.k_config = {1, 1, 1};
   settings.adaptive_draft_length = true;
-  auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pairs_->pair.target));
-  auto engine = ScheduledEngine::seed("seed-batch", std::make_unique<ModelTarget>(target), std::move(drafters),
-                                      settings, Scheduler(SchedulePolicy::kBatch, 16), 1);
+  // Free drafts on a launch-bound target: drafting pays several times over.
+  auto target = std::make_unique<LaunchBoundTarget>(
+      std::make_unique<ModelTarget>(models::CausalLM::load(pairs_->pair.target)), std::chrono::milliseconds(8));
+  auto engine = ScheduledEngine::seed("seed-batch", std::move(target), std::move(drafters), settings,
+                                      Scheduler(SchedulePolicy::kBatch, 16), 1);
   const std::vector<Completion> out = engine->generate(requests);
   for (size_t i = 0; i < requests.size(); ++i) {
     const std::vector<int32_t> whole(wholes[i].begin() + static_cast<std::ptrdiff_t>(requests[i].prompt_tokens.size()),
