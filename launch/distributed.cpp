@@ -51,10 +51,11 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
     try {
       const parallel::WorkerStats s = parallel::serve_worker_rank(*global.mpi, layout, models);
       const parallel::RankUsage& u = s.usage;
-      spdlog::info("{} rank {}: {} {}, busy {:.2f} of {:.1f} s, CPU {:.2f} s",
-                   parallel::rank_role_name(layout.role(rank)), rank, s.requests,
-                   layout.role(rank) == parallel::RankRole::kDraft ? "proposals" : "verifies",
-                   u.wall_s > 0 ? u.busy_s / u.wall_s : 0.0, u.wall_s, u.cpu_s);
+      const bool drafts = layout.role(rank) == parallel::RankRole::kDraft;
+      spdlog::info("{} rank {}: {} {}{}, busy {:.2f} of {:.1f} s, CPU {:.2f} s",
+                   parallel::rank_role_name(layout.role(rank)), rank, s.requests, drafts ? "proposals" : "verifies",
+                   drafts ? fmt::format(" in {} batches", s.batches) : "", u.wall_s > 0 ? u.busy_s / u.wall_s : 0.0,
+                   u.wall_s, u.cpu_s);
     } catch (const Error& e) {
       spdlog::error("rank {}: {}: {}", rank, error_kind_name(e.kind()), e.what());
       parallel::MpiSession::abort_job(1);

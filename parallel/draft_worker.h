@@ -5,13 +5,14 @@
 // start message names it; one per kind, so one STAND or ADED table per
 // request group on this rank) and the draft state (KV caches) of every
 // sequence the coordinator assigns it, for whichever engine asks: start,
-// verdict and finish messages update a slot, a draft message is answered
-// with a proposal, a usage request with this rank's usage (rank_usage.h),
+// verdict and finish messages update a slot, a draft message (a round's
+// slots) is answered with one proposal message, the slots of each drafter
+// drafted side by side (Drafter::propose_batch), a usage request with this rank's usage (rank_usage.h),
 // and a lesson (what another draft rank's table of a group learned from a
 // verdict; spec/drafters/lesson.h) is learned by this rank's table of the group.
 // Messages are handled one at a time, so lessons land between drafts.
 // A drafter call that throws for a slot is answered with
-// an error message at that slot's next draft request (the coordinator's
+// its error at that slot's next draft request (the coordinator's
 // RemoteDrafter throws it there), and the slot is forgotten; the loop goes
 // on. While idle the rank sleeps between MPI_Improbe tests (IdleBackoff),
 // never spinning a core.
@@ -32,16 +33,17 @@ namespace seed::parallel {
 struct DraftWorkerFault {
   enum class Kind {
     kNone,
-    kStopAnswering,  // after `after_proposals` proposals, drop every message but shutdown
-    kKill,           // after `after_proposals` proposals, SIGKILL this process
+    kStopAnswering,  // once `after_proposals` drafts are answered, drop every message but shutdown
+    kKill,           // once `after_proposals` drafts are answered, SIGKILL this process
   };
   Kind kind = Kind::kNone;
   int64_t after_proposals = 0;
 };
 
 // Serves world rank `coordinator`'s draft messages to this rank, `rank`,
-// until a shutdown message, and returns its statistics (requests: answered
-// draft requests; busy: time in drafter calls). Throws kCorruption (naming the coordinator) for
+// until a shutdown message, and returns its statistics (requests: drafts
+// answered; batches: the draft messages that asked for them; busy: time in
+// drafter calls). Throws kCorruption (naming the coordinator) for
 // a message that is not one, and kInternal if MPI fails: the caller
 // reports it and aborts the job.
 // `drafter_of(kind)` gives this rank's drafter of a kind, the same one for

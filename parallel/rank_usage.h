@@ -26,6 +26,7 @@ struct RankUsage {
 struct WorkerStats {
   int64_t messages = 0;  // received, shutdown included
   int64_t requests = 0;  // answered drafts (draft rank) or verifies (target group ranks)
+  int64_t batches = 0;   // draft rank: the draft messages that asked for them
   RankUsage usage;
 };
 

@@ -1,6 +1,8 @@
 #include "parallel/remote_drafter.h"
 
 #include <cstdint>
+#include <exception>
+#include <string>
 
 #include "models/base/error.h"
 #include "parallel/rank_layout.h"
@@ -37,26 +39,42 @@ void RemoteDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, con
 }
 
 spec::DraftTree RemoteDrafter::propose(uint64_t slot, int max_depth) {
+  spec::DraftResult result = std::move(propose_batch({{slot, max_depth}}).front());
+  if (result.error) std::rethrow_exception(result.error);
+  return std::move(result.draft);
+}
+
+std::vector<spec::DraftResult> RemoteDrafter::propose_batch(const std::vector<spec::DraftAsk>& asks) {
+  if (asks.empty()) return {};
   check_available();
   std::vector<uint8_t> reply;
   try {
-    reply = loop_.call(rank_, draft_request_tag(rank_), wire::encode(wire::DraftMessage{slot, max_depth}),
+    reply = loop_.call(rank_, draft_request_tag(rank_), wire::encode(wire::DraftMessage{asks}),
                        draft_reply_tag(rank_), timeout_);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kUnavailable) throw;
-    SEED_FAIL(kUnavailable) << "draft rank " << rank_ << ": " << e.what() << " (" << timeout_.count()
-                            << " ms); slot " << slot;
+    SEED_FAIL(kUnavailable) << "draft rank " << rank_ << ": " << e.what() << " (" << timeout_.count() << " ms); "
+                            << asks.size() << " drafts asked, the first for slot " << asks.front().slot;
   }
   wire::Message message = wire::decode(reply, rank_);
-  if (auto* error = std::get_if<wire::ErrorMessage>(&message)) {
-    SEED_FAIL(kInternal) << "draft rank " << rank_ << ": " << error->text;
-  }
   auto* proposal = std::get_if<wire::ProposalMessage>(&message);
   SEED_CHECK(proposal, kCorruption) << "draft rank " << rank_ << " answered a draft request with a "
                                     << wire::message_name(message) << " message";
-  SEED_CHECK(proposal->slot == slot, kCorruption)
-      << "draft rank " << rank_ << " answered for slot " << proposal->slot << ", expected slot " << slot;
-  return std::move(proposal->draft);
+  SEED_CHECK(proposal->items.size() == asks.size(), kCorruption)
+      << "draft rank " << rank_ << " answered " << proposal->items.size() << " of " << asks.size() << " drafts asked";
+  std::vector<spec::DraftResult> results(asks.size());
+  for (size_t i = 0; i < asks.size(); ++i) {
+    wire::ProposalMessage::Item& item = proposal->items[i];
+    SEED_CHECK(item.slot == asks[i].slot, kCorruption) << "draft rank " << rank_ << " answered for slot " << item.slot
+                                                       << " where slot " << asks[i].slot << " was asked";
+    if (item.error) {
+      results[i].error = std::make_exception_ptr(Error(ErrorKind::kInternal, "draft rank " + std::to_string(rank_) +
+                                                                                 ": " + *item.error));
+    } else {
+      results[i].draft = std::move(item.draft);
+    }
+  }
+  return results;
 }
 
 void RemoteDrafter::advance(uint64_t slot, const spec::Verdict& verdict) {

@@ -3,9 +3,10 @@
 // end).
 //
 // start, advance and finish become start, verdict and finish messages sent
-// without waiting; propose sends a draft message and blocks its caller (on
-// a future, not a spinning core) until the rank answers with a proposal or
-// an error message. All MPI goes through the coordinator's MpiEventLoop, so
+// without waiting; propose_batch sends one draft message for all its asks,
+// which the rank drafts side by side (its drafter's propose_batch), and
+// blocks its caller (on a future, not a spinning core) until the rank
+// answers with one proposal message: each slot's draft or error. All MPI goes through the coordinator's MpiEventLoop, so
 // the SEED engine's drafter threads may each drive their own RemoteDrafter.
 //
 // Shared tables: with `peers` (the other draft ranks), what the rank's
@@ -18,8 +19,8 @@
 // Failures: a rank that does not answer within `timeout`, or died, makes
 // start/propose/advance throw seed::Error kUnavailable naming the rank
 // (the engine then moves its sequences elsewhere); finish on such a rank
-// does nothing. An error message from the rank (its drafter threw for that
-// slot) is thrown as kInternal with the rank's text.
+// does nothing. A slot whose drafter threw on the rank fails alone, as
+// kInternal with the rank's text.
 // Not thread-safe (the Drafter contract): one caller at a time.
 #pragma once
 
@@ -46,6 +47,7 @@ class RemoteDrafter final : public spec::Drafter {
 
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) override;
   spec::DraftTree propose(uint64_t slot, int max_depth) override;
+  std::vector<spec::DraftResult> propose_batch(const std::vector<spec::DraftAsk>& asks) override;
   void advance(uint64_t slot, const spec::Verdict& verdict) override;
   void finish(uint64_t slot) override;
 

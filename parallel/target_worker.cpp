@@ -18,7 +18,7 @@ namespace {
 wire::Message verify(TpLeaderTarget& target, const wire::VerifyMessage& request,
                      std::map<uint64_t, std::string>& failed, spec::PrefillStats& reported) {
   std::vector<spec::VerifyItem> items;
-  for (const wire::ProposalMessage& item : request.items) {
+  for (const wire::SlotDraft& item : request.items) {
     const auto it = failed.find(item.slot);
     if (it != failed.end()) {
       wire::ErrorMessage error{it->second};

@@ -96,7 +96,7 @@ WorkerStats serve_tp_target(spec::Target& local, Communicator& control, int lead
         local.start(start->slot, start->tokens, target_settings(start->settings));
       } else if (const auto* verify = std::get_if<wire::VerifyMessage>(&message)) {
         std::vector<spec::VerifyItem> items;
-        for (const wire::ProposalMessage& item : verify->items) items.push_back({item.slot, &item.draft});
+        for (const wire::SlotDraft& item : verify->items) items.push_back({item.slot, &item.draft});
         local.verify(items);
         stats.requests += 1;
       } else if (const auto* finish = std::get_if<wire::FinishMessage>(&message)) {

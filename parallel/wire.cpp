@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <type_traits>
 
 #include "models/base/error.h"
@@ -19,8 +20,10 @@ namespace {
 
 constexpr uint8_t kMagic[2] = {'S', 'D'};
 
-// A proposal's flags.
+// A draft's flags.
 constexpr uint8_t kDeterministic = 1, kWithoutReplacement = 2;
+// A proposal item's status: a draft follows, or the drafter's error.
+constexpr uint8_t kDrafted = 0, kFailed = 1;
 // Bounds on a proposal's q rows: token ids are below kMaxVocab (the largest
 // vocabularies seed loads have 262k tokens), and a row sums to 1 within
 // kRowMassTolerance (float rounding over at most kMaxVocab entries).
@@ -343,12 +346,27 @@ struct Encoder {
     w.put(static_cast<uint8_t>(m.drafter.value()));
   }
   void operator()(const DraftMessage& m) {
-    w.put(m.slot);
-    w.put(m.max_depth);
+    w.put_count(m.asks.size(), "asks");
+    for (const spec::DraftAsk& ask : m.asks) {
+      w.put(ask.slot);
+      w.put(static_cast<int32_t>(ask.max_depth));
+    }
   }
-  void operator()(const ProposalMessage& m) {
+  void operator()(const SlotDraft& m) {
     w.put(m.slot);
     put_draft(w, m.draft);
+  }
+  void operator()(const ProposalMessage& m) {
+    w.put_count(m.items.size(), "items");
+    for (const ProposalMessage::Item& item : m.items) {
+      w.put(item.slot);
+      w.put(static_cast<uint8_t>(item.error ? kFailed : kDrafted));
+      if (item.error) {
+        w.put_array(std::vector<uint8_t>(item.error->begin(), item.error->end()), "error");
+      } else {
+        put_draft(w, item.draft);
+      }
+    }
   }
   void operator()(const VerdictMessage& m) {
     w.put(m.slot);
@@ -359,7 +377,7 @@ struct Encoder {
   void operator()(const ErrorMessage& m) { w.put_array(std::vector<uint8_t>(m.text.begin(), m.text.end()), "text"); }
   void operator()(const VerifyMessage& m) {
     w.put_count(m.items.size(), "items");
-    for (const ProposalMessage& item : m.items) (*this)(item);
+    for (const SlotDraft& item : m.items) (*this)(item);
     w.put(m.target_top_k);
   }
   void operator()(const VerdictsMessage& m) {
@@ -415,14 +433,36 @@ Message decode_body(Type type, Reader& r) {
     }
     case Type::kDraft: {
       DraftMessage m;
-      m.slot = r.get<uint64_t>("slot");
-      m.max_depth = r.get<int32_t>("max_depth");
+      const uint32_t count = r.get<uint32_t>("asks");
+      r.need(uint64_t{count} * (sizeof(uint64_t) + sizeof(int32_t)), "asks");
+      std::set<uint64_t> asked;
+      for (uint32_t i = 0; i < count; ++i) {
+        spec::DraftAsk ask;
+        ask.slot = r.get<uint64_t>("slot");
+        ask.max_depth = r.get<int32_t>("max_depth");
+        if (!asked.insert(ask.slot).second) detail::Raiser() & r.fail() << "slot " << ask.slot << " asked twice";
+        m.asks.push_back(ask);
+      }
       return m;
     }
     case Type::kProposal: {
       ProposalMessage m;
-      m.slot = r.get<uint64_t>("slot");
-      m.draft = get_draft(r);
+      const uint32_t count = r.get<uint32_t>("items");
+      r.need(uint64_t{count} * (sizeof(uint64_t) + sizeof(uint8_t)), "items");  // each at least a slot and status
+      for (uint32_t i = 0; i < count; ++i) {
+        ProposalMessage::Item item;
+        item.slot = r.get<uint64_t>("slot");
+        const uint8_t status = r.get<uint8_t>("status");
+        if (status == kFailed) {
+          const std::vector<uint8_t> text = r.get_array<uint8_t>("error");
+          item.error = std::string(text.begin(), text.end());
+        } else if (status == kDrafted) {
+          item.draft = get_draft(r);
+        } else {
+          detail::Raiser() & r.fail() << "slot " << item.slot << " has unknown status " << int{status};
+        }
+        m.items.push_back(std::move(item));
+      }
       return m;
     }
     case Type::kVerdict: {
@@ -442,7 +482,7 @@ Message decode_body(Type type, Reader& r) {
       const uint32_t count = r.get<uint32_t>("items");
       r.need(uint64_t{count} * sizeof(uint64_t), "items");  // each at least a slot
       for (uint32_t i = 0; i < count; ++i) {
-        ProposalMessage item;
+        SlotDraft item;
         item.slot = r.get<uint64_t>("slot");
         item.draft = get_draft(r);
         m.items.push_back(std::move(item));

@@ -13,14 +13,18 @@
 //              top_p f32, seed u64, stream u64, k_config [i32], group u64,
 //              pruned u8 (1: a pruned candidate tree), expand f32, prune f32),
 //              drafter u8 (spec::DrafterKind: what drafts for the slot)
-//   draft      slot u64, max_depth i32          (propose a draft now)
-//   proposal   slot u64, tokens [i32], parents [i32], flags u8
-//              (1 deterministic, 2 without replacement), then q rows as
-//              (ids [i32], probs [f32]) pairs, confidence [f32]
+//   draft      count u32, then count x (slot u64, max_depth i32): propose
+//              these slots' drafts now, side by side
+//   proposal   count u32, then count x (slot u64, status u8, then status 0:
+//              a draft; 1: error text [u8], why the slot's drafter failed):
+//              a draft message's answer, ask for ask
+//   a draft    tokens [i32], parents [i32], flags u8 (1 deterministic,
+//              2 without replacement), then q rows as (ids [i32], probs
+//              [f32]) pairs, confidence [f32]
 //   verdict    slot u64, accepted [i32], bonus i32, tokens [i32],
 //              target_top count u32, then count x (ids [i32], probs [f32])
-//   verify     count u32, then count x (slot u64, proposal body): one
-//              target forward over these drafts
+//   verify     count u32, then count x (slot u64, a draft): one target
+//              forward over these drafts
 //   verdicts   count u32, then count x (slot u64, verdict body): a verify
 //              message's answer, in its item order, then the target's
 //              counters since the last (prompt_tokens, computed_tokens,
@@ -46,7 +50,7 @@
 //
 // Decoding validates everything before returning: a truncated or oversized
 // buffer, bad magic, another version, an unknown type, a count past the
-// buffer, a parent that is not an earlier node, a q row with an id
+// buffer, a slot asked for twice in one draft message, a parent that is not an earlier node, a q row with an id
 // repeated or outside [0, 2^20), a probability outside (0, 1], a mass not
 // 1, or no mass at a node's token, or a lesson for a drafter
 // with no tables or with more context or distributions than it reads
@@ -55,6 +59,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -71,8 +76,9 @@ namespace seed::parallel::wire {
 // 2: verdicts; 3: usage; 4: model-free drafters; 5: a target group's top
 // entries on request; 6: lessons (tables shared across draft ranks); 7:
 // pruned trees in start messages, the target's hidden states in verdicts,
-// the draft's confidences in proposals; 8: q rows only by their support
-constexpr uint16_t kVersion = 8;
+// the draft's confidences in proposals; 8: q rows only by their support;
+// 9: draft and proposal messages for several slots
+constexpr uint16_t kVersion = 9;
 
 struct StartMessage {
   uint64_t slot = 0;
@@ -80,20 +86,28 @@ struct StartMessage {
   spec::DraftSettings settings;
   spec::DrafterKind drafter = spec::DrafterKind::kModel;
 };
-struct DraftMessage {
-  uint64_t slot = 0;
-  int32_t max_depth = 0;
-};
-struct ProposalMessage {
+// One slot's draft.
+struct SlotDraft {
   uint64_t slot = 0;
   spec::DraftTree draft;
+};
+struct DraftMessage {
+  std::vector<spec::DraftAsk> asks;  // each slot at most once
+};
+struct ProposalMessage {
+  struct Item {
+    uint64_t slot = 0;
+    spec::DraftTree draft;             // without an error
+    std::optional<std::string> error;  // why the slot's drafter failed
+  };
+  std::vector<Item> items;  // a draft message's asks, in order
 };
 struct VerdictMessage {
   uint64_t slot = 0;
   spec::Verdict verdict;
 };
 struct VerifyMessage {
-  std::vector<ProposalMessage> items;  // each slot at most once
+  std::vector<SlotDraft> items;  // each slot at most once
   int32_t target_top_k = 0;  // > 0: each verdict carries the target's top entries (Verdict::target_top)
 };
 struct VerdictsMessage {

@@ -11,6 +11,8 @@
 //   - a draft rank that stops answering mid-run is noticed within the rank
 //     timeout, reported by rank, and the run still completes every request
 //     with the single-process tokens;
+//   - a draft rank drafts the slots of one draft message side by side, and
+//     a slot whose drafter failed there fails alone;
 //   - an idle draft rank sleeps: its CPU time is a small part of its wait.
 // Every rank writes the same tiny random models to its own temp folder.
 #include <gtest/gtest.h>
@@ -21,14 +23,22 @@
 #include <functional>
 #include <thread>
 
+#include "models/base/error.h"
 #include "models/causal_lm.h"
 #include "parallel/distributed_engine.h"
+#include "parallel/draft_worker.h"
+#include "parallel/mpi_event_loop.h"
+#include "parallel/rank_layout.h"
+#include "parallel/remote_drafter.h"
+#include "parallel/wire.h"
+#include "spec/drafters/model/draft_model_drafter.h"
 #include "spec/engine/engine_factory.h"
 #include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
 #include "tests/parallel/rank_usage_expectations.h"
 #include "tests/spec/engine_fixtures.h"
 #include "tests/spec/shared_prefix_requests.h"
+#include "tests/throws_error.h"
 
 namespace seed::parallel {
 namespace {
@@ -37,6 +47,7 @@ namespace fs = std::filesystem;
 using testing::expect_idle_rank_slept;
 using testing::expect_usage_of_every_rank;
 using testing::mpi_world;
+using seed::testing::throws_error;
 using namespace std::chrono_literals;
 
 constexpr int64_t kMaxNew = 16;
@@ -134,6 +145,7 @@ TEST_F(DistributedEngineTest, ProducesTheSingleProcessTokens) {
   if (!coordinator()) {
     const WorkerStats stats = serve_worker_rank(mpi_world(), layout(), *models_);
     EXPECT_GT(stats.requests, 0) << "every draft rank should have drafted";
+    EXPECT_LT(stats.batches, stats.requests) << "a round's drafts for this rank travel in one message";
     return;
   }
   Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
@@ -321,6 +333,79 @@ TEST_F(DistributedEngineTest, DISABLED_ADraftRankThatDiesIsReportedAndTheRunComp
     EXPECT_EQ(tokens_of(coordinator.make_engine(options("seed"))->generate(requests(temperature))), expected);
   }
   EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
+}
+
+// A drafter over the draft model whose start fails for one slot and whose
+// proposals fail for another; it notes how many asks each batch holds.
+class FaultyDrafter final : public spec::Drafter {
+ public:
+  FaultyDrafter(std::unique_ptr<spec::Drafter> inner, uint64_t bad_start, uint64_t bad_draft)
+      : inner_(std::move(inner)), bad_start_(bad_start), bad_draft_(bad_draft) {}
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) override {
+    SEED_CHECK(slot != bad_start_, kInvalidArgument) << "slot " << slot << " cannot start";
+    inner_->start(slot, tokens, settings);
+  }
+  spec::DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
+  std::vector<spec::DraftResult> propose_batch(const std::vector<spec::DraftAsk>& asks) override {
+    batches.push_back(asks.size());
+    std::vector<spec::DraftResult> results = inner_->propose_batch(asks);
+    for (size_t i = 0; i < asks.size(); ++i) {
+      if (asks[i].slot != bad_draft_) continue;
+      results[i] = {};
+      results[i].error = std::make_exception_ptr(Error(ErrorKind::kInternal, "slot has no draft"));
+    }
+    return results;
+  }
+  void advance(uint64_t slot, const spec::Verdict& verdict) override { inner_->advance(slot, verdict); }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
+
+  std::vector<size_t> batches;
+
+ private:
+  std::unique_ptr<spec::Drafter> inner_;
+  uint64_t bad_start_, bad_draft_;
+};
+
+TEST_F(DistributedEngineTest, ADraftMessagesSlotsAreDraftedSideBySideAndAFailedSlotFailsAlone) {
+  constexpr uint64_t kBadStart = 2, kBadDraft = 4;
+  const auto draft_model = [] { return spec::make_draft_model_drafter(models::CausalLM::load(models_->draft)); };
+  if (!coordinator()) {
+    FaultyDrafter drafter(draft_model(), kBadStart, kBadDraft);
+    serve_draft_requests([&](spec::DrafterKind) -> spec::Drafter& { return drafter; },
+                         [](spec::DrafterKind, const spec::Lesson&) {}, mpi_world().world_rank(), 0);
+    // Slot 2 failed before it was asked: the others went as one batch.
+    EXPECT_EQ(drafter.batches, std::vector<size_t>{3});
+    return;
+  }
+  spec::DraftSettings settings;
+  settings.sampling.temperature = 0.0f;
+  settings.k_config = {1, 1, 1};
+  const std::vector<spec::GenRequest> prompts = requests(0.0f);
+  MpiEventLoop loop(mpi_world());
+  for (const int rank : layout().draft_ranks()) {
+    SCOPED_TRACE("draft rank " + std::to_string(rank));
+    RemoteDrafter remote(loop, rank, kRankTimeout);
+    const std::unique_ptr<spec::Drafter> local = draft_model();
+    std::vector<spec::DraftAsk> asks;
+    for (const uint64_t slot : {1, 2, 3, 4}) {
+      remote.start(slot, prompts[slot].prompt_tokens, settings);
+      local->start(slot, prompts[slot].prompt_tokens, settings);
+      asks.push_back({slot, 3});
+    }
+    const std::vector<spec::DraftResult> results = remote.propose_batch(asks);
+    ASSERT_EQ(results.size(), asks.size());
+    for (const size_t i : {0, 2}) {
+      ASSERT_FALSE(results[i].error) << "slot " << asks[i].slot;
+      EXPECT_EQ(results[i].draft.tokens, local->propose(asks[i].slot, 3).tokens) << "slot " << asks[i].slot;
+      EXPECT_EQ(results[i].draft.tokens.size(), 3u);
+    }
+    const std::string on_rank = "draft rank " + std::to_string(rank);
+    EXPECT_TRUE(throws_error([&] { std::rethrow_exception(results[1].error); }, ErrorKind::kInternal,
+                             {on_rank, "slot 2 cannot start"}));
+    EXPECT_TRUE(throws_error([&] { std::rethrow_exception(results[3].error); }, ErrorKind::kInternal,
+                             {on_rank, "slot has no draft"}));
+    loop.send_last(rank, draft_request_tag(rank), wire::encode(wire::ShutdownMessage{}), kRankTimeout);
+  }
 }
 
 TEST_F(DistributedEngineTest, AnIdleDraftRankDoesNotSpin) {

@@ -31,10 +31,17 @@ spec::DraftTree sample_tree() {
   return d;
 }
 
-// Where a sample_tree proposal's first q row starts: after header 5, slot 8,
-// token count 4, 4 tokens, 4 parents and the flags byte; its count, then 3
-// ids, then 3 probs.
-constexpr size_t kRow0 = 5 + 8 + 4 + 16 + 16 + 1;
+// A proposal message of one slot's draft, and that draft back; the draft's
+// bytes start at kDraftAt, after header 5, count 4, slot 8 and status 1.
+ProposalMessage proposal(uint64_t slot, spec::DraftTree draft) {
+  return ProposalMessage{{{slot, std::move(draft), std::nullopt}}};
+}
+spec::DraftTree draft_of(const Message& message) { return std::get<ProposalMessage>(message).items.at(0).draft; }
+constexpr size_t kDraftAt = 5 + 4 + 8 + 1;
+
+// Where a sample_tree proposal's first q row starts: after token count 4, 4
+// tokens, 4 parents and the flags byte; its count, then 3 ids, then 3 probs.
+constexpr size_t kRow0 = kDraftAt + 4 + 16 + 16 + 1;
 constexpr size_t kRow0Ids = kRow0 + 4;
 constexpr size_t kRow0Probs = kRow0Ids + 3 * 4;
 
@@ -42,7 +49,7 @@ constexpr size_t kRow0Probs = kRow0Ids + 3 * 4;
 template <typename T>
 std::vector<uint8_t> proposal_with(size_t at, T value) {
   static_assert(sizeof(T) == 4);
-  std::vector<uint8_t> bytes = encode(ProposalMessage{7, sample_tree()});
+  std::vector<uint8_t> bytes = encode(proposal(7, sample_tree()));
   std::memcpy(bytes.data() + at, &value, sizeof(T));
   return bytes;
 }
@@ -74,14 +81,14 @@ std::vector<Message> one_of_each() {
   chain.confidence = {0.75f, 0.5f};
   return {start,
           pruned_start,
-          DraftMessage{7, 4},
-          ProposalMessage{7, sample_tree()},
+          DraftMessage{{{7, 4}, {9, 0}}},
+          ProposalMessage{{{7, sample_tree(), std::nullopt}, {9, {}, "rank 2: slot 9 was not started"}, {8, chain, std::nullopt}}},
           VerdictMessage{7, verdict},
           VerdictMessage{8, edd_verdict},
           FinishMessage{7},
           ShutdownMessage{},
           ErrorMessage{"rank 2: out of memory"},
-          VerifyMessage{{ProposalMessage{7, sample_tree()}, ProposalMessage{8, chain}}, 10},
+          VerifyMessage{{SlotDraft{7, sample_tree()}, SlotDraft{8, chain}}, 10},
           VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}, {}}}}, {120, 40, 4096, 1024, 3}},
           UsageRequestMessage{},
           UsageMessage{{RankUsage{1, 2.5, 10.0, 3.25}, RankUsage{2, 0.5, 9.75, 0.125}}},
@@ -117,8 +124,24 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
       }
       EXPECT_EQ(g.drafter, m->drafter);
     } else if (auto* m = std::get_if<DraftMessage>(&sent)) {
-      EXPECT_EQ(std::get<DraftMessage>(got).slot, m->slot);
-      EXPECT_EQ(std::get<DraftMessage>(got).max_depth, m->max_depth);
+      const auto& g = std::get<DraftMessage>(got);
+      ASSERT_EQ(g.asks.size(), m->asks.size());
+      for (size_t i = 0; i < g.asks.size(); ++i) {
+        EXPECT_EQ(g.asks[i].slot, m->asks[i].slot);
+        EXPECT_EQ(g.asks[i].max_depth, m->asks[i].max_depth);
+      }
+    } else if (auto* m = std::get_if<ProposalMessage>(&sent)) {
+      const auto& g = std::get<ProposalMessage>(got);
+      ASSERT_EQ(g.items.size(), m->items.size());
+      for (size_t i = 0; i < g.items.size(); ++i) {
+        EXPECT_EQ(g.items[i].slot, m->items[i].slot);
+        EXPECT_EQ(g.items[i].error, m->items[i].error);
+        EXPECT_EQ(g.items[i].draft.tokens, m->items[i].draft.tokens);
+        EXPECT_EQ(g.items[i].draft.parents, m->items[i].draft.parents);
+        EXPECT_EQ(g.items[i].draft.deterministic, m->items[i].draft.deterministic);
+        EXPECT_EQ(g.items[i].draft.q, m->items[i].draft.q);
+        EXPECT_EQ(g.items[i].draft.confidence, m->items[i].draft.confidence);
+      }
     } else if (auto* m = std::get_if<VerdictMessage>(&sent)) {
       const auto& g = std::get<VerdictMessage>(got);
       EXPECT_EQ(g.slot, m->slot);
@@ -187,17 +210,19 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
 
 TEST(Wire, ProposalCarriesExactlyTheRowsOfContextsWithChildren) {
   const spec::DraftTree sent = sample_tree();
-  const std::vector<uint8_t> bytes = encode(ProposalMessage{7, sent});
-  // header 5, slot 8, tokens 4 + 16, parents 16, flags 1, then rows 0, 1 and
-  // 3 as (count 4, ids, as many probs), confidences 4 (none): no vocabulary.
-  EXPECT_EQ(bytes.size(), 5u + 8 + 20 + 16 + 1 + (4 + 3 * 8) + (4 + 2 * 8) + (4 + 1 * 8) + 4);
+  const std::vector<uint8_t> bytes = encode(proposal(7, sent));
+  // tokens 4 + 16, parents 16, flags 1, then rows 0, 1 and 3 as (count 4,
+  // ids, as many probs), confidences 4 (none): no vocabulary.
+  EXPECT_EQ(bytes.size(), kDraftAt + 20 + 16 + 1 + (4 + 3 * 8) + (4 + 2 * 8) + (4 + 1 * 8) + 4);
   const auto got = std::get<ProposalMessage>(decode(bytes, kSender));
-  EXPECT_EQ(got.slot, 7u);
-  EXPECT_EQ(got.draft.tokens, sent.tokens);
-  EXPECT_EQ(got.draft.parents, sent.parents);
-  EXPECT_FALSE(got.draft.deterministic);
-  EXPECT_FALSE(got.draft.without_replacement);
-  EXPECT_EQ(got.draft.q, sent.q);
+  ASSERT_EQ(got.items.size(), 1u);
+  EXPECT_EQ(got.items[0].slot, 7u);
+  EXPECT_FALSE(got.items[0].error);
+  EXPECT_EQ(got.items[0].draft.tokens, sent.tokens);
+  EXPECT_EQ(got.items[0].draft.parents, sent.parents);
+  EXPECT_FALSE(got.items[0].draft.deterministic);
+  EXPECT_FALSE(got.items[0].draft.without_replacement);
+  EXPECT_EQ(got.items[0].draft.q, sent.q);
 }
 
 TEST(Wire, LargeIdsTravelWithTheWithoutReplacementFlag) {
@@ -207,9 +232,9 @@ TEST(Wire, LargeIdsTravelWithTheWithoutReplacementFlag) {
   sent.parents = {-1, -1, 0};
   sent.without_replacement = true;
   sent.q = {{{7, 128000, 11}, {0.5f, 0.25f, 0.25f}}, {{3}, {1.0f}}, {}, {}};
-  const std::vector<uint8_t> bytes = encode(ProposalMessage{5, sent});
-  EXPECT_EQ(bytes.size(), 5u + 8 + 16 + 12 + 1 + (4 + 3 * 8) + (4 + 1 * 8) + 4);
-  const auto got = std::get<ProposalMessage>(decode(bytes, kSender)).draft;
+  const std::vector<uint8_t> bytes = encode(proposal(5, sent));
+  EXPECT_EQ(bytes.size(), kDraftAt + 16 + 12 + 1 + (4 + 3 * 8) + (4 + 1 * 8) + 4);
+  const spec::DraftTree got = draft_of(decode(bytes, kSender));
   EXPECT_TRUE(got.without_replacement);
   EXPECT_FALSE(got.deterministic);
   EXPECT_EQ(got.tokens, sent.tokens);
@@ -229,7 +254,7 @@ TEST(Wire, BadQRowsAreRejectedNamingTheSender) {
   EXPECT_TRUE(rejected(proposal_with(kRow0Probs + 8, std::nanf("")), "outside (0, 1]"));
   EXPECT_TRUE(rejected(proposal_with(kRow0Probs + 8, 0.125f), "q row 0 sums to 0.875"));
   // Node 1's token 1 becomes token 3, which row 0 never offered.
-  EXPECT_TRUE(rejected(proposal_with(5 + 8 + 4 + 4, int32_t{3}), "node 1's token 3 has no probability in q row 0"));
+  EXPECT_TRUE(rejected(proposal_with(kDraftAt + 4 + 4, int32_t{3}), "node 1's token 3 has no probability in q row 0"));
   // A count larger than the bytes left.
   EXPECT_TRUE(rejected(proposal_with(kRow0, uint32_t{1} << 30), "truncated"));
 }
@@ -239,14 +264,14 @@ TEST(Wire, DeterministicAndEmptyDraftsRoundTrip) {
   deterministic.tokens = {3, 3};
   deterministic.parents = {-1, 0};
   deterministic.deterministic = true;
-  const auto got = std::get<ProposalMessage>(decode(encode(ProposalMessage{1, deterministic}), kSender)).draft;
+  const spec::DraftTree got = draft_of(decode(encode(proposal(1, deterministic)), kSender));
   EXPECT_TRUE(got.deterministic);
   EXPECT_EQ(got.tokens, deterministic.tokens);
   EXPECT_TRUE(got.q.empty());
 
   spec::DraftTree empty;  // a sampled draft with no nodes sends no rows
   empty.q = {{{0, 1}, {0.5f, 0.5f}}};
-  const auto got_empty = std::get<ProposalMessage>(decode(encode(ProposalMessage{2, empty}), kSender)).draft;
+  const spec::DraftTree got_empty = draft_of(decode(encode(proposal(2, empty)), kSender));
   EXPECT_TRUE(got_empty.tokens.empty());
   EXPECT_TRUE(got_empty.q.empty());
 }
@@ -263,12 +288,13 @@ TEST(Wire, EveryTruncationIsRejectedNamingTheSender) {
 }
 
 TEST(Wire, AProposalCannotAskForMoreThanItsBytes) {
-  // magic, version, type 3 (proposal), slot 5, 4096 tokens (all 0, every
-  // parent -1), flags 0 (sampled), then row 0 claiming 2^31 entries: what a
-  // row holds is bounded by the bytes that carry it, checked before
-  // allocating.
-  std::vector<uint8_t> bytes = {'S', 'D', uint8_t(kVersion & 0xff), uint8_t(kVersion >> 8), 3};
+  // magic, version, type 3 (proposal), one item: slot 5, status 0 (a
+  // draft), 4096 tokens (all 0, every parent -1), flags 0 (sampled), then
+  // row 0 claiming 2^31 entries: what a row holds is bounded by the bytes
+  // that carry it, checked before allocating.
+  std::vector<uint8_t> bytes = {'S', 'D', uint8_t(kVersion & 0xff), uint8_t(kVersion >> 8), 3, 1, 0, 0, 0};
   for (int i = 0; i < 8; ++i) bytes.push_back(i == 0 ? 5 : 0);
+  bytes.push_back(0);
   for (uint8_t b : {0, 0x10, 0, 0}) bytes.push_back(b);
   bytes.resize(bytes.size() + 4096 * 4, 0);
   bytes.resize(bytes.size() + 4096 * 4, 0xff);
@@ -276,8 +302,17 @@ TEST(Wire, AProposalCannotAskForMoreThanItsBytes) {
   EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
                            {"proposal message from rank 3", "reading q ids", "8589934592 bytes needed"}));
   // The dense rows of earlier versions are gone with their flag.
-  bytes[17 + 4096 * 8] = 4;
+  bytes[kDraftAt + 4 + 4096 * 8] = 4;
   EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption, {"unknown proposal flags 4"}));
+}
+
+TEST(Wire, ASlotAskedTwiceAndAnUnknownStatusAreRejected) {
+  EXPECT_TRUE(throws_error([&] { decode(encode(DraftMessage{{{7, 4}, {8, 2}, {7, 1}}}), kSender); },
+                           ErrorKind::kCorruption, {"draft message from rank 3", "slot 7 asked twice"}));
+  std::vector<uint8_t> bytes = encode(proposal(7, sample_tree()));
+  bytes[kDraftAt - 1] = 2;  // the status byte
+  EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                           {"proposal message from rank 3", "slot 7 has unknown status 2"}));
 }
 
 TEST(Wire, TrailingBytesAreRejected) {
@@ -316,9 +351,9 @@ TEST(Wire, CountPastTheBufferIsRejectedBeforeAllocating) {
 
 TEST(Wire, ParentThatIsNotAnEarlierNodeIsRejected) {
   spec::DraftTree d = sample_tree();
-  std::vector<uint8_t> bytes = encode(ProposalMessage{7, d});
-  // parents start after header 5, slot 8, token count 4 and 4 tokens.
-  const size_t parent2 = 5 + 8 + 4 + 16 + 2 * 4;
+  std::vector<uint8_t> bytes = encode(proposal(7, d));
+  // parents start after the token count 4 and 4 tokens.
+  const size_t parent2 = kDraftAt + 4 + 16 + 2 * 4;
   bytes[parent2] = 3;  // node 2's parent becomes node 3
   EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
                            {"proposal message from rank 3", "node 2 has parent 3"}));
@@ -327,15 +362,15 @@ TEST(Wire, ParentThatIsNotAnEarlierNodeIsRejected) {
 TEST(Wire, EncodingAMalformedProposalThrows) {
   spec::DraftTree d = sample_tree();
   d.q.pop_back();
-  EXPECT_TRUE(throws_error([&] { encode(ProposalMessage{7, d}); }, ErrorKind::kInvalidArgument,
+  EXPECT_TRUE(throws_error([&] { encode(proposal(7, d)); }, ErrorKind::kInvalidArgument,
                            {"q has 4 rows", "n + 1 = 5"}));
   d = sample_tree();
   d.q[0].probs.pop_back();
-  EXPECT_TRUE(throws_error([&] { encode(ProposalMessage{7, d}); }, ErrorKind::kInvalidArgument,
+  EXPECT_TRUE(throws_error([&] { encode(proposal(7, d)); }, ErrorKind::kInvalidArgument,
                            {"3 ids but 2 probs"}));
   d = sample_tree();
   d.parents[1] = 1;
-  EXPECT_TRUE(throws_error([&] { encode(ProposalMessage{7, d}); }, ErrorKind::kInvalidArgument,
+  EXPECT_TRUE(throws_error([&] { encode(proposal(7, d)); }, ErrorKind::kInvalidArgument,
                            {"node 1 has parent 1"}));
 }
 
