@@ -1,7 +1,8 @@
 // Drafting several sequences side by side:
-//   - a draft model's batch drafts, slot for slot, what each slot drafts
-//     alone (greedy and sampled chains, trees, pruned trees; slots started
-//     in the batch, sharing a prompt, or drafting less or nothing);
+//   - a draft model's batch, and an EDD's, drafts slot for slot what each
+//     slot drafts alone (greedy and sampled chains, trees, pruned trees;
+//     slots started in the batch, sharing a prompt, or drafting less or
+//     nothing);
 //   - a forward that fails fails its whole batch, a slot that fails alone
 //     in the default one-by-one batch fails alone;
 //   - seed-batch with one drafter drafts each round as one batch, on the
@@ -13,12 +14,14 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <cmath>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
 #include "models/causal_lm.h"
 #include "spec/drafters/model/draft_model_drafter.h"
+#include "spec/drafters/model/edd_drafter.h"
 #include "spec/engine/drafter_pool.h"
 #include "spec/engine/engine_factory.h"
 #include "spec/engine/model_target.h"
@@ -32,15 +35,26 @@ using ::seed::testing::tokens_of;
 
 class SideBySideDraftTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { pairs_ = new ::seed::testing::TestModelPairs("seed_side_by_side_test"); }
-  static void TearDownTestSuite() { delete pairs_; }
+  static void SetUpTestSuite() {
+    pairs_ = new ::seed::testing::TestModelPairs("seed_side_by_side_test");
+    edd_ = new std::string(::seed::testing::write_edd(pairs_->pair.target, pairs_->dir / "edd", 1));
+  }
+  static void TearDownTestSuite() {
+    delete edd_;
+    delete pairs_;
+  }
 
   static std::shared_ptr<const models::CausalLM> draft() { return models::CausalLM::load(pairs_->pair.draft); }
+  static std::unique_ptr<Drafter> drafter(bool edd) {
+    return edd ? make_edd_drafter(models::CausalLM::load(*edd_)) : make_draft_model_drafter(draft());
+  }
 
   static ::seed::testing::TestModelPairs* pairs_;
+  static std::string* edd_;
 };
 
 ::seed::testing::TestModelPairs* SideBySideDraftTest::pairs_ = nullptr;
+std::string* SideBySideDraftTest::edd_ = nullptr;
 
 DraftSettings settings(float temperature, std::vector<int> k_config, uint64_t stream,
                        std::optional<PrunedTree> pruned = std::nullopt) {
@@ -62,7 +76,11 @@ void expect_same_tree(const DraftTree& batched, const DraftTree& alone, const st
 }
 
 // The verdict that accepts the draft's first node (if any) and adds `bonus`.
-Verdict first_node_and(const DraftTree& draft, int32_t bonus) {
+// With `hidden` > 0 it carries, as a target keeping an EDD's layer does,
+// hidden states of that width for the positions from `hidden_from` to the
+// new bonus token's (made up: any values are an EDD's input).
+Verdict first_node_and(const DraftTree& draft, int32_t bonus, int64_t hidden = 0, int64_t hidden_from = 0,
+                       int64_t rows = 0) {
   Verdict verdict;
   if (!draft.tokens.empty()) {
     verdict.accepted = {0};
@@ -70,6 +88,10 @@ Verdict first_node_and(const DraftTree& draft, int32_t bonus) {
   }
   verdict.bonus = bonus;
   verdict.tokens.push_back(bonus);
+  verdict.hidden_from = hidden_from;
+  for (int64_t i = 0; i < rows * hidden; ++i) {
+    verdict.hidden.push_back(std::sin(0.37f * static_cast<float>(i + hidden_from * hidden)));
+  }
   return verdict;
 }
 
@@ -87,42 +109,63 @@ TEST_F(SideBySideDraftTest, ABatchDraftsWhatEachSlotDraftsAlone) {
                                      {"pruned tree", 1.0f, {3, 3, 3}, PrunedTree{0.05f, 0.01f}}};
   // Slots 0 and 1 share a prompt; slot 3 starts a round late.
   const std::vector<std::vector<int32_t>> prompts = {{5, 9, 2, 7}, {5, 9, 2, 7}, {1}, {3, 3, 8, 1, 6, 4}};
-  for (const Shape& shape : shapes) {
-    auto alone = make_draft_model_drafter(draft());
-    auto batched = make_draft_model_drafter(draft());
-    for (uint64_t slot = 0; slot < prompts.size(); ++slot) {
-      const DraftSettings s = settings(shape.temperature, shape.k_config, slot, shape.pruned);
-      if (slot == 3) continue;
-      alone->start(slot, prompts[slot], s);
-      batched->start(slot, prompts[slot], s);
-    }
-    for (int round = 0; round < 4; ++round) {
-      if (round == 1) {
-        const DraftSettings s = settings(shape.temperature, shape.k_config, 3, shape.pruned);
-        alone->start(3, prompts[3], s);
-        batched->start(3, prompts[3], s);
+  const int64_t edd_hidden = models::CausalLM::load(*edd_)->config().hidden_size;
+  for (const bool edd : {false, true}) {
+    for (const Shape& shape : shapes) {
+      auto alone = drafter(edd);
+      auto batched = drafter(edd);
+      // An EDD slot's tokens so far: its verdicts bring their hidden states.
+      std::vector<int64_t> length(prompts.size());
+      for (size_t slot = 0; slot < prompts.size(); ++slot) length[slot] = static_cast<int64_t>(prompts[slot].size());
+      size_t drafted = 0;
+      for (uint64_t slot = 0; slot < prompts.size(); ++slot) {
+        const DraftSettings s = settings(shape.temperature, shape.k_config, slot, shape.pruned);
+        if (slot == 3) continue;
+        alone->start(slot, prompts[slot], s);
+        batched->start(slot, prompts[slot], s);
       }
-      std::vector<DraftAsk> asks;
-      for (uint64_t slot = 0; slot < (round == 0 ? 3u : 4u); ++slot) {
-        // Slot 2 drafts less in round 1 and nothing in round 2.
-        const int depth = slot != 2 ? 4 : round == 1 ? 1 : round == 2 ? 0 : 4;
-        asks.push_back({slot, depth});
-      }
-      const std::vector<DraftResult> results = batched->propose_batch(asks);
-      ASSERT_EQ(results.size(), asks.size());
-      for (size_t i = 0; i < asks.size(); ++i) {
-        const std::string where = std::string(shape.name) + ", round " + std::to_string(round) + ", slot " +
-                                  std::to_string(asks[i].slot);
-        ASSERT_FALSE(results[i].error) << where;
-        const DraftTree expected = alone->propose(asks[i].slot, asks[i].max_depth);
-        expect_same_tree(results[i].draft, expected, where);
-        if (asks[i].max_depth == 0) {
-          EXPECT_TRUE(expected.tokens.empty()) << where;
+      for (int round = 0; round < 4; ++round) {
+        if (round == 1) {
+          const DraftSettings s = settings(shape.temperature, shape.k_config, 3, shape.pruned);
+          alone->start(3, prompts[3], s);
+          batched->start(3, prompts[3], s);
         }
-        const Verdict verdict = first_node_and(expected, static_cast<int32_t>((round * 7 + asks[i].slot) % 64));
-        alone->advance(asks[i].slot, verdict);
-        batched->advance(asks[i].slot, verdict);
+        std::vector<DraftAsk> asks;
+        for (uint64_t slot = 0; slot < (round == 0 ? 3u : 4u); ++slot) {
+          // Slot 2 drafts less in round 1 and nothing in round 2.
+          const int depth = slot != 2 ? 4 : round == 1 ? 1 : round == 2 ? 0 : 4;
+          asks.push_back({slot, depth});
+        }
+        const std::vector<DraftResult> results = batched->propose_batch(asks);
+        ASSERT_EQ(results.size(), asks.size());
+        for (size_t i = 0; i < asks.size(); ++i) {
+          const std::string where = std::string(edd ? "EDD, " : "") + shape.name + ", round " +
+                                    std::to_string(round) + ", slot " + std::to_string(asks[i].slot);
+          ASSERT_FALSE(results[i].error) << where;
+          const DraftTree expected = alone->propose(asks[i].slot, asks[i].max_depth);
+          expect_same_tree(results[i].draft, expected, where);
+          drafted += expected.tokens.size();
+          if (asks[i].max_depth == 0) {
+            EXPECT_TRUE(expected.tokens.empty()) << where;
+          }
+          // An EDD slot drafts from its second proposal on: the first
+          // verdict brings the prompt's hidden states, the later ones those
+          // from the last bonus token on.
+          const uint64_t slot = asks[i].slot;
+          const bool first = length[slot] == static_cast<int64_t>(prompts[slot].size());
+          if (edd && first) {
+            EXPECT_TRUE(expected.tokens.empty()) << where;
+          }
+          const int64_t rows = expected.tokens.empty() ? 1 : 2;
+          const int64_t from = first ? 0 : length[slot] - 1;
+          const Verdict verdict = first_node_and(expected, static_cast<int32_t>((round * 7 + slot) % 64),
+                                                 edd ? edd_hidden : 0, from, length[slot] + rows - 1 - from);
+          length[slot] += rows;
+          alone->advance(asks[i].slot, verdict);
+          batched->advance(asks[i].slot, verdict);
+        }
       }
+      EXPECT_GT(drafted, 8u) << (edd ? "EDD, " : "") << shape.name;
     }
   }
 }

@@ -30,15 +30,10 @@ class DraftModelDrafter : public ModelDrafter<DraftModelSlot> {
   DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options, DraftTruncation cut)
       : ModelDrafter("drafter", std::move(model), cache_options, cut) {}
 
-  DraftTree propose(uint64_t slot, int max_depth) override {
-    return std::move(draft_side_by_side({{slot, max_depth}}).front());
-  }
-  std::vector<DraftResult> propose_batch(const std::vector<DraftAsk>& asks) override;
   void advance(uint64_t slot, const Verdict& verdict) override;
 
  private:
-  // The asks' drafts, every level of them in one forward.
-  std::vector<DraftTree> draft_side_by_side(const std::vector<DraftAsk>& asks);
+  std::vector<DraftTree> draft_side_by_side(const std::vector<DraftAsk>& asks) override;
   // How deep the slot's next draft goes: the ask's depth, its shape's and
   // what the draft model's context leaves (0: none).
   int depth_of(const DraftModelSlot& s, int max_depth) const;
@@ -47,37 +42,6 @@ class DraftModelDrafter : public ModelDrafter<DraftModelSlot> {
   // after another with the same tokens in one batch reuses that prefix.
   at::Tensor first_context(DraftModelSlot& s);
 };
-
-std::vector<DraftResult> DraftModelDrafter::propose_batch(const std::vector<DraftAsk>& asks) {
-  // A sampled draft's tokens follow its logits' bits, so it joins the batch
-  // only where a row's logits are the bits it gets alone (the CPU layers);
-  // elsewhere (a GPU's kernels choose by batch size) it drafts alone, so
-  // that a seed gives the same tokens whatever it was batched with. Greedy
-  // requests give the target's tokens whatever their drafts.
-  std::vector<std::vector<size_t>> batches(1);
-  for (size_t i = 0; i < asks.size(); ++i) {
-    const DraftModelSlot* s = slots_.find(asks[i].slot);
-    const bool alone = !model_->rows_independent() && (s == nullptr || !s->settings.sampling.greedy());
-    if (alone) {
-      batches.push_back({i});
-    } else {
-      batches.front().push_back(i);
-    }
-  }
-  std::vector<DraftResult> results(asks.size());
-  for (const std::vector<size_t>& batch : batches) {
-    if (batch.empty()) continue;
-    std::vector<DraftAsk> part;
-    for (const size_t i : batch) part.push_back(asks[i]);
-    try {
-      std::vector<DraftTree> drafts = draft_side_by_side(part);
-      for (size_t j = 0; j < batch.size(); ++j) results[batch[j]].draft = std::move(drafts[j]);
-    } catch (...) {
-      for (const size_t i : batch) results[i].error = std::current_exception();
-    }
-  }
-  return results;
-}
 
 int DraftModelDrafter::depth_of(const DraftModelSlot& s, int max_depth) const {
   // Nodes of depth d sit at position accepted + d - 1; the last level is

@@ -30,25 +30,32 @@ class EddDrafter : public ModelDrafter<EddSlot> {
     SEED_CHECK(model_->config().is_edd(), kInvalidArgument) << "EDD drafter: the model's config names no target layer";
   }
 
-  DraftTree propose(uint64_t slot, int max_depth) override;
   void advance(uint64_t slot, const Verdict& verdict) override;
+
+ private:
+  std::vector<DraftTree> draft_side_by_side(const std::vector<DraftAsk>& asks) override;
+  // How deep the slot's next draft goes (0: none, as before the target has
+  // seen its prompt).
+  int depth_of(uint64_t slot, const EddSlot& s, int max_depth) const;
+  // What the slot's cache lacks before its draft: the hidden states it was
+  // sent, then the bonus token. The input reads `s.unfed` in place.
+  models::SequenceInput unfed_input(EddSlot& s);
 };
 
-DraftTree EddDrafter::propose(uint64_t slot, int max_depth) {
-  const models::DeviceStream::Scope on_stream(stream_);
-  EddSlot& s = released_slot(slot);
+int EddDrafter::depth_of(uint64_t slot, const EddSlot& s, int max_depth) const {
   const int64_t hidden = model_->config().hidden_size;
   const int64_t bonus = static_cast<int64_t>(s.tokens.size()) - 1;  // the bonus token's position
   const int64_t known = s.unfed_from + static_cast<int64_t>(s.unfed.size()) / hidden;
   // Until the target has seen the prompt there is nothing to read.
-  if (known == 0 || s.blind) return {};
+  if (known == 0 || s.blind) return 0;
   SEED_CHECK(known == bonus, kInternal) << "EDD drafter: slot " << slot << " has hidden states of " << known
                                         << " positions for " << bonus << " accepted tokens before its bonus";
   // As a draft model's: depth D puts the last fed node at bonus + D - 1.
   const int64_t fits = model_->config().max_position_embeddings - bonus;
-  const int depth = static_cast<int>(std::min<int64_t>({max_depth, int64_t(s.settings.k_config.size()), fits}));
-  if (depth <= 0) return {};
+  return static_cast<int>(std::min<int64_t>({max_depth, int64_t(s.settings.k_config.size()), fits}));
+}
 
+models::SequenceInput EddDrafter::unfed_input(EddSlot& s) {
   if (!s.started) {
     // Slots whose prompts share blocks share their hidden-state K/V.
     const models::CachedStart start = cache_.create_with_prefix(s.tokens);
@@ -56,19 +63,61 @@ DraftTree EddDrafter::propose(uint64_t slot, int max_depth) {
     s.started = true;
     s.hidden_rows = start.cached;
   }
-  // Feed the hidden states the cache lacks, then the bonus token.
+  const int64_t hidden = model_->config().hidden_size;
+  const int64_t bonus = static_cast<int64_t>(s.tokens.size()) - 1;
   const int64_t skip = s.hidden_rows - s.unfed_from;
   const int64_t rows = bonus - s.hidden_rows;
   models::SequenceInput input{s.main, {s.tokens.begin() + s.hidden_rows, s.tokens.end()}, {}};
   input.soft_prompt = torch::from_blob(s.unfed.data() + skip * hidden, {rows, hidden}, torch::kFloat)
                           .to(model_->tensor_options());
   input.shareable = static_cast<int32_t>(rows);
-  const at::Tensor logits = model_->forward({input}, cache_, models::LogitsFor::kLast);
-  s.hidden_rows = bonus;
-  s.unfed.clear();
-  s.unfed_from = bonus;
+  return input;
+}
 
-  return std::move(grow({&s}, {{s.main, &s.settings, bonus + 1, depth}}, logits, false).front().tree);
+std::vector<DraftTree> EddDrafter::draft_side_by_side(const std::vector<DraftAsk>& asks) {
+  const models::DeviceStream::Scope on_stream(stream_);
+  std::vector<DraftTree> drafts(asks.size());
+  std::vector<EddSlot*> slots;  // the asks that draft, in order
+  std::vector<size_t> asked;    // their index in `asks`
+  std::vector<TreeToGrow> trees;
+  for (size_t i = 0; i < asks.size(); ++i) {
+    EddSlot& s = released_slot(asks[i].slot);
+    const int depth = depth_of(asks[i].slot, s, asks[i].max_depth);
+    if (depth <= 0) continue;
+    slots.push_back(&s);
+    asked.push_back(i);
+    trees.push_back({0, &s.settings, static_cast<int64_t>(s.tokens.size()), depth});
+  }
+  if (slots.empty()) return drafts;
+  // Each slot's context. A slot's first draft runs alone, so that a slot
+  // after it in the batch with the same prompt reuses its hidden-state
+  // K/V; the others go in one forward.
+  std::vector<at::Tensor> contexts(slots.size());
+  std::vector<models::SequenceInput> feed;
+  std::vector<size_t> fed;
+  for (size_t j = 0; j < slots.size(); ++j) {
+    if (!slots[j]->started) {
+      contexts[j] = model_->forward({unfed_input(*slots[j])}, cache_, models::LogitsFor::kLast);
+    } else {
+      feed.push_back(unfed_input(*slots[j]));
+      fed.push_back(j);
+    }
+  }
+  if (!feed.empty()) {
+    const at::Tensor rows = model_->forward(feed, cache_, models::LogitsFor::kLast);
+    for (size_t f = 0; f < fed.size(); ++f) contexts[fed[f]] = rows.narrow(0, static_cast<int64_t>(f), 1);
+  }
+  for (size_t j = 0; j < slots.size(); ++j) {
+    EddSlot& s = *slots[j];
+    const int64_t bonus = static_cast<int64_t>(s.tokens.size()) - 1;
+    s.hidden_rows = bonus;
+    s.unfed.clear();
+    s.unfed_from = bonus;
+    trees[j].main = s.main;
+  }
+  std::vector<GrownDraft> grown = grow(slots, trees, torch::cat(contexts), false);
+  for (size_t j = 0; j < slots.size(); ++j) drafts[asked[j]] = std::move(grown[j].tree);
+  return drafts;
 }
 
 void EddDrafter::advance(uint64_t slot, const Verdict& verdict) {

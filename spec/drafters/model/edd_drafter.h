@@ -18,7 +18,8 @@
 // A slot that arrives mid-stream (its drafter died and the engine moved it
 // here) never gets the earlier positions' hidden states and drafts nothing.
 // Otherwise as the draft-model drafter: chains, fixed trees and pruned trees,
-// greedy or sampled; one shared model, a cache per drafter
+// greedy or sampled, a batch of slots drafted side by side (each level of
+// all their trees in one forward); one shared model, a cache per drafter
 // (model_drafter.h).
 #pragma once
 

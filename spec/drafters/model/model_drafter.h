@@ -5,10 +5,13 @@
 // so that drafters on their threads overlap the target and each other on
 // one GPU. A slot's proposals hold cache sequences: its main one (the
 // accepted tokens, from its first proposal on) and the forks its draft
-// tree's other branches used; finish() releases them.
+// tree's other branches used; finish() releases them. A batch of
+// proposals is drafted side by side (draft_side_by_side), a proposal alone
+// as a batch of one.
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -34,6 +37,39 @@ struct ModelSlot {
 template <typename Slot>
 class ModelDrafter : public SlotDrafter<Slot> {
  public:
+  DraftTree propose(uint64_t slot, int max_depth) override {
+    return std::move(draft_side_by_side({{slot, max_depth}}).front());
+  }
+  // A sampled draft's tokens follow its logits' bits, so it joins the batch
+  // only where a row's logits are the bits it gets alone (the CPU layers);
+  // elsewhere (a GPU's kernels choose by batch size) it drafts alone, so
+  // that a seed gives the same tokens whatever it was batched with. Greedy
+  // requests give the target's tokens whatever their drafts.
+  std::vector<DraftResult> propose_batch(const std::vector<DraftAsk>& asks) override {
+    std::vector<std::vector<size_t>> batches(1);
+    for (size_t i = 0; i < asks.size(); ++i) {
+      const Slot* s = this->slots_.find(asks[i].slot);
+      const bool alone = !model_->rows_independent() && (s == nullptr || !s->settings.sampling.greedy());
+      if (alone) {
+        batches.push_back({i});
+      } else {
+        batches.front().push_back(i);
+      }
+    }
+    std::vector<DraftResult> results(asks.size());
+    for (const std::vector<size_t>& batch : batches) {
+      if (batch.empty()) continue;
+      std::vector<DraftAsk> part;
+      for (const size_t i : batch) part.push_back(asks[i]);
+      try {
+        std::vector<DraftTree> drafts = draft_side_by_side(part);
+        for (size_t j = 0; j < batch.size(); ++j) results[batch[j]].draft = std::move(drafts[j]);
+      } catch (...) {
+        for (const size_t i : batch) results[i].error = std::current_exception();
+      }
+    }
+    return results;
+  }
   // Starts `slot` afresh (finishing what it held). Throws kInvalidArgument
   // for what check_draft_start refuses.
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
@@ -68,6 +104,9 @@ class ModelDrafter : public SlotDrafter<Slot> {
         << "; drafters run whole models";
   }
 
+  // The asks' drafts, each level of all of them in one forward; what
+  // throws fails them all.
+  virtual std::vector<DraftTree> draft_side_by_side(const std::vector<DraftAsk>& asks) = 0;
   // The slot's state, the forks of its last proposal released.
   Slot& released_slot(uint64_t slot) {
     Slot& s = this->slots_.at(slot);
