@@ -37,10 +37,9 @@ class DraftModelDrafter : public ModelDrafter<DraftModelSlot> {
   // How deep the slot's next draft goes: the ask's depth, its shape's and
   // what the draft model's context leaves (0: none).
   int depth_of(const DraftModelSlot& s, int max_depth) const;
-  // The draft's logits at the slot's context, its cache sequence started
-  // on the longest prefix the cache holds; alone, so that a slot started
-  // after another with the same tokens in one batch reuses that prefix.
-  at::Tensor first_context(DraftModelSlot& s);
+  // What the slot's cache lacks: its unfed tokens, its cache sequence
+  // started first on the longest prefix the cache holds.
+  models::SequenceInput unfed_input(DraftModelSlot& s);
 };
 
 int DraftModelDrafter::depth_of(const DraftModelSlot& s, int max_depth) const {
@@ -52,14 +51,16 @@ int DraftModelDrafter::depth_of(const DraftModelSlot& s, int max_depth) const {
   return static_cast<int>(std::min<int64_t>({max_depth, int64_t(s.settings.k_config.size()), fits}));
 }
 
-at::Tensor DraftModelDrafter::first_context(DraftModelSlot& s) {
-  // Started here rather than in start(), so a slot started after another
-  // with the same prompt, but proposed after it, reuses its prefix.
-  const models::CachedStart start = cache_.create_with_prefix(s.unfed);
-  s.main = start.sequence;
-  s.started = true;
-  s.unfed.erase(s.unfed.begin(), s.unfed.begin() + start.cached);
-  return model_->forward({{s.main, s.unfed, {}}}, cache_, models::LogitsFor::kLast);
+models::SequenceInput DraftModelDrafter::unfed_input(DraftModelSlot& s) {
+  if (!s.started) {
+    // Started here rather than in start(), so a slot started after another
+    // with the same prompt, but proposed after it, reuses its prefix.
+    const models::CachedStart start = cache_.create_with_prefix(s.unfed);
+    s.main = start.sequence;
+    s.started = true;
+    s.unfed.erase(s.unfed.begin(), s.unfed.begin() + start.cached);
+  }
+  return {s.main, s.unfed, {}};
 }
 
 std::vector<DraftTree> DraftModelDrafter::draft_side_by_side(const std::vector<DraftAsk>& asks) {
@@ -79,29 +80,14 @@ std::vector<DraftTree> DraftModelDrafter::draft_side_by_side(const std::vector<D
     trees.push_back({0, &s.settings, s.accepted, depth});
   }
   if (slots.empty()) return drafts;
-  // Each slot's context: the started ones' unfed tokens in one forward.
-  std::vector<at::Tensor> contexts(slots.size());
-  std::vector<models::SequenceInput> feed;
-  std::vector<size_t> fed;
-  for (size_t j = 0; j < slots.size(); ++j) {
-    if (!slots[j]->started) {
-      contexts[j] = first_context(*slots[j]);
-    } else {
-      feed.push_back({slots[j]->main, slots[j]->unfed, {}});
-      fed.push_back(j);
-    }
-  }
-  if (!feed.empty()) {
-    const at::Tensor rows = model_->forward(feed, cache_, models::LogitsFor::kLast);
-    for (size_t f = 0; f < fed.size(); ++f) contexts[fed[f]] = rows.narrow(0, static_cast<int64_t>(f), 1);
-  }
+  const at::Tensor logits = contexts(slots, [this](DraftModelSlot& s) { return unfed_input(s); });
   for (size_t j = 0; j < slots.size(); ++j) {
     DraftModelSlot& s = *slots[j];
     s.unfed.clear();
     s.base = cache_.length(s.main);
     trees[j].main = s.main;
   }
-  std::vector<GrownDraft> grown = grow(slots, trees, torch::cat(contexts), true);
+  std::vector<GrownDraft> grown = grow(slots, trees, logits, true);
   for (size_t j = 0; j < slots.size(); ++j) {
     slots[j]->main_path = std::move(grown[j].main_path);
     drafts[asked[j]] = std::move(grown[j].tree);

@@ -38,7 +38,9 @@ class EddDrafter : public ModelDrafter<EddSlot> {
   // seen its prompt).
   int depth_of(uint64_t slot, const EddSlot& s, int max_depth) const;
   // What the slot's cache lacks before its draft: the hidden states it was
-  // sent, then the bonus token. The input reads `s.unfed` in place.
+  // sent, then the bonus token, its cache sequence started first (slots
+  // whose prompts share blocks share their hidden-state K/V). The input
+  // reads `s.unfed` in place.
   models::SequenceInput unfed_input(EddSlot& s);
 };
 
@@ -57,7 +59,6 @@ int EddDrafter::depth_of(uint64_t slot, const EddSlot& s, int max_depth) const {
 
 models::SequenceInput EddDrafter::unfed_input(EddSlot& s) {
   if (!s.started) {
-    // Slots whose prompts share blocks share their hidden-state K/V.
     const models::CachedStart start = cache_.create_with_prefix(s.tokens);
     s.main = start.sequence;
     s.started = true;
@@ -89,24 +90,7 @@ std::vector<DraftTree> EddDrafter::draft_side_by_side(const std::vector<DraftAsk
     trees.push_back({0, &s.settings, static_cast<int64_t>(s.tokens.size()), depth});
   }
   if (slots.empty()) return drafts;
-  // Each slot's context. A slot's first draft runs alone, so that a slot
-  // after it in the batch with the same prompt reuses its hidden-state
-  // K/V; the others go in one forward.
-  std::vector<at::Tensor> contexts(slots.size());
-  std::vector<models::SequenceInput> feed;
-  std::vector<size_t> fed;
-  for (size_t j = 0; j < slots.size(); ++j) {
-    if (!slots[j]->started) {
-      contexts[j] = model_->forward({unfed_input(*slots[j])}, cache_, models::LogitsFor::kLast);
-    } else {
-      feed.push_back(unfed_input(*slots[j]));
-      fed.push_back(j);
-    }
-  }
-  if (!feed.empty()) {
-    const at::Tensor rows = model_->forward(feed, cache_, models::LogitsFor::kLast);
-    for (size_t f = 0; f < fed.size(); ++f) contexts[fed[f]] = rows.narrow(0, static_cast<int64_t>(f), 1);
-  }
+  const at::Tensor logits = contexts(slots, [this](EddSlot& s) { return unfed_input(s); });
   for (size_t j = 0; j < slots.size(); ++j) {
     EddSlot& s = *slots[j];
     const int64_t bonus = static_cast<int64_t>(s.tokens.size()) - 1;
@@ -115,7 +99,7 @@ std::vector<DraftTree> EddDrafter::draft_side_by_side(const std::vector<DraftAsk
     s.unfed_from = bonus;
     trees[j].main = s.main;
   }
-  std::vector<GrownDraft> grown = grow(slots, trees, torch::cat(contexts), false);
+  std::vector<GrownDraft> grown = grow(slots, trees, logits, false);
   for (size_t j = 0; j < slots.size(); ++j) drafts[asked[j]] = std::move(grown[j].tree);
   return drafts;
 }

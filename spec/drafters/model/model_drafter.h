@@ -107,6 +107,30 @@ class ModelDrafter : public SlotDrafter<Slot> {
   // The asks' drafts, each level of all of them in one forward; what
   // throws fails them all.
   virtual std::vector<DraftTree> draft_side_by_side(const std::vector<DraftAsk>& asks) = 0;
+  // The draft's logits at each slot's context (row j: slots[j]'s), from
+  // `unfed(slot)`: the input of what the slot's cache lacks, its cache
+  // sequence started first if it has none. A slot that starts here runs
+  // alone, so that one after it in the batch with the same tokens reuses
+  // its prefix; the others go in one forward.
+  template <typename Unfed>
+  at::Tensor contexts(const std::vector<Slot*>& slots, const Unfed& unfed) {
+    std::vector<at::Tensor> rows(slots.size());
+    std::vector<models::SequenceInput> feed;
+    std::vector<size_t> fed;
+    for (size_t j = 0; j < slots.size(); ++j) {
+      if (!slots[j]->started) {
+        rows[j] = model_->forward({unfed(*slots[j])}, cache_, models::LogitsFor::kLast);
+      } else {
+        feed.push_back(unfed(*slots[j]));
+        fed.push_back(j);
+      }
+    }
+    if (!feed.empty()) {
+      const at::Tensor batch = model_->forward(feed, cache_, models::LogitsFor::kLast);
+      for (size_t f = 0; f < fed.size(); ++f) rows[fed[f]] = batch.narrow(0, static_cast<int64_t>(f), 1);
+    }
+    return at::cat(rows);
+  }
   // The slot's state, the forks of its last proposal released.
   Slot& released_slot(uint64_t slot) {
     Slot& s = this->slots_.at(slot);
