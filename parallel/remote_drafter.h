@@ -50,6 +50,7 @@ class RemoteDrafter final : public spec::Drafter {
   std::vector<spec::DraftResult> propose_batch(const std::vector<spec::DraftAsk>& asks) override;
   void advance(uint64_t slot, const spec::Verdict& verdict) override;
   void finish(uint64_t slot) override;
+  bool drafts_here() const override { return false; }
 
   int rank() const { return rank_; }
 

@@ -118,6 +118,10 @@ class Drafter {
   virtual void advance(uint64_t slot, const Verdict& verdict) = 0;
   // Stops hosting `slot` and frees its state. Unknown slots are ignored.
   virtual void finish(uint64_t slot) = 0;
+  // Whether its drafts are computed on this process's cores. A proxy for a
+  // draft rank's drafter is not: its thread only waits, so its idleness
+  // frees no core for the target's forwards.
+  virtual bool drafts_here() const { return true; }
 };
 
 }  // namespace seed::spec

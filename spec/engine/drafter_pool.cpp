@@ -27,6 +27,7 @@ DrafterPool::DrafterPool(std::string name, std::vector<std::unique_ptr<Drafter>>
     auto worker = std::make_unique<Worker>();
     worker->index = static_cast<int>(i);
     worker->drafter = std::move(drafters[i]);
+    if (threaded_ && worker->drafter->drafts_here()) busy_threads_ += draft_threads_;
     workers_.push_back(std::move(worker));
   }
   if (threaded_) {

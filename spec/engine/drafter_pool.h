@@ -98,9 +98,10 @@ class DrafterPool {
   // No drafter holds work now (so none starts any before the next post).
   // Always false unless threaded.
   bool idle();
-  // The intra-op threads the drafter threads take when busy (0 unless
-  // threaded).
-  int busy_threads() const { return threaded_ ? static_cast<int>(workers_.size()) * draft_threads_ : 0; }
+  // The intra-op threads the drafter threads take on this process's cores
+  // when busy (0 unless threaded; 0 for drafters whose drafts are computed
+  // elsewhere, Drafter::drafts_here).
+  int busy_threads() const { return busy_threads_; }
 
  private:
   struct Worker {
@@ -138,6 +139,7 @@ class DrafterPool {
   std::optional<PrunedTree> pruned_tree_;
   bool threaded_;
   int draft_threads_;
+  int busy_threads_ = 0;
   VerifyQueue& queue_;
   std::vector<std::unique_ptr<Worker>> workers_;
   size_t next_worker_ = 0;  // where the next call's round-robin starts

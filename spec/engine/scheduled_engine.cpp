@@ -18,16 +18,19 @@ namespace {
 constexpr int64_t kKvBlockSlack = 2 * 16;
 
 // A chain drafted by live drafters, whose greedy requests' lengths may vary.
-std::optional<DraftLengthPolicy> draft_length_policy(const RunSettings& settings, size_t drafters,
+std::optional<DraftLengthPolicy> draft_length_policy(const RunSettings& settings,
+                                                     const std::vector<std::unique_ptr<Drafter>>& drafters,
                                                      const LoopSettings& loop) {
   const std::vector<int>& k = settings.k_config;
   const bool chain = !k.empty() && !settings.pruned_tree && std::all_of(k.begin(), k.end(), [](int n) { return n == 1; });
-  if (!settings.adaptive_draft_length || !chain || drafters == 0) return std::nullopt;
+  if (!settings.adaptive_draft_length || !chain || drafters.empty()) return std::nullopt;
   if (!loop.threaded) return DraftLengthPolicy(static_cast<int>(k.size()), 1);
-  // Rounds without drafts run on the drafter threads' cores too (WiderTeam).
+  // Rounds without drafts run on the cores of drafter threads drafting
+  // here too (WiderTeam).
+  const auto here = std::count_if(drafters.begin(), drafters.end(), [](const auto& d) { return d->drafts_here(); });
   const double target_threads = omp_get_max_threads();
-  const double drafter_threads = static_cast<double>(drafters) * loop.draft_threads;
-  return DraftLengthPolicy(static_cast<int>(k.size()), static_cast<int>(drafters),
+  const double drafter_threads = static_cast<double>(here) * loop.draft_threads;
+  return DraftLengthPolicy(static_cast<int>(k.size()), static_cast<int>(drafters.size()),
                            target_threads / (target_threads + drafter_threads));
 }
 
@@ -39,7 +42,7 @@ ScheduledEngine::ScheduledEngine(std::string name, std::unique_ptr<Target> targe
     : name_(std::move(name)),
       target_(std::move(target)),
       settings_(std::move(settings)),
-      draft_length_(draft_length_policy(settings_, drafters.size(), loop)),
+      draft_length_(draft_length_policy(settings_, drafters, loop)),
       in_flight_(loop.in_flight),
       queue_(scheduler),
       drafters_(name_, std::move(drafters), settings_.k_config, settings_.pruned_tree, loop.threaded,

@@ -1,0 +1,125 @@
+// A SEED engine's forward takes its idle drafter threads' cores (WiderTeam)
+// only where those drafters draft in this process: a proxy whose drafts
+// are made elsewhere (a draft rank under mpirun) leaves no core idle here,
+// and a forward widened onto it would run more threads than this
+// process has cores.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <mutex>
+#include <set>
+
+#include "models/causal_lm.h"
+#include "spec/drafters/model/draft_model_drafter.h"
+#include "spec/engine/engine_factory.h"
+#include "spec/engine/model_target.h"
+#include "spec/engine/scheduled_engine.h"
+#include "tests/spec/engine_fixtures.h"
+
+namespace seed::spec {
+namespace {
+
+// A target that notes the OpenMP team size each forward runs with.
+class TeamNotingTarget final : public Target {
+ public:
+  explicit TeamNotingTarget(std::unique_ptr<Target> inner) : inner_(std::move(inner)) {}
+  int64_t vocab_size() const override { return inner_->vocab_size(); }
+  int64_t max_positions() const override { return inner_->max_positions(); }
+  void start(uint64_t slot, const std::vector<int32_t>& prompt, const TargetSettings& settings) override {
+    inner_->start(slot, prompt, settings);
+  }
+  int64_t room(uint64_t slot) const override { return inner_->room(slot); }
+  std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override {
+    note();
+    return inner_->verify(items);
+  }
+  void prefill(const std::vector<uint64_t>& slots) override {
+    note();
+    inner_->prefill(slots);
+  }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
+  PrefillStats prefill_stats() const override { return inner_->prefill_stats(); }
+  int64_t kv_token_capacity() const override { return inner_->kv_token_capacity(); }
+
+  std::set<int> teams() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return teams_;
+  }
+
+ private:
+  void note() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    teams_.insert(omp_get_max_threads());
+  }
+
+  std::unique_ptr<Target> inner_;
+  std::mutex mutex_;
+  std::set<int> teams_;
+};
+
+// A draft model's drafter that says its drafts are made elsewhere, as a
+// draft rank's proxy does.
+class ElsewhereDrafter final : public Drafter {
+ public:
+  explicit ElsewhereDrafter(std::unique_ptr<Drafter> inner) : inner_(std::move(inner)) {}
+  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
+    inner_->start(slot, tokens, settings);
+  }
+  DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
+  void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
+  void finish(uint64_t slot) override { inner_->finish(slot); }
+  bool drafts_here() const override { return false; }
+
+ private:
+  std::unique_ptr<Drafter> inner_;
+};
+
+class ForwardCoresTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { pairs_ = new ::seed::testing::TestModelPairs("seed_forward_cores_test"); }
+  static void TearDownTestSuite() { delete pairs_; }
+
+  // seed-batch's tokens for `requests` with two drafters of `draft_threads`
+  // threads each, drafting here or elsewhere; `teams`: the team sizes its
+  // forwards ran with.
+  static std::vector<std::vector<int32_t>> generate(const std::vector<GenRequest>& requests, bool here,
+                                                    int draft_threads, std::set<int>* teams) {
+    auto target = std::make_unique<TeamNotingTarget>(
+        std::make_unique<ModelTarget>(models::CausalLM::load(pairs_->pair.target)));
+    TeamNotingTarget* noted = target.get();
+    std::vector<std::unique_ptr<Drafter>> drafters;
+    for (int i = 0; i < 2; ++i) {
+      std::unique_ptr<Drafter> drafter = make_draft_model_drafter(models::CausalLM::load(pairs_->pair.draft));
+      if (!here) drafter = std::make_unique<ElsewhereDrafter>(std::move(drafter));
+      drafters.push_back(std::move(drafter));
+    }
+    RunSettings settings;
+    settings.k_config = {1, 1, 1};
+    auto engine = ScheduledEngine::seed("seed-batch", std::move(target), std::move(drafters), settings,
+                                        Scheduler(SchedulePolicy::kBatch, 16), draft_threads);
+    const std::vector<std::vector<int32_t>> tokens = ::seed::testing::tokens_of(engine->generate(requests));
+    *teams = noted->teams();
+    return tokens;
+  }
+
+  static ::seed::testing::TestModelPairs* pairs_;
+};
+
+::seed::testing::TestModelPairs* ForwardCoresTest::pairs_ = nullptr;
+
+TEST_F(ForwardCoresTest, AForwardTakesIdleDraftersCoresOnlyWhereTheyDraftHere) {
+  const std::vector<GenRequest> requests = ::seed::testing::varied_requests(4, 0.0f, 24);
+  const int own = omp_get_max_threads();
+  std::set<int> here_teams, elsewhere_teams;
+  const auto here = generate(requests, true, 2, &here_teams);
+  const auto elsewhere = generate(requests, false, 2, &elsewhere_teams);
+  EXPECT_EQ(here, elsewhere);
+  // Here: the prefill and the forwards after a round's drafts take both
+  // drafters' two threads too.
+  EXPECT_EQ(here_teams.count(own + 4), 1u);
+  // Elsewhere: every forward runs on the engine thread's own team.
+  EXPECT_EQ(elsewhere_teams, std::set<int>{own});
+}
+
+}  // namespace
+}  // namespace seed::spec
