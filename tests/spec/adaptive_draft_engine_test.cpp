@@ -20,6 +20,7 @@
 #include "spec/engine/model_target.h"
 #include "spec/engine/scheduled_engine.h"
 #include "tests/spec/engine_fixtures.h"
+#include "tests/spec/forwarding.h"
 
 namespace seed::spec {
 namespace {
@@ -129,27 +130,16 @@ class OracleDrafter final : public Drafter {
 // A target whose every forward first waits `latency`, as one bound by its
 // launches (a GPU's at small batches): a forward of drafts costs little
 // more than one without, however busy the machine is.
-class LaunchBoundTarget final : public Target {
+class LaunchBoundTarget final : public ::seed::testing::ForwardingTarget {
  public:
   LaunchBoundTarget(std::unique_ptr<Target> inner, std::chrono::milliseconds latency)
-      : inner_(std::move(inner)), latency_(latency) {}
-  int64_t vocab_size() const override { return inner_->vocab_size(); }
-  int64_t max_positions() const override { return inner_->max_positions(); }
-  void start(uint64_t slot, const std::vector<int32_t>& prompt, const TargetSettings& settings) override {
-    inner_->start(slot, prompt, settings);
-  }
-  int64_t room(uint64_t slot) const override { return inner_->room(slot); }
+      : ForwardingTarget(std::move(inner)), latency_(latency) {}
   std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override {
     std::this_thread::sleep_for(latency_);
-    return inner_->verify(items);
+    return ForwardingTarget::verify(items);
   }
-  void prefill(const std::vector<uint64_t>& slots) override { inner_->prefill(slots); }
-  void finish(uint64_t slot) override { inner_->finish(slot); }
-  PrefillStats prefill_stats() const override { return inner_->prefill_stats(); }
-  int64_t kv_token_capacity() const override { return inner_->kv_token_capacity(); }
 
  private:
-  std::unique_ptr<Target> inner_;
   std::chrono::milliseconds latency_;
 };
 

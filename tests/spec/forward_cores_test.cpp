@@ -15,31 +15,23 @@
 #include "spec/engine/model_target.h"
 #include "spec/engine/scheduled_engine.h"
 #include "tests/spec/engine_fixtures.h"
+#include "tests/spec/forwarding.h"
 
 namespace seed::spec {
 namespace {
 
 // A target that notes the OpenMP team size each forward runs with.
-class TeamNotingTarget final : public Target {
+class TeamNotingTarget final : public ::seed::testing::ForwardingTarget {
  public:
-  explicit TeamNotingTarget(std::unique_ptr<Target> inner) : inner_(std::move(inner)) {}
-  int64_t vocab_size() const override { return inner_->vocab_size(); }
-  int64_t max_positions() const override { return inner_->max_positions(); }
-  void start(uint64_t slot, const std::vector<int32_t>& prompt, const TargetSettings& settings) override {
-    inner_->start(slot, prompt, settings);
-  }
-  int64_t room(uint64_t slot) const override { return inner_->room(slot); }
+  using ForwardingTarget::ForwardingTarget;
   std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override {
     note();
-    return inner_->verify(items);
+    return ForwardingTarget::verify(items);
   }
   void prefill(const std::vector<uint64_t>& slots) override {
     note();
-    inner_->prefill(slots);
+    ForwardingTarget::prefill(slots);
   }
-  void finish(uint64_t slot) override { inner_->finish(slot); }
-  PrefillStats prefill_stats() const override { return inner_->prefill_stats(); }
-  int64_t kv_token_capacity() const override { return inner_->kv_token_capacity(); }
 
   std::set<int> teams() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -52,26 +44,16 @@ class TeamNotingTarget final : public Target {
     teams_.insert(omp_get_max_threads());
   }
 
-  std::unique_ptr<Target> inner_;
   std::mutex mutex_;
   std::set<int> teams_;
 };
 
-// A draft model's drafter that says its drafts are made elsewhere, as a
-// draft rank's proxy does.
-class ElsewhereDrafter final : public Drafter {
+// A drafter that says its drafts are made elsewhere, as a draft rank's
+// proxy does.
+class ElsewhereDrafter final : public ::seed::testing::ForwardingDrafter {
  public:
-  explicit ElsewhereDrafter(std::unique_ptr<Drafter> inner) : inner_(std::move(inner)) {}
-  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
-    inner_->start(slot, tokens, settings);
-  }
-  DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
-  void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
-  void finish(uint64_t slot) override { inner_->finish(slot); }
+  using ForwardingDrafter::ForwardingDrafter;
   bool drafts_here() const override { return false; }
-
- private:
-  std::unique_ptr<Drafter> inner_;
 };
 
 class ForwardCoresTest : public ::testing::Test {

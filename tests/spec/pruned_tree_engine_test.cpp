@@ -18,6 +18,7 @@
 #include "spec/engine/step_cost.h"
 #include "tests/spec/chi_square.h"
 #include "tests/spec/engine_fixtures.h"
+#include "tests/spec/forwarding.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {
@@ -201,21 +202,15 @@ TEST_F(PrunedTreeEngineTest, StepCostIsMeasuredOnTheHandles) {
 
 // A drafter whose every proposal first waits `latency`, as a draft rank's
 // answer does: a cost per proposal, whatever its depth.
-class DelayedDrafter final : public Drafter {
+class DelayedDrafter final : public ::seed::testing::ForwardingDrafter {
  public:
-  DelayedDrafter(Drafter& inner, std::chrono::milliseconds latency) : inner_(inner), latency_(latency) {}
-  void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
-    inner_.start(slot, tokens, settings);
-  }
+  DelayedDrafter(Drafter& inner, std::chrono::milliseconds latency) : ForwardingDrafter(inner), latency_(latency) {}
   DraftTree propose(uint64_t slot, int max_depth) override {
     std::this_thread::sleep_for(latency_);
-    return inner_.propose(slot, max_depth);
+    return ForwardingDrafter::propose(slot, max_depth);
   }
-  void advance(uint64_t slot, const Verdict& verdict) override { inner_.advance(slot, verdict); }
-  void finish(uint64_t slot) override { inner_.finish(slot); }
 
  private:
-  Drafter& inner_;
   std::chrono::milliseconds latency_;
 };
 

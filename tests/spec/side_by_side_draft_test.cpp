@@ -27,6 +27,7 @@
 #include "spec/engine/model_target.h"
 #include "spec/engine/scheduled_engine.h"
 #include "tests/spec/engine_fixtures.h"
+#include "tests/spec/forwarding.h"
 
 namespace seed::spec {
 namespace {
@@ -180,20 +181,7 @@ TEST_F(SideBySideDraftTest, ASharedForwardFailsItsBatchAndADrafterOneByOneFailsO
   EXPECT_TRUE(shared[1].error);
 
   // A drafter without batches of its own: only the unknown slot fails.
-  class OneByOne final : public Drafter {
-   public:
-    explicit OneByOne(std::unique_ptr<Drafter> inner) : inner_(std::move(inner)) {}
-    void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& s) override {
-      inner_->start(slot, tokens, s);
-    }
-    DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
-    void advance(uint64_t slot, const Verdict& verdict) override { inner_->advance(slot, verdict); }
-    void finish(uint64_t slot) override { inner_->finish(slot); }
-
-   private:
-    std::unique_ptr<Drafter> inner_;
-  };
-  OneByOne one_by_one(make_draft_model_drafter(draft()));
+  ::seed::testing::ForwardingDrafter one_by_one(make_draft_model_drafter(draft()));
   one_by_one.start(0, {1, 2, 3}, settings(0.0f, {1, 1}, 0));
   const std::vector<DraftResult> alone = one_by_one.propose_batch({{0, 2}, {1, 2}});
   ASSERT_EQ(alone.size(), 2u);
