@@ -1,9 +1,12 @@
 // panel_gemm on AVX2 + FMA (+ F16C for float16 weights), on panels 16
 // columns wide: with 16 ymm registers a tile is up to 6 rows x 16 columns
 // (12 accumulators, 2 of weights, 1 broadcast), and a panel streams
-// contiguously. Tiles of 1-2 rows also split k into interleaved sums, so
-// that at least 8 independent FMA chains hide the FMA latency.
+// contiguously. Every tile sums k in order, so a row's outputs are the same
+// bits whichever rows share its tile; tiles of 1-2 rows span 4 or 2 panels
+// instead, so that 8 independent FMA chains hide the FMA latency.
 #include <immintrin.h>
+
+#include <algorithm>
 
 #include "models/panel_gemm_kernels.h"
 
@@ -48,7 +51,7 @@ SEED_AVX2 inline void swap_halves(__m256 (&v)[kVectors]) {
   v[0] = low;
 }
 
-// acc[s][r][v] += x[r][k] * W[k][v] over k = s, s + splits, ... for one k.
+// acc[r][v] += x[r][k] * W[k][v] for one k.
 template <int64_t rows, typename W>
 SEED_AVX2 inline void step(const float* x, int64_t K, int64_t k, const W* panel, __m256 (&acc)[rows][kVectors]) {
   __m256 w[kVectors];
@@ -61,74 +64,82 @@ SEED_AVX2 inline void step(const float* x, int64_t K, int64_t k, const W* panel,
   }
 }
 
-// rows x 16 block of y from `rows` rows of x and one panel [K, 16], with k
-// split into `splits` interleaved partial sums.
-template <int64_t rows, int64_t splits, typename W>
-SEED_AVX2 void tile(const float* x, int64_t K, const W* panel, const float* bias, float* y, int64_t ldy,
-                    const __m256i (&mask)[kVectors]) {
-  __m256 acc[splits][rows][kVectors];
-  __m256 start[kVectors];
-#pragma GCC unroll 2
-  for (int64_t v = 0; v < kVectors; ++v) {
-    start[v] = bias ? _mm256_maskload_ps(bias + v * kLanes, mask[v]) : _mm256_setzero_ps();
-  }
-  if constexpr (kSwizzled<W>) swap_halves(start);
-#pragma GCC unroll 4
-  for (int64_t s = 0; s < splits; ++s) {
-#pragma GCC unroll 6
-    for (int64_t r = 0; r < rows; ++r) {
-#pragma GCC unroll 2
-      for (int64_t v = 0; v < kVectors; ++v) acc[s][r][v] = s == 0 ? start[v] : _mm256_setzero_ps();
-    }
-  }
-  int64_t k = 0;
-  for (; k + splits <= K; k += splits) {
-#pragma GCC unroll 4
-    for (int64_t s = 0; s < splits; ++s) step<rows>(x, K, k + s, panel, acc[s]);
-  }
-  for (; k < K; ++k) step<rows>(x, K, k, panel, acc[0]);
-#pragma GCC unroll 6
-  for (int64_t r = 0; r < rows; ++r) {
-    __m256 sum[kVectors];
-#pragma GCC unroll 2
-    for (int64_t v = 0; v < kVectors; ++v) {
-      sum[v] = acc[0][r][v];
-#pragma GCC unroll 4
-      for (int64_t s = 1; s < splits; ++s) sum[v] = _mm256_add_ps(sum[v], acc[s][r][v]);
-    }
-    if constexpr (kSwizzled<W>) swap_halves(sum);
-#pragma GCC unroll 2
-    for (int64_t v = 0; v < kVectors; ++v) _mm256_maskstore_ps(y + r * ldy + v * kLanes, mask[v], sum[v]);
-  }
-}
-
 SEED_AVX2 __m256i lane_mask(int64_t remaining) {
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const int32_t n = static_cast<int32_t>(remaining < 0 ? 0 : (remaining > kLanes ? kLanes : remaining));
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), lanes);
 }
 
+// Rows [m, m + rows) of y in the columns of panels [p, p + panels), from
+// the bias (or zero) and k = 0, 1, ... in order.
+template <int64_t rows, int64_t panels, typename W>
+SEED_AVX2 void tile(const PanelGemmArgs& a, int64_t m, int64_t p) {
+  const W* panel = static_cast<const W*>(a.panels) + p * a.K * kWidth;
+  const float* x = a.x + m * a.K;
+  __m256i mask[panels][kVectors];
+  __m256 acc[panels][rows][kVectors];
+#pragma GCC unroll 4
+  for (int64_t q = 0; q < panels; ++q) {
+    const int64_t n = (p + q) * kWidth;
+    __m256 start[kVectors];
+#pragma GCC unroll 2
+    for (int64_t v = 0; v < kVectors; ++v) {
+      mask[q][v] = lane_mask(a.N - n - v * kLanes);
+      start[v] = a.bias ? _mm256_maskload_ps(a.bias + n + v * kLanes, mask[q][v]) : _mm256_setzero_ps();
+    }
+    if constexpr (kSwizzled<W>) swap_halves(start);
+#pragma GCC unroll 6
+    for (int64_t r = 0; r < rows; ++r) {
+#pragma GCC unroll 2
+      for (int64_t v = 0; v < kVectors; ++v) acc[q][r][v] = start[v];
+    }
+  }
+  for (int64_t k = 0; k < a.K; ++k) {
+#pragma GCC unroll 4
+    for (int64_t q = 0; q < panels; ++q) step<rows>(x, a.K, k, panel + q * a.K * kWidth, acc[q]);
+  }
+#pragma GCC unroll 4
+  for (int64_t q = 0; q < panels; ++q) {
+    float* y = a.y + m * a.N + (p + q) * kWidth;
+#pragma GCC unroll 6
+    for (int64_t r = 0; r < rows; ++r) {
+      if constexpr (kSwizzled<W>) swap_halves(acc[q][r]);
+#pragma GCC unroll 2
+      for (int64_t v = 0; v < kVectors; ++v) _mm256_maskstore_ps(y + r * a.N + v * kLanes, mask[q][v], acc[q][r][v]);
+    }
+  }
+}
+
+// Rows [m, m + rows) (1 or 2) in `count` panels from p: 4 / rows panels a
+// tile where there are that many.
+template <int64_t rows, typename W>
+SEED_AVX2 void few_rows(const PanelGemmArgs& a, int64_t m, int64_t p, int64_t count) {
+  constexpr int64_t wide = 4 / rows;
+  for (; count >= wide; count -= wide, p += wide) tile<rows, wide, W>(a, m, p);
+  for (; count > 0; --count, ++p) tile<rows, 1, W>(a, m, p);
+}
+
 template <typename W>
 SEED_AVX2 void run(const PanelGemmArgs& a) {
-  const W* panels = static_cast<const W*>(a.panels);
-  for (int64_t p = a.panel_begin; p < a.panel_end; ++p) {
-    const int64_t n = p * kWidth;
-    const W* panel = panels + p * a.K * kWidth;
-    __m256i mask[kVectors];
-    for (int64_t v = 0; v < kVectors; ++v) mask[v] = lane_mask(a.N - n - v * kLanes);
-    const float* b = a.bias ? a.bias + n : nullptr;
-    int64_t m = 0;
-    for (; m + kMaxRows <= a.M; m += kMaxRows) tile<kMaxRows, 1>(a.x + m * a.K, a.K, panel, b, a.y + m * a.N + n, a.N, mask);
-    const float* x = a.x + m * a.K;
-    float* y = a.y + m * a.N + n;
-    switch (a.M - m) {
-      case 5: tile<5, 1>(x, a.K, panel, b, y, a.N, mask); break;
-      case 4: tile<4, 1>(x, a.K, panel, b, y, a.N, mask); break;
-      case 3: tile<3, 1>(x, a.K, panel, b, y, a.N, mask); break;
-      case 2: tile<2, 2>(x, a.K, panel, b, y, a.N, mask); break;
-      case 1: tile<1, 4>(x, a.K, panel, b, y, a.N, mask); break;
-      default: break;
+  // The last 1-2 rows go across panels; 3-5 make a tile of their own.
+  const int64_t few = a.M % kMaxRows <= 2 ? a.M % kMaxRows : 0, tiled = a.M - few;
+  // Panels a step: those of one tile of the last 1-2 rows, which the tiles
+  // of 3-6 rows before it leave cached.
+  const int64_t group = few == 1 ? 4 : 2;
+  for (int64_t p = a.panel_begin; p < a.panel_end; p += group) {
+    const int64_t count = std::min(group, a.panel_end - p);
+    for (int64_t q = p; q < p + count; ++q) {
+      int64_t m = 0;
+      for (; m + kMaxRows <= tiled; m += kMaxRows) tile<kMaxRows, 1, W>(a, m, q);
+      switch (tiled - m) {
+        case 5: tile<5, 1, W>(a, m, q); break;
+        case 4: tile<4, 1, W>(a, m, q); break;
+        case 3: tile<3, 1, W>(a, m, q); break;
+        default: break;
+      }
     }
+    if (few == 1) few_rows<1, W>(a, tiled, p, count);
+    if (few == 2) few_rows<2, W>(a, tiled, p, count);
   }
 }
 

@@ -1,5 +1,6 @@
 // panel_gemm: every kernel this CPU runs, for every weight dtype, equals the
-// reference product for 1-33 rows and odd shapes; a model on half-size
+// reference product for 1-33 rows and odd shapes and gives each row the
+// bits of its product alone; a model on half-size
 // weights computes what float32 weights of the same values compute.
 #include "models/panel_gemm.h"
 
@@ -67,6 +68,25 @@ TEST_P(PanelGemmTest, EqualsReferenceProductForEveryRowCountAndOddShapes) {
         EXPECT_LT(diff, 1e-5 * (K + 1)) << cpu_kernel_name(kernel) << " " << weight_dtype_name(dtype) << " M=" << M
                                         << " K=" << K << " N=" << N << " bias=" << with_bias;
       }
+    }
+  }
+}
+
+// A row's outputs are the same bits whichever rows share its product: a
+// decoded token's logits equal those of the same token verified in a chain
+// or a tree (causal_lm_cpu.cpp).
+TEST_P(PanelGemmTest, ARowGetsTheBitsOfItsProductAlone) {
+  const auto [kernel, dtype] = GetParam();
+  at::Generator gen = at::detail::createCPUGenerator(4);
+  const int64_t K = 300, N = 16 * 9 + 5;  // panels in groups and one left over, a partial last one
+  const at::Tensor w = torch::randn({N, K}, gen), bias = torch::randn({N}, gen);
+  for (int64_t M = 2; M <= 14; ++M) {
+    const at::Tensor x = torch::randn({M, K}, gen);
+    const at::Tensor together = panel_product(kernel, x, w, bias, dtype);
+    for (int64_t r = 0; r < M; ++r) {
+      const at::Tensor alone = panel_product(kernel, x.narrow(0, r, 1).contiguous(), w, bias, dtype);
+      EXPECT_TRUE(torch::equal(alone[0], together[r]))
+          << cpu_kernel_name(kernel) << " " << weight_dtype_name(dtype) << " row " << r << " of " << M;
     }
   }
 }
