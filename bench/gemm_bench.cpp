@@ -32,8 +32,8 @@ std::vector<GemmBenchRow> run_gemm_bench(models::CausalLM& model, const std::vec
     std::vector<at::Tensor> inputs;
     double fmas = 0;
     for (const models::Linear* linear : panel) {
-      inputs.push_back(torch::randn({k, linear->weight.size(1)}));
-      fmas += static_cast<double>(k) * linear->weight.numel();
+      inputs.push_back(torch::randn({k, linear->in_features()}));  // weights held packed: no `weight`
+      fmas += static_cast<double>(k) * linear->in_features() * linear->out_features();
     }
     auto median_seconds = [&](auto&& one_pass) {
       one_pass();  // warm-up
