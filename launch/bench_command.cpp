@@ -31,6 +31,7 @@ struct BenchForwardOptions {
   std::string model_dir;
   std::string device = "cpu";
   std::string json_path;
+  bool gather_attention = false;
   bench::ForwardBenchOptions bench;
 };
 
@@ -71,7 +72,9 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
 }
 
 void run_bench_forward(const BenchForwardOptions& options, const GlobalOptions& global) {
-  auto model = models::CausalLM::load(options.model_dir, model_load_options(global, options.device));
+  models::LoadOptions load = model_load_options(global, options.device);
+  load.paged_attention = !options.gather_attention;
+  auto model = models::CausalLM::load(options.model_dir, load);
   const bench::ForwardBenchResult result = bench::run_forward_bench(*model, options.bench);
   print_forward_report(options, result);
   if (!options.json_path.empty()) write_file_atomically(options.json_path, result.to_json().dump(2) + "\n");
@@ -252,6 +255,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   forward->add_option("--json", options->json_path, "Also write the figures to this JSON file");
+  forward->add_flag("--gather-attention", options->gather_attention,
+                    "GPU: decode and verification gather each sequence's keys beside a mask instead of reading "
+                    "the paged KV cache in place (for comparison)");
   forward->callback([options, &global] { run_bench_forward(*options, global); });
 
   auto gemm_options = std::make_shared<BenchGemmOptions>();

@@ -14,6 +14,7 @@
 #include "models/forward_plan.h"
 #include "models/fused_ops.h"
 #include "models/padded_batch.h"
+#include "models/paged_attention.h"
 
 namespace seed::models {
 
@@ -314,6 +315,7 @@ std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const Loa
   weights.cpu_kernel = options.cpu_kernel;
   weights.fused_cpu_layers = options.fused_cpu_layers;
   weights.cuda_graphs = options.cuda_graphs;
+  weights.paged_attention = options.paged_attention;
   return std::make_unique<CausalLM>(std::move(config), std::move(weights), tensor_options, options.tp_group);
 }
 
@@ -328,6 +330,7 @@ std::unique_ptr<CausalLM> CausalLM::random(const ModelConfig& config, uint64_t s
   weights.keep_parameters = options.keep_parameters;
   weights.fused_cpu_layers = options.fused_cpu_layers;
   weights.cuda_graphs = options.cuda_graphs;
+  weights.paged_attention = options.paged_attention;
   return std::make_unique<CausalLM>(config, std::move(weights), tensor_options, options.tp_group);
 }
 
@@ -476,23 +479,27 @@ at::Tensor CausalLM::padded_body(const at::Tensor& index, const PaddedBatch& pad
   }
   const auto [cos, sin] = rope_rows_full(cos_table.index_select(0, parts.positions).unsqueeze(1),
                                          sin_table.index_select(0, parts.positions).unsqueeze(1));  // [B*S, 1, D]
-  // Row g*S + s of a kv head's regrouped queries (attention()) is query s
-  // of its group's head g.
-  const int64_t group = shard_.heads / shard_.kv_heads;
-  const at::Tensor allowed = attention_allowed(parts, padded.batch, S, padded.keys)
-                                 .unsqueeze(2)
-                                 .expand({padded.batch, 1, group, S, padded.keys})
-                                 .reshape({padded.batch, 1, group * S, padded.keys});
-  const c10::ScalarType dtype = options_.dtype().toScalarType();
-  const at::Tensor bias = torch::zeros(allowed.sizes(), options_).masked_fill_(allowed.logical_not(), mask_value(dtype));
-  x = tensor_layers(x, padded, parts.write_slots, parts.key_slots, bias, cache, cos, sin);
+  // Paged attention reads the parts in place; gathered keys need a mask.
+  at::Tensor bias;
+  if (!weights_.paged_attention || !paged_attention_fits(options_, S, config_.head_dim)) {
+    // Row g*S + s of a kv head's regrouped queries (attention()) is query s
+    // of its group's head g.
+    const int64_t group = shard_.heads / shard_.kv_heads;
+    const at::Tensor allowed = attention_allowed(parts, padded.batch, S, padded.keys)
+                                   .unsqueeze(2)
+                                   .expand({padded.batch, 1, group, S, padded.keys})
+                                   .reshape({padded.batch, 1, group * S, padded.keys});
+    const c10::ScalarType dtype = options_.dtype().toScalarType();
+    bias = torch::zeros(allowed.sizes(), options_).masked_fill_(allowed.logical_not(), mask_value(dtype));
+  }
+  x = tensor_layers(x, padded, parts, bias, cache, cos, sin);
   x = rms_norm(x.index_select(0, parts.logit_rows), weights_.norm, config_.rms_norm_eps);
   return (logits ? lm_head(x) : x).to(torch::kFloat);
 }
 
-at::Tensor CausalLM::tensor_layers(at::Tensor x, const PaddedBatch& padded, const at::Tensor& write_slots,
-                                   const at::Tensor& key_slots, const at::Tensor& bias, KvCache& cache,
-                                   const at::Tensor& cos, const at::Tensor& sin) const {
+at::Tensor CausalLM::tensor_layers(at::Tensor x, const PaddedBatch& padded, const PaddedBatch::Parts& parts,
+                                   const at::Tensor& bias, KvCache& cache, const at::Tensor& cos,
+                                   const at::Tensor& sin) const {
   const ModelConfig& c = config_;
   const int64_t B = padded.batch, T = padded.keys, M = x.size(0);
   const int64_t H = shard_.heads, Hkv = shard_.kv_heads, D = c.head_dim;  // this rank's heads
@@ -501,14 +508,20 @@ at::Tensor CausalLM::tensor_layers(at::Tensor x, const PaddedBatch& padded, cons
     at::Tensor qkv = w.qkv(rms_norm(x, w.input_norm, c.rms_norm_eps));  // [M, (H + 2 Hkv) D]
     at::Tensor qk = rotated_qk(qkv, w, H, Hkv, D, c.rms_norm_eps, cos, sin);
     at::Tensor keys = cache.keys(l), values = cache.values(l);  // [slots, Hkv, D]
-    keys.index_copy_(0, write_slots, qk.narrow(1, H, Hkv));
-    values.index_copy_(0, write_slots, qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({M, Hkv, D}));
-    const at::Tensor k = keys.index_select(0, key_slots).view({B, T, Hkv, D});
-    const at::Tensor v = values.index_select(0, key_slots).view({B, T, Hkv, D});
-    x = x + sum_partial(w.o(attention(qk.narrow(1, 0, H), k, v, bias)));
+    keys.index_copy_(0, parts.write_slots, qk.narrow(1, H, Hkv));
+    values.index_copy_(0, parts.write_slots, qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({M, Hkv, D}));
+    at::Tensor attended;
+    if (bias.defined()) {
+      const at::Tensor k = keys.index_select(0, parts.key_slots).view({B, T, Hkv, D});
+      const at::Tensor v = values.index_select(0, parts.key_slots).view({B, T, Hkv, D});
+      attended = attention(qk.narrow(1, 0, H), k, v, bias);
+    } else {
+      attended = paged_attention(qk.narrow(1, 0, H), keys, values, parts, B, padded.seq, T);
+    }
+    x = x + sum_partial(w.o(attended));
     const at::Tensor h = rms_norm(x, w.post_norm, c.rms_norm_eps);
     x = x + sum_partial(w.down(torch::silu(w.gate(h)).mul_(w.up(h))));
-    if (l == cache.hidden_layer()) cache.hidden_states().index_copy_(0, write_slots, x);
+    if (l == cache.hidden_layer()) cache.hidden_states().index_copy_(0, parts.write_slots, x);
   }
   return x;
 }

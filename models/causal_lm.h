@@ -34,13 +34,12 @@
 #include "models/kv_cache.h"
 #include "models/model_config.h"
 #include "models/model_weights.h"
+#include "models/padded_batch.h"
 #include "models/tp_collectives.h"
 #include "models/tp_shard.h"
 
 namespace seed::models {
 
-struct ForwardPlan;   // forward_plan.h
-struct PaddedBatch;   // padded_batch.h
 class ForwardGraphs;  // forward_graphs.h
 
 struct LoadOptions {
@@ -73,6 +72,11 @@ struct LoadOptions {
   // (forward_graphs.h); false runs every forward eagerly (tests compare
   // the two). Tensor-parallel groups and soft prompts always run eagerly.
   bool cuda_graphs = true;
+  // CUDA: forwards of few rows a sequence (decode steps, verification)
+  // read the KV cache in place (paged_attention.h); false gathers each
+  // sequence's keys beside a mask, as prompts do (tests and benchmarks
+  // compare the two).
+  bool paged_attention = true;
 };
 
 // The new tokens one sequence contributes to a batched forward.
@@ -205,13 +209,14 @@ class CausalLM {
                          KvCache& cache, const at::Tensor& cos_table, const at::Tensor& sin_table,
                          bool logits) const;
   // The decoder layers over the embedded padded rows x [B*S, hidden]; cos
-  // and sin [B*S, 1, head_dim] per row (full width), `bias` [B, 1,
-  // group*S, T] the additive mask of the regrouped query rows. Writes the
-  // new tokens' keys, values (and hidden states) to the cache; returns x
-  // after the last layer.
-  at::Tensor tensor_layers(at::Tensor x, const PaddedBatch& padded, const at::Tensor& write_slots,
-                           const at::Tensor& key_slots, const at::Tensor& bias, KvCache& cache,
-                           const at::Tensor& cos, const at::Tensor& sin) const;
+  // and sin [B*S, 1, head_dim] per row (full width). `bias` [B, 1,
+  // group*S, T], the additive mask of the regrouped query rows, attends
+  // over keys gathered by parts.key_slots; undefined, paged_attention()
+  // reads them in place. Writes the new tokens' keys, values (and hidden
+  // states) to the cache; returns x after the last layer.
+  at::Tensor tensor_layers(at::Tensor x, const PaddedBatch& padded, const PaddedBatch::Parts& parts,
+                           const at::Tensor& bias, KvCache& cache, const at::Tensor& cos,
+                           const at::Tensor& sin) const;
   // The CPU layers over packed rows x [M, hidden]; cos and sin [M,
   // head_dim / 2]. Writes the cache as tensor_layers; returns the rows
   // plan.logit_rows of x after the last layer.

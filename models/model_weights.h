@@ -86,6 +86,7 @@ struct LlamaWeights {
   CpuKernel cpu_kernel = best_cpu_kernel();
   bool fused_cpu_layers = true;  // LoadOptions::fused_cpu_layers
   bool cuda_graphs = true;       // LoadOptions::cuda_graphs
+  bool paged_attention = true;   // LoadOptions::paged_attention
   bool keep_parameters = true;   // LoadOptions::keep_parameters
 
   void prepare_for_inference();

@@ -3,7 +3,8 @@
 #   1. the CUDA tests (CUDA equals the CPU and transformers; the chi-square
 #      and greedy == ar tests of every engine, verifying on the device);
 #   2. decode and k-token verification of a Llama-3.2-1B-shaped model in
-#      bfloat16 after 16, 2,048 and 8,192 cached tokens, and of the zoo
+#      bfloat16 after 16, 2,048 and 8,192 cached tokens (attention reading
+#      the paged cache in place, then gathering keys), and of the zoo
 #      target;
 #   3. ToT-BFS on 3 puzzles with ar and seed-batch (the same answers and
 #      tokens, and the speedup), and the engines side by side.
@@ -51,6 +52,8 @@ step build/tests/spec/spec_test --gtest_filter='*Cuda*:*Summar*:LogitSummary*'
 
 l1b=$(shape llama-3.2-1b)
 step "$seed" bench forward --model "$l1b" --device "$device" --context-tokens 16 2048 8192 --json "$out/forward-1b.json"
+step "$seed" bench forward --model "$l1b" --device "$device" --context-tokens 16 2048 8192 --gather-attention \
+  --json "$out/forward-1b-gathered.json"
 step "$seed" bench forward --model models/zoo/tiny-target --device "$device" --json "$out/forward-zoo.json"
 if [[ ${WITH_8B:-0} == 1 ]]; then
   l8b=$(shape llama-3.1-8b)

@@ -7,7 +7,8 @@
 # --cuda builds against the CUDA build of PyTorch that `python3` imports
 # (pip's torch, with libtorch inside) instead of Debian's CPU libtorch;
 # CMake settles the clashes between pip's torch and the system's libraries
-# (cmake/pip_torch.cmake). SEED_PREFIX_PATH adds folders where the other
+# (cmake/pip_torch.cmake), and nvcc compiles seed's CUDA kernels
+# (models/cuda/). SEED_PREFIX_PATH adds folders where the other
 # dependencies live when they are not installed system-wide.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,12 +31,17 @@ for arg in "$@"; do
   esac
 done
 prefix_path=${SEED_PREFIX_PATH:-}
+cuda_compiler=""
 if $cuda; then
   torch_prefix=$(python3 -c 'import torch; assert torch.version.cuda, "a CPU-only torch"; print(torch.utils.cmake_prefix_path)') || {
     echo "setup.sh --cuda: python3 cannot import a CUDA build of torch (pip install torch)" >&2
     exit 1
   }
   prefix_path="$torch_prefix${prefix_path:+;$prefix_path}"
+  # seed's own CUDA kernels need nvcc: CUDA's usual folder when PATH has none.
+  if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+    cuda_compiler=/usr/local/cuda/bin/nvcc
+  fi
 else
   packages+=(libtorch-dev libopenblas0-openmp)
 fi
@@ -65,5 +71,6 @@ elif ((${#missing[@]})); then
 fi
 
 $build || exit 0
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${prefix_path:+"-DCMAKE_PREFIX_PATH=$prefix_path"}
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${prefix_path:+"-DCMAKE_PREFIX_PATH=$prefix_path"} \
+  ${cuda_compiler:+"-DCMAKE_CUDA_COMPILER=$cuda_compiler"}
 cmake --build build -j "$(nproc)"

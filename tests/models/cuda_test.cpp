@@ -107,6 +107,39 @@ TEST_P(CudaTest, GraphsReplayWhatEagerForwardsCompute) {
   EXPECT_EQ(without->captured_graphs(), 0);
 }
 
+// Decode steps and trees read the paged cache in place (paged_attention.h)
+// and compute what attention over gathered keys computes: after prompts
+// long enough for several splits of the key positions, a batch of
+// sequences of other lengths, chains and trees, through CUDA graphs.
+TEST_P(CudaTest, PagedAttentionEqualsAttentionOverGatheredKeys) {
+  ModelConfig config = testing::tiny_config(GetParam());
+  config.max_position_embeddings = 640;
+  LoadOptions paged, gathered;
+  paged.device = gathered.device = "cuda:0";
+  gathered.paged_attention = false;
+  auto in_place = CausalLM::random(config, /*seed=*/11, paged);
+  auto gathering = CausalLM::random(config, /*seed=*/11, gathered);
+  const int64_t V = config.vocab_size;
+  KvCache pc = in_place->make_cache({/*block_size=*/4}), gc = gathering->make_cache({/*block_size=*/4});
+  const SequenceId p0 = pc.create(), p1 = pc.create(), g0 = gc.create(), g1 = gc.create();
+  const auto long_prompt = tokens_of(530, V, 9), short_prompt = tokens_of(21, V, 10);
+  EXPECT_LT(max_diff(in_place->forward({{p0, long_prompt, {}}, {p1, short_prompt, {}}}, pc, LogitsFor::kLast),
+                     gathering->forward({{g0, long_prompt, {}}, {g1, short_prompt, {}}}, gc, LogitsFor::kLast)),
+            kTolerance);
+  const auto steps = tokens_of(8, V, 11);
+  for (size_t t = 0; t + 1 < steps.size(); t += 2) {
+    EXPECT_LT(max_diff(in_place->forward({{p0, {steps[t]}, {}}, {p1, {steps[t + 1]}, {}}}, pc, LogitsFor::kLast),
+                       gathering->forward({{g0, {steps[t]}, {}}, {g1, {steps[t + 1]}, {}}}, gc, LogitsFor::kLast)),
+              kTolerance)
+        << "step " << t / 2;
+  }
+  const std::vector<int32_t> parents = {-1, 0, 0, 1, 1, 2, 4, -1};
+  const auto nodes = tokens_of(parents.size(), V, 12), chain = tokens_of(3, V, 13);
+  EXPECT_LT(max_diff(in_place->forward({{p0, nodes, parents}, {p1, chain, {}}}, pc, LogitsFor::kAll),
+                     gathering->forward({{g0, nodes, parents}, {g1, chain, {}}}, gc, LogitsFor::kAll)),
+            kTolerance);
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, CudaTest, ::testing::ValuesIn(testing::all_variants()));
 
 }  // namespace
