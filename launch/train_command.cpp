@@ -1,5 +1,6 @@
 // `seed train`: train a model from a JSON config (models/training/train_config.h),
 // with a progress line on stderr.
+#include <ATen/Parallel.h>
 #include <cstdint>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -105,7 +106,7 @@ void run_train(const TrainOptions& options, const GlobalOptions& global) {
   models::TrainConfig config = models::TrainConfig::from_file(options.config_path);
   config.resume = config.resume || options.resume;
   // --threads on the command line wins over the config's "threads".
-  if (global.threads == 0 && config.threads > 0) torch::set_num_threads(config.threads);
+  if (global.threads == 0 && config.threads > 0) at::set_num_threads(config.threads);
   const auto params = [&] {
     models::ModelConfig shape = config.model;
     shape.vocab_size = 0;

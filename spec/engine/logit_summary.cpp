@@ -5,6 +5,8 @@
 #include <memory>
 #include <utility>
 
+#include <torch/torch.h>
+
 #include "models/base/error.h"
 
 namespace seed::spec {

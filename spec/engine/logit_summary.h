@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
 
 #include "spec/api/verifier.h"
 

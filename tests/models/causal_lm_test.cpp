@@ -361,7 +361,7 @@ TEST(CpuLayers, ATreeNodeGetsTheBitsOfItsPathDecodedTokenByToken) {
 // CPU: its tree nodes still get their paths' bits, and its logits are
 // within bfloat16's rounding of the same model over a float32 cache.
 TEST(CpuLayers, ABfloat16ModelKeepsBfloat16KeysAndValues) {
-  for (const std::string& family : {"llama", "qwen3"}) {
+  for (const std::string family : {"llama", "qwen3"}) {
     LoadOptions options;
     options.weights_dtype = WeightDtype::kBFloat16;
     auto model = CausalLM::random(testing::tiny_config(family), 7, options);
@@ -414,7 +414,7 @@ TEST(CpuLayers, AgreeWithTheAtenLayers) {
 // ATen layers, which gather the whole context and softmax it at once; a
 // decode step and a tree verified on top of the context alike.
 TEST(CpuLayers, LongContextsAgreeWithTheAtenLayers) {
-  for (const std::string& family : {"llama", "qwen2"}) {
+  for (const std::string family : {"llama", "qwen2"}) {
     ModelConfig config = testing::tiny_config(family);
     config.max_position_embeddings = 512;
     const auto run = [&](bool fused) {
@@ -442,7 +442,7 @@ TEST(CpuLayers, LongContextsAgreeWithTheAtenLayers) {
 // Held once (the packed copy replacing the parameters) or twice, a model
 // gives the same logits, and saves the same tensors.
 TEST(CpuLayers, WeightsHeldOnlyPackedGiveTheSameModel) {
-  for (const std::string& family : {"llama", "tied"}) {
+  for (const std::string family : {"llama", "tied"}) {
     LoadOptions kept, packed;
     kept.keep_parameters = true;
     auto with_parameters = CausalLM::random(testing::tiny_config(family), 9, kept);

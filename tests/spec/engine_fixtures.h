@@ -4,16 +4,13 @@
 // tokens of completions.
 #pragma once
 
-#include <torch/torch.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "models/causal_lm.h"
 #include "spec/api/engine.h"
-#include "tests/models/tiny_models.h"
 
 namespace seed::testing {
 
@@ -21,18 +18,7 @@ struct ModelPair {
   std::string target, draft;
 };
 
-inline ModelPair write_model_pair(const std::filesystem::path& dir, int64_t vocab, double noise) {
-  torch::NoGradGuard no_grad;
-  models::ModelConfig config = models::testing::tiny_config("llama");
-  config.vocab_size = vocab;
-  ModelPair pair{(dir / "target").string(), (dir / "draft").string()};
-  models::CausalLM::random(config, 11)->save(pair.target, torch::kFloat32);
-  auto draft = models::CausalLM::random(config, 11, models::testing::keeping_parameters());
-  torch::manual_seed(5);
-  for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * noise * p.std());
-  draft->save(pair.draft, torch::kFloat32);
-  return pair;
-}
+ModelPair write_model_pair(const std::filesystem::path& dir, int64_t vocab, double noise);
 
 // The two pairs the engine tests use, in a temporary folder removed again:
 // `pair` over 64 tokens (noise 0.6) and `small` over 8 (noise 1.0, small
@@ -51,17 +37,7 @@ struct TestModelPairs {
 // `layer`, written to `dir`: the target's last layer, norm and LM head over
 // those hidden states, so that it agrees with the target often (not always:
 // its token rows skip the layers before).
-inline std::string write_edd(const std::string& target_dir, const std::filesystem::path& dir, int64_t layer) {
-  torch::NoGradGuard no_grad;
-  auto target = models::CausalLM::load(target_dir, models::testing::keeping_parameters());
-  models::ModelConfig config = target->config();
-  config.num_hidden_layers = 1;
-  config.edd_target_layer = layer;
-  models::LlamaWeights weights = target->weights();
-  weights.layers = {target->weights().layers.back()};
-  models::CausalLM(config, weights, target->tensor_options()).save(dir.string(), torch::kFloat32);
-  return dir.string();
-}
+std::string write_edd(const std::string& target_dir, const std::filesystem::path& dir, int64_t layer);
 
 // `count` requests over a vocabulary of 64: prompts of 1, 3, 5, ... tokens,
 // each with its own stream, thoughts and evaluations alternating.

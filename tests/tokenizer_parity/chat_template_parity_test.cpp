@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -67,6 +68,9 @@ std::string case_name(const ::testing::TestParamInfo<TemplateCase>& info) {
   for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return name;
 }
+
+// How gtest prints a case (in test lists, as ctest's names): by its name.
+void PrintTo(const TemplateCase& c, std::ostream* os) { *os << case_name({c, 0}); }
 
 class ChatTemplateParityTest : public ::testing::TestWithParam<TemplateCase> {};
 
@@ -143,12 +147,12 @@ TEST_P(ChatTemplateParityTest, RendersAsHuggingFaceJinja) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RealTemplates, ChatTemplateParityTest,
-                         ::testing::Values(TemplateCase{"llama3"}, TemplateCase{"llama3_1"}, TemplateCase{"qwen3"},
+                         ::testing::Values(TemplateCase{"llama3", {}}, TemplateCase{"llama3_1", {}}, TemplateCase{"qwen3", {}},
                                            TemplateCase{"qwen3", {{"enable_thinking", "false"}}},
-                                           TemplateCase{"deepseek_v3"}, TemplateCase{"gemma3"},
-                                           TemplateCase{"llama2_chat"}, TemplateCase{"mistral_instruct"},
-                                           TemplateCase{"qwen2_5_instruct"}, TemplateCase{"deepseek_r1_distill"},
-                                           TemplateCase{"llama3_1_instruct"}),
+                                           TemplateCase{"deepseek_v3", {}}, TemplateCase{"gemma3", {}},
+                                           TemplateCase{"llama2_chat", {}}, TemplateCase{"mistral_instruct", {}},
+                                           TemplateCase{"qwen2_5_instruct", {}}, TemplateCase{"deepseek_r1_distill", {}},
+                                           TemplateCase{"llama3_1_instruct", {}}),
                          case_name);
 
 }  // namespace
