@@ -40,6 +40,7 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
   std::cout << fmt::format("model     {}  ({:.2f}M params, {:.1f} MB of weights read per token)\n",
                            options.model_dir, r.params / 1e6, r.weight_bytes / 1e6)
             << fmt::format("threads   {}  (libtorch intra-op)\n", torch::get_num_threads())
+            << fmt::format("runtime   {}\n", startup_settings())
             << fmt::format("kernel    {}, {} weights x {} rows\n", r.kernel.empty() ? "libtorch" : r.kernel,
                            r.weights_dtype, r.x_dtype)
             << fmt::format("bandwidth read {:.1f} GB/s  (one pass over the weights as held)\n", r.read_bandwidth / 1e9)

@@ -45,21 +45,50 @@ constexpr const char* kMallocTunables =
 // while the target waits for drafts.
 constexpr const char* kSpinCount = "100000";
 
-}  // namespace
+// Set when set_startup_environment() could not re-execute the process.
+bool startup_exec_failed = false;
 
-void ensure_fast_runtime(char** argv) {
+// Runs from the executable's .preinit_array, before any shared library's
+// initialisers: re-executing here costs the loading alone, where from main()
+// it also cost libtorch's initialisers (about a second, for every command).
+// libc has not set `environ` yet either; it is set from envp, as libc will.
+void set_startup_environment(int, char** argv, char** envp) {
+  environ = envp;
   bool changed = false;
-  const char* core = std::getenv("OPENBLAS_CORETYPE") == nullptr ? better_blas_core() : nullptr;
-  if (core != nullptr) changed |= setenv("OPENBLAS_CORETYPE", core, 1) == 0;
   if (std::getenv("GLIBC_TUNABLES") == nullptr) changed |= setenv("GLIBC_TUNABLES", kMallocTunables, 1) == 0;
   if (std::getenv("OMP_WAIT_POLICY") == nullptr && std::getenv("GOMP_SPINCOUNT") == nullptr) {
     changed |= setenv("GOMP_SPINCOUNT", kSpinCount, 1) == 0;
   }
   if (changed) {
     execv("/proc/self/exe", argv);
-    spdlog::warn("could not re-execute with {}{}: set them yourself for speed",
-                 core != nullptr ? fmt::format("OPENBLAS_CORETYPE={} ", core) : "", kMallocTunables);
+    startup_exec_failed = true;
   }
+}
+__attribute__((section(".preinit_array"), used)) void (*startup_environment)(int, char**, char**) =
+    set_startup_environment;
+
+}  // namespace
+
+void ensure_fast_runtime(char** argv) {
+  // OpenBLAS's choice of kernels is known only once it has initialised.
+  const char* core = std::getenv("OPENBLAS_CORETYPE") == nullptr ? better_blas_core() : nullptr;
+  if (core != nullptr && setenv("OPENBLAS_CORETYPE", core, 1) == 0) {
+    execv("/proc/self/exe", argv);
+    startup_exec_failed = true;
+  }
+  if (startup_exec_failed) {
+    spdlog::warn("could not re-execute with {}GLIBC_TUNABLES={} GOMP_SPINCOUNT={}: set them yourself for speed",
+                 core != nullptr ? fmt::format("OPENBLAS_CORETYPE={} ", core) : "", kMallocTunables, kSpinCount);
+  }
+}
+
+std::string startup_settings() {
+  std::string settings;
+  for (const char* name : {"OPENBLAS_CORETYPE", "GLIBC_TUNABLES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr) settings += fmt::format("{}{}={}", settings.empty() ? "" : " ", name, value);
+  }
+  return settings;
 }
 
 void warn_if_blas_held_back() {

@@ -12,9 +12,10 @@
 
 namespace seed::launch {
 
-// Three settings that are read only when the process starts, so when either is
-// missing this re-executes the process with it (a variable the user set
-// stands):
+// Three settings that are read only when the process starts, so when one is
+// missing the process re-executes itself with it (a variable the user set
+// stands): the last two before any library initialises (runtime.cpp), and
+// OPENBLAS_CORETYPE here, once OpenBLAS has made its choice:
 // - OPENBLAS_CORETYPE: OpenBLAS picks its kernels by CPUID and falls back to
 //   generic SSE3 ("Prescott") on CPUs it does not recognise, which virtual
 //   machines often report; small GEMMs then run 5-7x slower. Set when OpenBLAS
@@ -28,8 +29,13 @@ namespace seed::launch {
 //   before they sleep; a bounded spin keeps a forward's team awake between
 //   its ops and then frees the core (set unless OMP_WAIT_POLICY or
 //   GOMP_SPINCOUNT is).
-// Returns normally when nothing needs fixing.
+// Returns normally when nothing needs fixing (or, with a warning, when the
+// process could not re-execute itself).
 void ensure_fast_runtime(char** argv);
+
+// Those settings (and OMP_WAIT_POLICY) as this process runs with them,
+// "NAME=value" each, unset ones left out: for benchmark reports.
+std::string startup_settings();
 
 // A user's OPENBLAS_CORETYPE that holds an AVX-512 CPU to narrower kernels
 // (Haswell's AVX2 ones trained the zoo target 1.5x slower) is kept, but

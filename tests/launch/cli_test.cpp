@@ -143,6 +143,25 @@ TEST_F(CliTest, BenchForwardWritesTheDocumentedJsonKeys) {
   EXPECT_TRUE(figures["forward_time_ratio"].contains("16"));
 }
 
+// seed re-executes itself with its malloc and OpenMP settings before any
+// library initialises; the user's own settings, and the rest of the
+// environment, stand.
+TEST_F(CliTest, SeedRunsWithItsStartupSettingsUnlessTheUserSetsThem) {
+  const std::string bench = seed("--threads 1 bench forward --model " + model_dir_->string() +
+                                 " --repeats 1 --decode-tokens 2 --prefill-tokens 8");
+  const std::string unset = "env -u GLIBC_TUNABLES -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT ";
+  const Outcome defaults = run_command(unset + bench);
+  ASSERT_EQ(defaults.exit_code, 0) << defaults.output;
+  EXPECT_NE(defaults.output.find("GLIBC_TUNABLES=glibc.malloc.hugetlb=1:"), std::string::npos) << defaults.output;
+  EXPECT_NE(defaults.output.find("GOMP_SPINCOUNT=100000"), std::string::npos) << defaults.output;
+
+  const Outcome users = run_command(unset + "GLIBC_TUNABLES=glibc.malloc.trim_threshold=7 OMP_WAIT_POLICY=passive " + bench);
+  ASSERT_EQ(users.exit_code, 0) << users.output;
+  EXPECT_NE(users.output.find("GLIBC_TUNABLES=glibc.malloc.trim_threshold=7 OMP_WAIT_POLICY=passive\n"),
+            std::string::npos)
+      << users.output;
+}
+
 TEST_F(CliTest, BenchForwardMeasuresEveryContextAgainstTheFirst) {
   const fs::path json = *model_dir_ / "bench_contexts.json";
   const Outcome r = run_command(seed("--threads 1 bench forward --model " + model_dir_->string() +
