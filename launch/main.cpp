@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
       ->transform(CLI::IsMember(levels))
       ->capture_default_str();
   app.add_option("--threads", global.threads,
-                 "The target's intra-op threads (0 = automatic: the usable cores, less one per drafter thread)")
+                 "The target's intra-op threads (0 = automatic: the usable cores, OMP_NUM_THREADS or the CPU affinity, "
+                 "less one per drafter thread)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   std::string cpu_kernel = "auto", weights_dtype = "auto";

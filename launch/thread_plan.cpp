@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <limits>
 
 namespace seed::launch {
 namespace {
@@ -62,7 +65,20 @@ ThreadPlan plan_threads(const ThreadRequest& r) {
   return plan;
 }
 
+int omp_num_threads(const char* value) {
+  if (value == nullptr) return 0;
+  const char* p = value;
+  while (std::isspace(static_cast<unsigned char>(*p))) ++p;
+  if (!std::isdigit(static_cast<unsigned char>(*p))) return 0;
+  char* end = nullptr;
+  const long count = std::strtol(p, &end, 10);
+  while (std::isspace(static_cast<unsigned char>(*end))) ++end;
+  if (*end != '\0' && *end != ',') return 0;
+  return count > 0 && count <= std::numeric_limits<int>::max() ? static_cast<int>(count) : 0;
+}
+
 int usable_cores(int local_ranks) {
+  if (const int asked = omp_num_threads(std::getenv("OMP_NUM_THREADS")); asked > 0) return asked;
   cpu_set_t set;
   CPU_ZERO(&set);
   const long online = sysconf(_SC_NPROCESSORS_ONLN);

@@ -39,9 +39,16 @@ struct ThreadPlan {
 
 ThreadPlan plan_threads(const ThreadRequest& request);
 
-// Cores this process may use: its CPU affinity, shared among `local_ranks`
-// ranks on this node unless the launcher bound the process to fewer cores
-// than the machine has (then the binding already did the sharing).
+// Cores this process may use: OMP_NUM_THREADS when it is set, as every
+// OpenMP program reads it (schedulers and launchers set it per task or
+// rank); else its CPU affinity, shared among `local_ranks` ranks on this
+// node unless the launcher bound the process to fewer cores than the
+// machine has (then the binding already did the sharing).
 int usable_cores(int local_ranks);
+
+// The thread count an OMP_NUM_THREADS value names: a positive number, or
+// the first of a nested list ("4,2"), as libgomp reads it; 0 for no value
+// or one libgomp rejects (it warns about those itself).
+int omp_num_threads(const char* value);
 
 }  // namespace seed::launch

@@ -390,4 +390,19 @@ TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {
   EXPECT_NE(b.output.find("without thread flags seed would run"), std::string::npos) << b.output;
 }
 
+// bench spec's threads column is target+drafters x threads: on one core the
+// drafter shares the target's; eight cores give the target seven (n = 1
+// keeps one drafter busy), whatever this machine has.
+TEST_F(CliTest, OmpNumThreadsSetsTheCoresTheThreadPlanSplits) {
+  const std::string bench = "bench spec --target " + model_dir_->string() + " --draft " + model_dir_->string() +
+                            " --engines seed --n 1 --temperatures 0 --repeats 1 --thought-tokens 4 "
+                            "--evaluation-tokens 4";
+  const Outcome one = run_command("OMP_NUM_THREADS=1 " + seed(bench));
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find(" 1+1x1 "), std::string::npos) << one.output;
+  const Outcome eight = run_command("OMP_NUM_THREADS=8 " + seed(bench));
+  ASSERT_EQ(eight.exit_code, 0) << eight.output;
+  EXPECT_NE(eight.output.find(" 7+1x1 "), std::string::npos) << eight.output;
+}
+
 }  // namespace

@@ -1,9 +1,13 @@
 // The thread plan: with no flags no more threads are busy than cores, the
 // drafters take what the target leaves, and flags that oversubscribe warn
-// with what the automatic plan would do.
+// with what the automatic plan would do; OMP_NUM_THREADS sets the cores.
 #include "launch/thread_plan.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 namespace seed::launch {
 namespace {
@@ -60,10 +64,43 @@ TEST(ThreadPlanTest, DescribesTheSplitInOneLine) {
   EXPECT_EQ(plan_threads({8, 0, 0, false, 0}).describe(), "8 cores: target 8 threads");
 }
 
+// Sets or unsets OMP_NUM_THREADS for one scope, restoring what was there.
+class OmpNumThreads {
+ public:
+  explicit OmpNumThreads(const char* value) {
+    if (const char* old = std::getenv("OMP_NUM_THREADS")) old_ = old;
+    value ? setenv("OMP_NUM_THREADS", value, 1) : unsetenv("OMP_NUM_THREADS");
+  }
+  ~OmpNumThreads() { old_ ? setenv("OMP_NUM_THREADS", old_->c_str(), 1) : unsetenv("OMP_NUM_THREADS"); }
+
+ private:
+  std::optional<std::string> old_;
+};
+
 TEST(ThreadPlanTest, UsableCoresShareTheMachineAmongLocalRanks) {
+  const OmpNumThreads unset(nullptr);
   const int alone = usable_cores(1);
   EXPECT_GE(alone, 1);
   EXPECT_EQ(usable_cores(alone * 4), 1);  // more ranks than cores: one each
+}
+
+TEST(ThreadPlanTest, OmpNumThreadsSetsTheCoresWhateverTheMachineHas) {
+  const OmpNumThreads three("3");
+  EXPECT_EQ(usable_cores(1), 3);
+  EXPECT_EQ(usable_cores(64), 3);  // the launcher gave each rank its count
+}
+
+TEST(ThreadPlanTest, OmpNumThreadsIsReadAsLibgompReadsIt) {
+  EXPECT_EQ(omp_num_threads("4"), 4);
+  EXPECT_EQ(omp_num_threads(" 12 "), 12);
+  EXPECT_EQ(omp_num_threads("4,2"), 4);  // a nested list: the outer level
+  EXPECT_EQ(omp_num_threads(nullptr), 0);
+  EXPECT_EQ(omp_num_threads(""), 0);
+  EXPECT_EQ(omp_num_threads("0"), 0);
+  EXPECT_EQ(omp_num_threads("-2"), 0);
+  EXPECT_EQ(omp_num_threads("four"), 0);
+  EXPECT_EQ(omp_num_threads("4x"), 0);
+  EXPECT_EQ(omp_num_threads("99999999999"), 0);
 }
 
 }  // namespace
