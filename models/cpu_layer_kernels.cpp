@@ -50,6 +50,10 @@ SEED_INLINE float widen(uint16_t bits) {
 // is this many scores per query head, whatever the context.
 constexpr int64_t kChunk = 64;
 
+// Most rows attended together: enough to read a verified chain's or a small
+// tree's prefix once, few enough that their scratch stays in the caches.
+constexpr int64_t kGroupRows = 16;
+
 // A kv head's rows of successive slots are a row of the pool apart (kv_heads
 // x dim entries), and a block's slots sit anywhere in the pool, so the
 // hardware prefetchers, which stop at page boundaries, see every key or
@@ -247,78 +251,139 @@ SEED_INLINE const float* widened(const uint16_t* row, int64_t n, float* out) {
   return out;
 }
 
-// One query row against the kv heads [kv_begin, kv_end), each with the
-// `group` query heads that read it. Per kv head, scratch holds their scaled
-// queries [group, dim], the scores of one chunk [group, kChunk], and each
-// head's running maximum and sum [group] each. The output rows accumulate
-// the weighted values, rescaled whenever a chunk raises a head's maximum.
-// While a kv head's chunk is computed, its next chunk's keys and values are
-// asked for.
+// Query rows [row_begin, row_end) against the kv heads [kv_begin,
+// kv_end), each kv head with the `group` query heads that read it. The rows
+// share one block table, so the whole chunks inside every row's prefix are
+// the same entries for all of them: those are read once for the rows
+// together (a verified chain's or tree's rows, a prefill's), then each row
+// reads the rest of its entries alone. Every row is cut into the same
+// chunks from its first entry either way, so its result is the same bits
+// as if it were attended alone.
+//
+// Per row and kv head, scratch holds the query heads' scaled queries
+// [group, dim], one chunk's scores [group, kChunk], and each head's running
+// maximum and sum [group] each; then one chunk's widened keys or values
+// [kChunk, dim]. The output rows accumulate the weighted values, rescaled
+// whenever a chunk raises a head's maximum. While a chunk is computed, the
+// next one's keys and values are asked for.
 template <typename Vec, typename T>
-SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_begin, int64_t kv_end, float* scratch) {
-  constexpr int64_t L = kLanesOf<Vec>;
-  const int64_t group = a.heads / a.kv_heads, dim = a.dim, kv_stride = a.kv_heads * dim;
-  const int64_t per_head = group * (dim + kChunk + 2), range_width = (kv_end - kv_begin) * dim;
-  const int64_t n = a.rows->length(row);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dim));
-  for (int64_t kv_head = kv_begin; kv_head < kv_end; ++kv_head) {
-    float* q = scratch + (kv_head - kv_begin) * per_head;
-    const float* q_in = a.q + row * a.q_stride + kv_head * group * dim;
-    for (int64_t i = 0; i < group * dim; ++i) q[i] = q_in[i] * scale;
-    float* out = a.out + row * a.heads * dim + kv_head * group * dim;
-    std::fill(out, out + group * dim, 0.0f);
+class RowsAttention {
+ public:
+  RowsAttention(const PagedAttentionArgs& a, int64_t row_begin, int64_t row_end, int64_t kv_begin, int64_t kv_end,
+                float* scratch)
+      : a_(a),
+        row_begin_(row_begin),
+        row_end_(row_end),
+        kv_begin_(kv_begin),
+        kv_count_(kv_end - kv_begin),
+        group_(a.heads / a.kv_heads),
+        dim_(a.dim),
+        kv_stride_(a.kv_heads * a.dim),
+        per_head_(group_ * (dim_ + kChunk + 2)),
+        scratch_(scratch),
+        wide_(scratch + (row_end - row_begin) * kv_count_ * per_head_),
+        keys_(static_cast<const T*>(a.keys) + kv_begin * a.dim),
+        values_(static_cast<const T*>(a.values) + kv_begin * a.dim) {}
+
+  static int64_t scratch_size(int64_t rows, int64_t kv_count, int64_t group, int64_t dim) {
+    return rows * kv_count * group * (dim + kChunk + 2) + kChunk * dim;
   }
-  float* wide = scratch + (kv_end - kv_begin) * per_head;  // [kChunk, dim]: widened keys or values
-  const T* keys = static_cast<const T*>(a.keys) + kv_begin * dim;
-  const T* values = static_cast<const T*>(a.values) + kv_begin * dim;
-  const auto ask_for = [&](const int64_t* chunk_slots, int64_t count) {
-    for (int64_t j = 0; j < count; ++j) {
-      prefetch_row(keys + chunk_slots[j] * kv_stride, range_width);
-      prefetch_row(values + chunk_slots[j] * kv_stride, range_width);
+
+  SEED_INLINE void run() {
+    const float scale = 1.0f / std::sqrt(static_cast<float>(dim_));
+    int64_t shared = a_.rows->prefix[row_begin_];
+    for (int64_t row = row_begin_; row < row_end_; ++row) {
+      shared = std::min(shared, a_.rows->prefix[row]);
+      for (int64_t kv = 0; kv < kv_count_; ++kv) {
+        float* q = state(row, kv);
+        const float* q_in = a_.q + row * a_.q_stride + (kv_begin_ + kv) * group_ * dim_;
+        for (int64_t i = 0; i < group_ * dim_; ++i) q[i] = q_in[i] * scale;
+        float* o = out(row, kv);
+        std::fill(o, o + group_ * dim_, 0.0f);
+      }
     }
-  };
-  int64_t slots[kChunk], next_slots[kChunk];
-  const float* key_rows[kChunk];
-  a.rows->slots(row, 0, std::min(kChunk, n), slots);
-  ask_for(slots, std::min(kChunk, n));
-  for (int64_t first = 0; first < n; first += kChunk) {
-    const int64_t c = std::min(kChunk, n - first), next_c = std::min(kChunk, n - first - c);
-    if (next_c > 0) a.rows->slots(row, first + c, next_c, next_slots);
-    for (int64_t kv = 0; kv < kv_end - kv_begin; ++kv) {
-      const float* q = scratch + kv * per_head;
-      float* scores = scratch + kv * per_head + group * dim;
-      float* top = scores + group * kChunk;
-      float* sum = top + group;
-      float* out = a.out + row * a.heads * dim + (kv_begin + kv) * group * dim;
-      // The chunk's keys of this kv head as float32 rows: the cache's own,
-      // or bfloat16 widened once here, not once per query head. Scores of
-      // the lanes past c read the first row again and are never used.
-      for (int64_t j = 0; j < c; ++j) {
-        if (j < next_c) {
-          prefetch_row(keys + next_slots[j] * kv_stride + kv * dim, dim);
-          prefetch_row(values + next_slots[j] * kv_stride + kv * dim, dim);
+    shared = shared / kChunk * kChunk;
+    if (shared > 0) chunks(row_begin_, row_end_, 0, shared);
+    for (int64_t row = row_begin_; row < row_end_; ++row) chunks(row, row + 1, shared, a_.rows->length(row));
+    for (int64_t row = row_begin_; row < row_end_; ++row) {
+      for (int64_t kv = 0; kv < kv_count_; ++kv) {
+        const float* sum = state(row, kv) + group_ * (dim_ + kChunk + 1);
+        float* o = out(row, kv);
+        for (int64_t h = 0; h < group_; ++h) {
+          const float inv_sum = 1.0f / sum[h];
+          for (int64_t i = 0; i < dim_; ++i) o[h * dim_ + i] *= inv_sum;
         }
-        key_rows[j] = widened<Vec>(keys + slots[j] * kv_stride + kv * dim, dim, wide + j * dim);
       }
-      for (int64_t j = c; j % L != 0; ++j) key_rows[j] = key_rows[0];
-      for (int64_t h = 0; h < group; ++h) chunk_scores<Vec>(q + h * dim, key_rows, c, dim, scores + h * kChunk);
-      // The values likewise (the widened keys are not read again).
-      const float* v = nullptr;
-      int64_t v_stride = kv_stride;
-      const int64_t* v_slots = slots;
-      if constexpr (std::is_same_v<T, float>) {
-        v = values + kv * dim;
-      } else {
-        for (int64_t j = 0; j < c; ++j) widened<Vec>(values + slots[j] * kv_stride + kv * dim, dim, wide + j * dim);
-        v = wide;
-        v_stride = dim;
-        v_slots = kSuccessive;
+    }
+  }
+
+ private:
+  // Row `row`'s scratch for kv head kv_begin + kv: queries, scores, maxima, sums.
+  float* state(int64_t row, int64_t kv) const { return scratch_ + ((row - row_begin_) * kv_count_ + kv) * per_head_; }
+  float* out(int64_t row, int64_t kv) const { return a_.out + row * a_.heads * dim_ + (kv_begin_ + kv) * group_ * dim_; }
+
+  // Entries [from, to) of rows [first_row, last_row), which attend to the
+  // same slots there (the slots are read from the first).
+  SEED_INLINE void chunks(int64_t first_row, int64_t last_row, int64_t from, int64_t to) {
+    if (from >= to) return;
+    int64_t slots[kChunk], next_slots[kChunk];
+    a_.rows->slots(first_row, from, std::min(kChunk, to - from), slots);
+    const int64_t range_width = kv_count_ * dim_;
+    for (int64_t j = 0; j < std::min(kChunk, to - from); ++j) {
+      prefetch_row(keys_ + slots[j] * kv_stride_, range_width);
+      prefetch_row(values_ + slots[j] * kv_stride_, range_width);
+    }
+    for (int64_t first = from; first < to; first += kChunk) {
+      const int64_t c = std::min(kChunk, to - first), next_c = std::min(kChunk, to - first - c);
+      if (next_c > 0) a_.rows->slots(first_row, first + c, next_c, next_slots);
+      for (int64_t kv = 0; kv < kv_count_; ++kv) chunk(first_row, last_row, kv, slots, c, first == 0, next_slots, next_c);
+      std::copy(next_slots, next_slots + std::max<int64_t>(next_c, 0), slots);
+    }
+  }
+
+  // One chunk of c entries (at `slots`) of kv head kv_begin + kv for rows
+  // [first_row, last_row); `opening`: the rows' first chunk.
+  SEED_INLINE void chunk(int64_t first_row, int64_t last_row, int64_t kv, const int64_t* slots, int64_t c,
+                         bool opening, const int64_t* next_slots, int64_t next_c) {
+    constexpr int64_t L = kLanesOf<Vec>;
+    const float* key_rows[kChunk];
+    // The chunk's keys of this kv head as float32 rows: the cache's own, or
+    // bfloat16 widened once here, not once per query head or row. Scores of
+    // the lanes past c read the first row again and are never used.
+    for (int64_t j = 0; j < c; ++j) {
+      if (j < next_c) {
+        prefetch_row(keys_ + next_slots[j] * kv_stride_ + kv * dim_, dim_);
+        prefetch_row(values_ + next_slots[j] * kv_stride_ + kv * dim_, dim_);
       }
-      for (int64_t h = 0; h < group; ++h) {
+      key_rows[j] = widened<Vec>(keys_ + slots[j] * kv_stride_ + kv * dim_, dim_, wide_ + j * dim_);
+    }
+    for (int64_t j = c; j % L != 0; ++j) key_rows[j] = key_rows[0];
+    for (int64_t row = first_row; row < last_row; ++row) {
+      const float* q = state(row, kv);
+      float* scores = state(row, kv) + group_ * dim_;
+      for (int64_t h = 0; h < group_; ++h) chunk_scores<Vec>(q + h * dim_, key_rows, c, dim_, scores + h * kChunk);
+    }
+    // The values likewise (the widened keys are not read again).
+    const float* v = nullptr;
+    int64_t v_stride = kv_stride_;
+    const int64_t* v_slots = slots;
+    if constexpr (std::is_same_v<T, float>) {
+      v = values_ + kv * dim_;
+    } else {
+      for (int64_t j = 0; j < c; ++j) widened<Vec>(values_ + slots[j] * kv_stride_ + kv * dim_, dim_, wide_ + j * dim_);
+      v = wide_;
+      v_stride = dim_;
+      v_slots = kSuccessive;
+    }
+    for (int64_t row = first_row; row < last_row; ++row) {
+      float* scores = state(row, kv) + group_ * dim_;
+      float* top = scores + group_ * kChunk;
+      float* sum = top + group_;
+      for (int64_t h = 0; h < group_; ++h) {
         float* p = scores + h * kChunk;
         const float chunk_top = max_of<Vec>(p, c);
-        float* o = out + h * dim;
-        if (first == 0) {
+        float* o = out(row, kv) + h * dim_;
+        if (opening) {
           top[h] = chunk_top;
           sum[h] = exp_sum(p, c, chunk_top);
         } else {
@@ -327,43 +392,44 @@ SEED_INLINE void attend(const PagedAttentionArgs& a, int64_t row, int64_t kv_beg
           top[h] = new_top;
           sum[h] = sum[h] * rescale + exp_sum(p, c, new_top);
           if (rescale != 1.0f) {
-            for (int64_t i = 0; i < dim; ++i) o[i] *= rescale;
+            for (int64_t i = 0; i < dim_; ++i) o[i] *= rescale;
           }
         }
         int64_t d = 0;
-        for (; d + 64 <= dim; d += 64) weighted_sum<Vec, 64>(p, v_slots, c, v + d, v_stride, o + d);
-        for (; d + 32 <= dim; d += 32) weighted_sum<Vec, 32>(p, v_slots, c, v + d, v_stride, o + d);
-        for (; d + 16 <= dim; d += 16) weighted_sum<Vec, 16>(p, v_slots, c, v + d, v_stride, o + d);
-        for (int64_t j = 0; d < dim && j < c; ++j) {  // the rest of a head size that is not a multiple of 16
-          for (int64_t i = d; i < dim; ++i) o[i] += p[j] * v[v_slots[j] * v_stride + i];
+        for (; d + 64 <= dim_; d += 64) weighted_sum<Vec, 64>(p, v_slots, c, v + d, v_stride, o + d);
+        for (; d + 32 <= dim_; d += 32) weighted_sum<Vec, 32>(p, v_slots, c, v + d, v_stride, o + d);
+        for (; d + 16 <= dim_; d += 16) weighted_sum<Vec, 16>(p, v_slots, c, v + d, v_stride, o + d);
+        for (int64_t j = 0; d < dim_ && j < c; ++j) {  // the rest of a head size that is not a multiple of 16
+          for (int64_t i = d; i < dim_; ++i) o[i] += p[j] * v[v_slots[j] * v_stride + i];
         }
       }
     }
-    std::copy(next_slots, next_slots + std::max<int64_t>(next_c, 0), slots);
   }
-  for (int64_t kv = 0; kv < kv_end - kv_begin; ++kv) {
-    const float* sum = scratch + kv * per_head + group * (dim + kChunk + 1);
-    float* out = a.out + row * a.heads * dim + (kv_begin + kv) * group * dim;
-    for (int64_t h = 0; h < group; ++h) {
-      const float inv_sum = 1.0f / sum[h];
-      for (int64_t i = 0; i < dim; ++i) out[h * dim + i] *= inv_sum;
-    }
-  }
-}
 
-// Items [begin, end): item i is row i / ranges' kv heads [r * range, (r + 1)
-// * range) for r = i % ranges (the last range may be shorter).
+  const PagedAttentionArgs& a_;
+  const int64_t row_begin_, row_end_, kv_begin_, kv_count_, group_, dim_, kv_stride_, per_head_;
+  float* const scratch_;
+  float* const wide_;
+  const T* const keys_;
+  const T* const values_;
+};
+
+// Items [begin, end): item i is row group i / ranges's kv heads [r * range,
+// (r + 1) * range) for r = i % ranges (the last range may be shorter).
 template <typename Vec>
-SEED_INLINE void attention_items(const PagedAttentionArgs& a, int64_t range, int64_t begin, int64_t end) {
+SEED_INLINE void attention_items(const PagedAttentionArgs& a, const std::vector<int64_t>& groups, int64_t range,
+                                 int64_t begin, int64_t end) {
   const int64_t group = a.heads / a.kv_heads, ranges = (a.kv_heads + range - 1) / range;
-  std::vector<float> scratch(range * group * (a.dim + kChunk + 2) + kChunk * a.dim);
+  int64_t most_rows = 0;
+  for (size_t g = 0; g + 1 < groups.size(); ++g) most_rows = std::max(most_rows, groups[g + 1] - groups[g]);
+  std::vector<float> scratch(RowsAttention<Vec, float>::scratch_size(most_rows, range, group, a.dim));
   for (int64_t item = begin; item < end; ++item) {
-    const int64_t row = item / ranges, kv_begin = item % ranges * range;
+    const int64_t g = item / ranges, kv_begin = item % ranges * range;
     const int64_t kv_end = std::min(a.kv_heads, kv_begin + range);
     if (a.kv_dtype == KvDtype::kBFloat16) {
-      attend<Vec, uint16_t>(a, row, kv_begin, kv_end, scratch.data());
+      RowsAttention<Vec, uint16_t>(a, groups[g], groups[g + 1], kv_begin, kv_end, scratch.data()).run();
     } else {
-      attend<Vec, float>(a, row, kv_begin, kv_end, scratch.data());
+      RowsAttention<Vec, float>(a, groups[g], groups[g + 1], kv_begin, kv_end, scratch.data()).run();
     }
   }
 }
@@ -377,16 +443,18 @@ SEED_INLINE void silu_mul_body(float* __restrict gate, const float* __restrict u
   }
 }
 
-__attribute__((target("avx512f"))) void attention_avx512(const PagedAttentionArgs& a, int64_t range, int64_t begin,
-                                                          int64_t end) {
-  attention_items<Zmm>(a, range, begin, end);
+__attribute__((target("avx512f"))) void attention_avx512(const PagedAttentionArgs& a,
+                                                          const std::vector<int64_t>& groups, int64_t range,
+                                                          int64_t begin, int64_t end) {
+  attention_items<Zmm>(a, groups, range, begin, end);
 }
-__attribute__((target("avx2,fma"))) void attention_avx2(const PagedAttentionArgs& a, int64_t range, int64_t begin,
-                                                       int64_t end) {
-  attention_items<Ymm>(a, range, begin, end);
+__attribute__((target("avx2,fma"))) void attention_avx2(const PagedAttentionArgs& a, const std::vector<int64_t>& groups,
+                                                       int64_t range, int64_t begin, int64_t end) {
+  attention_items<Ymm>(a, groups, range, begin, end);
 }
-void attention_portable(const PagedAttentionArgs& a, int64_t range, int64_t begin, int64_t end) {
-  attention_items<Xmm>(a, range, begin, end);
+void attention_portable(const PagedAttentionArgs& a, const std::vector<int64_t>& groups, int64_t range, int64_t begin,
+                        int64_t end) {
+  attention_items<Xmm>(a, groups, range, begin, end);
 }
 
 __attribute__((target("avx512f"))) void silu_mul_avx512(float* gate, const float* up, int64_t n) {
@@ -428,25 +496,36 @@ void AttentionRows::slots(int64_t m, int64_t first, int64_t n, int64_t* out) con
 void paged_attention(CpuKernel kernel, const PagedAttentionArgs& args) {
   const int64_t rows = args.rows->count();
   if (rows == 0) return;
-  // Each row's kv heads in as few equal ranges as still share the items
+  const int64_t threads = at::get_num_threads();
+  // Successive rows of one block table in groups (their shared prefix read
+  // once for all of them), of at most kGroupRows rows, and fewer where that
+  // would leave threads without work.
+  const int64_t most = std::clamp<int64_t>(rows * args.kv_heads / threads, 1, kGroupRows);
+  std::vector<int64_t> groups{0};
+  for (int64_t r = 1; r <= rows; ++r) {
+    if (r == rows || args.rows->tables[r] != args.rows->tables[r - 1] || r - groups.back() == most) {
+      groups.push_back(r);
+    }
+  }
+  const int64_t count = static_cast<int64_t>(groups.size()) - 1;
+  // Each group's kv heads in as few equal ranges as still share the items
   // evenly over the threads (a decode step's one row: one range per
   // thread). A head's result is the same whichever range computes it.
-  const int64_t threads = at::get_num_threads();
   int64_t ranges = 1;
   while (ranges < args.kv_heads &&
-         (args.kv_heads % ranges != 0 || (rows * ranges % threads != 0 && rows * ranges < 4 * threads))) {
+         (args.kv_heads % ranges != 0 || (count * ranges % threads != 0 && count * ranges < 4 * threads))) {
     ++ranges;
   }
-  const int64_t range = args.kv_heads / ranges, items = rows * ranges;
-  // Each item reads its slots' keys and values once per query head.
+  const int64_t range = args.kv_heads / ranges, items = count * ranges;
+  // Each item reads its groups' keys and values once per query head and row.
   const int64_t flops_per_item =
-      std::max<int64_t>(1, 4 * args.dim * range * (args.heads / args.kv_heads) * args.rows->total_length() / rows);
+      std::max<int64_t>(1, 4 * args.dim * range * (args.heads / args.kv_heads) * args.rows->total_length() / count);
   const int64_t grain = std::max<int64_t>(1, kMinFlopsPerThread / flops_per_item);
   at::parallel_for(0, items, grain, [&](int64_t begin, int64_t end) {
     switch (kernel) {
-      case CpuKernel::kAvx512: return attention_avx512(args, range, begin, end);
-      case CpuKernel::kAvx2: return attention_avx2(args, range, begin, end);
-      case CpuKernel::kPortable: return attention_portable(args, range, begin, end);
+      case CpuKernel::kAvx512: return attention_avx512(args, groups, range, begin, end);
+      case CpuKernel::kAvx2: return attention_avx2(args, groups, range, begin, end);
+      case CpuKernel::kPortable: return attention_portable(args, groups, range, begin, end);
     }
   });
 }

@@ -61,8 +61,10 @@ struct PagedAttentionArgs {
 // in place, a fixed number of attended entries at a time with an online
 // softmax (running maximum and sum), so the scratch memory is the same at
 // any context; a row's result depends on its attended entries alone, never
-// on where they sit in the pool. Splits rows and kv heads over the intra-op
-// threads. REQUIRES every row to attend to a slot.
+// on where they sit in the pool or which rows are beside it. Successive
+// rows of one block table (a verified chain, a tree, a prefill) read the
+// prefix they share once for all of them. Splits rows and kv heads over the
+// intra-op threads. REQUIRES every row to attend to a slot.
 void paged_attention(CpuKernel kernel, const PagedAttentionArgs& args);
 
 // out[0, n) = row[0, n) as `dtype` (bfloat16 rounded to nearest even):

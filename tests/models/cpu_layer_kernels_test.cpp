@@ -1,7 +1,8 @@
 // The CPU layers' kernels: paged attention and SwiGLU's activation equal a
 // double-precision reference on every kernel this CPU runs, for grouped,
 // multi-query and plain attention, odd head sizes, scattered slots, long
-// rows read through block tables, and caches of float32 or bfloat16.
+// rows read through block tables, rows that share a prefix, and caches of
+// float32 or bfloat16.
 #include "models/cpu_layer_kernels.h"
 
 #include <gtest/gtest.h>
@@ -132,6 +133,61 @@ TEST_P(PagedAttentionTest, LongRowsThroughABlockTableEqualTheReference) {
     rows.add(table.data(), prefix, extra.data(), prefix % 2 ? 0 : 3);
   }
   expect_reference(rows, heads, kv_heads, dim, pool, q_stride);
+}
+
+// A verified chain's rows and a tree's (one block table, prefixes of
+// hundreds of positions, some rows with ancestors as extra slots) beside
+// another sequence's: attended together, they equal the reference, and
+// each row gives the same bits as when it is attended alone.
+TEST_P(PagedAttentionTest, RowsSharingAPrefixEqualEachRowAlone) {
+  const auto [heads, kv_heads, dim] = GetParam();
+  torch::manual_seed(5);
+  const int64_t block_size = 16, blocks = 64, pool = blocks * block_size, q_stride = heads * dim;
+  const at::Tensor order = torch::randperm(blocks, torch::kInt);
+  const std::vector<int32_t> table(order.data_ptr<int32_t>(), order.data_ptr<int32_t>() + 40);
+  const std::vector<int32_t> other(order.data_ptr<int32_t>() + 40, order.data_ptr<int32_t>() + blocks);
+  AttentionRows rows;
+  rows.block_size = block_size;
+  for (int64_t i = 1; i <= 20; ++i) rows.add(table.data(), 300 + i, nullptr, 0);  // a chain after 300
+  rows.add(other.data(), 130, nullptr, 0);
+  const std::vector<int64_t> ancestors = {table[30] * block_size + 2, table[31] * block_size + 9, 7};
+  for (int64_t i = 1; i <= 3; ++i) rows.add(table.data(), 257, ancestors.data(), i);  // a tree after 257
+  for (int64_t i = 1; i <= 3; ++i) rows.add(other.data(), 64 * i, nullptr, 0);
+  expect_reference(rows, heads, kv_heads, dim, pool, q_stride);
+
+  const at::Tensor keys = (torch::randn({pool, kv_heads, dim}) * 2).to(torch::kBFloat16);
+  const at::Tensor values = torch::randn({pool, kv_heads, dim}).to(torch::kBFloat16);
+  const at::Tensor q = torch::randn({rows.count(), q_stride});
+  for (const auto& [kernel, threads] : kernels_and_threads()) {
+    at::set_num_threads(threads);
+    const auto attend = [&](const AttentionRows& attended, const float* q_rows) {
+      at::Tensor out = torch::zeros({attended.count(), heads * dim});
+      PagedAttentionArgs args;
+      args.q = q_rows;
+      args.q_stride = q_stride;
+      args.keys = keys.data_ptr();
+      args.values = values.data_ptr();
+      args.kv_dtype = KvDtype::kBFloat16;
+      args.heads = heads;
+      args.kv_heads = kv_heads;
+      args.dim = dim;
+      args.rows = &attended;
+      args.out = out.data_ptr<float>();
+      paged_attention(kernel, args);
+      return out;
+    };
+    const at::Tensor together = attend(rows, q.data_ptr<float>());
+    for (int64_t r = 0; r < rows.count(); ++r) {
+      AttentionRows alone;
+      alone.block_size = block_size;
+      alone.add(rows.tables[r], rows.prefix[r], rows.extra.data() + rows.begin[r], rows.begin[r + 1] - rows.begin[r]);
+      const at::Tensor single = attend(alone, q.data_ptr<float>() + r * q_stride);
+      ASSERT_TRUE(torch::equal(together[r], single[0]))
+          << cpu_kernel_name(kernel) << " on " << threads << " threads, row " << r << ": largest difference "
+          << (together[r] - single[0]).abs().max().item<float>();
+    }
+  }
+  at::set_num_threads(1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, PagedAttentionTest,
