@@ -4,16 +4,16 @@
 #      and greedy == ar tests of every engine, verifying on the device);
 #   2. decode and k-token verification of a Llama-3.2-1B-shaped model in
 #      bfloat16 after 16, 2,048 and 8,192 cached tokens (attention reading
-#      the paged cache in place, then gathering keys), and of the zoo
-#      target;
+#      the paged cache in place, then gathering keys), of a Qwen3-0.6B-shaped
+#      one after 16 and 8,192, and of the zoo target;
 #   3. ToT-BFS on 3 puzzles with ar and seed-batch (the same answers and
 #      tokens, and the speedup), and the engines side by side.
 # Every command's output goes to OUT/log.txt, JSON figures beside it.
 #
 #   scripts/gpu_figures.sh [DEVICE] [OUT]   default: cuda:0 results/gpu-figures
 #
-# Needs a build (scripts/setup.sh --cuda) and about 8 GB of free disk for
-# the 1B shape; WITH_8B=1 adds the Llama-3.1-8B shape (40 GB of disk).
+# Needs a build (scripts/setup.sh --cuda) and about 11 GB of free disk for
+# the 1B and 0.6B shapes; WITH_8B=1 adds the Llama-3.1-8B shape (40 GB of disk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,6 +54,8 @@ l1b=$(shape llama-3.2-1b)
 step "$seed" bench forward --model "$l1b" --device "$device" --context-tokens 16 2048 8192 --json "$out/forward-1b.json"
 step "$seed" bench forward --model "$l1b" --device "$device" --context-tokens 16 2048 8192 --gather-attention \
   --json "$out/forward-1b-gathered.json"
+q06=$(shape qwen3-0.6b)
+step "$seed" bench forward --model "$q06" --device "$device" --context-tokens 16 8192 --json "$out/forward-qwen3-0.6b.json"
 step "$seed" bench forward --model models/zoo/tiny-target --device "$device" --json "$out/forward-zoo.json"
 if [[ ${WITH_8B:-0} == 1 ]]; then
   l8b=$(shape llama-3.1-8b)
