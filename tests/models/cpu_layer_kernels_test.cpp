@@ -52,6 +52,26 @@ std::vector<std::pair<CpuKernel, int>> kernels_and_threads() {
   return out;
 }
 
+// paged_attention's output for `rows` (queries from q, q_stride apart) over
+// a cache of kv_dtype holding keys and values ([pool, kv_heads, dim]).
+at::Tensor attend(CpuKernel kernel, const AttentionRows& rows, const float* q, int64_t q_stride, const at::Tensor& keys,
+                  const at::Tensor& values, KvDtype kv_dtype, int64_t heads, int64_t kv_heads, int64_t dim) {
+  at::Tensor out = torch::full({rows.count(), heads * dim}, -7.0f);
+  PagedAttentionArgs args;
+  args.q = q;
+  args.q_stride = q_stride;
+  args.keys = keys.data_ptr();
+  args.values = values.data_ptr();
+  args.kv_dtype = kv_dtype;
+  args.heads = heads;
+  args.kv_heads = kv_heads;
+  args.dim = dim;
+  args.rows = &rows;
+  args.out = out.data_ptr<float>();
+  paged_attention(kernel, args);
+  return out;
+}
+
 // Runs paged attention over random keys, values and queries for `rows` on
 // every kernel, from a float32 cache and from a bfloat16 one, and compares
 // each output with reference_head. The keys and values are bfloat16
@@ -68,19 +88,8 @@ void expect_reference(const AttentionRows& rows, int64_t heads, int64_t kv_heads
     at::set_num_threads(threads);
     for (KvDtype kv_dtype : {KvDtype::kFloat32, KvDtype::kBFloat16}) {
       const bool bf16 = kv_dtype == KvDtype::kBFloat16;
-      at::Tensor out = torch::full({rows_count, heads * dim}, -7.0f);
-      PagedAttentionArgs args;
-      args.q = q.data_ptr<float>();
-      args.q_stride = q_stride;
-      args.keys = bf16 ? keys_bf16.data_ptr() : keys.data_ptr();
-      args.values = bf16 ? values_bf16.data_ptr() : values.data_ptr();
-      args.kv_dtype = kv_dtype;
-      args.heads = heads;
-      args.kv_heads = kv_heads;
-      args.dim = dim;
-      args.rows = &rows;
-      args.out = out.data_ptr<float>();
-      paged_attention(kernel, args);
+      const at::Tensor out = attend(kernel, rows, q.data_ptr<float>(), q_stride, bf16 ? keys_bf16 : keys,
+                                    bf16 ? values_bf16 : values, kv_dtype, heads, kv_heads, dim);
       for (int64_t r = 0; r < rows_count; ++r) {
         std::vector<int64_t> slots(rows.length(r));
         rows.slots(r, 0, rows.length(r), slots.data());
@@ -160,28 +169,15 @@ TEST_P(PagedAttentionTest, RowsSharingAPrefixEqualEachRowAlone) {
   const at::Tensor q = torch::randn({rows.count(), q_stride});
   for (const auto& [kernel, threads] : kernels_and_threads()) {
     at::set_num_threads(threads);
-    const auto attend = [&](const AttentionRows& attended, const float* q_rows) {
-      at::Tensor out = torch::zeros({attended.count(), heads * dim});
-      PagedAttentionArgs args;
-      args.q = q_rows;
-      args.q_stride = q_stride;
-      args.keys = keys.data_ptr();
-      args.values = values.data_ptr();
-      args.kv_dtype = KvDtype::kBFloat16;
-      args.heads = heads;
-      args.kv_heads = kv_heads;
-      args.dim = dim;
-      args.rows = &attended;
-      args.out = out.data_ptr<float>();
-      paged_attention(kernel, args);
-      return out;
+    const auto attend_bf16 = [&](const AttentionRows& attended, const float* q_rows) {
+      return attend(kernel, attended, q_rows, q_stride, keys, values, KvDtype::kBFloat16, heads, kv_heads, dim);
     };
-    const at::Tensor together = attend(rows, q.data_ptr<float>());
+    const at::Tensor together = attend_bf16(rows, q.data_ptr<float>());
     for (int64_t r = 0; r < rows.count(); ++r) {
       AttentionRows alone;
       alone.block_size = block_size;
       alone.add(rows.tables[r], rows.prefix[r], rows.extra.data() + rows.begin[r], rows.begin[r + 1] - rows.begin[r]);
-      const at::Tensor single = attend(alone, q.data_ptr<float>() + r * q_stride);
+      const at::Tensor single = attend_bf16(alone, q.data_ptr<float>() + r * q_stride);
       ASSERT_TRUE(torch::equal(together[r], single[0]))
           << cpu_kernel_name(kernel) << " on " << threads << " threads, row " << r << ": largest difference "
           << (together[r] - single[0]).abs().max().item<float>();
