@@ -50,6 +50,10 @@ SEED_INLINE float widen(uint16_t bits) {
 // is this many scores per query head, whatever the context.
 constexpr int64_t kChunk = 64;
 
+// Most query heads and rows that read a bfloat16 chunk widened in registers
+// as they use it; more read it widened once into scratch.
+constexpr int64_t kReadsInRegisters = 4;
+
 // Most rows attended together: enough to read a verified chain's or a small
 // tree's prefix once, few enough that their scratch stays in the caches.
 constexpr int64_t kGroupRows = 16;
@@ -66,6 +70,11 @@ SEED_INLINE void prefetch_row(const T* p, int64_t n) {
   constexpr int64_t kPerLine = 64 / sizeof(T);
   for (int64_t i = 0; i < n; i += kPerLine) __builtin_prefetch(p + i, /*rw=*/0, /*locality=*/1);
 }
+
+// a * b + c rounded once. The compiler fuses a product and a sum where it
+// sees fit, and saw fit differently for a widened float and a float widened
+// in place; spelled out, both paths give the same bits.
+SEED_INLINE float fused(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 
 // Replaces s[0, n) by exp(s - top) and returns their sum.
 SEED_INLINE float exp_sum(float* __restrict s, int64_t n, float top) {
@@ -127,6 +136,39 @@ SEED_INLINE Vec load(const uint16_t* p) {
   return v;
 }
 
+// A vector of L 32-bit words holds 2L bfloat16 entries, and each word's
+// low half shifted out or masked off gives the floats of the even entries
+// or of the odd ones in one instruction. So a bfloat16 row is widened in
+// lane order: each whole block of 2L entries as its even entries, then its
+// odd ones, and the rest as it is. Queries are put in the same order, so a
+// score is the same dot product, and output rows accumulate in that order
+// and are put back at the end. Position i of a row in lane order holds
+// entry in_lane_order(i).
+template <typename Vec>
+constexpr int64_t in_lane_order(int64_t i, int64_t dim) {
+  constexpr int64_t block = 2 * kLanesOf<Vec>;
+  if (i >= dim / block * block) return i;
+  const int64_t r = i % block;
+  return i - r + (r < block / 2 ? 2 * r : 2 * (r - block / 2) + 1);
+}
+
+// Entries [0, 2L) of a cached row as two float vectors: a float32 row's as
+// they are, a bfloat16 row's in lane order.
+template <typename Vec>
+SEED_INLINE void load_block(const float* p, Vec& first, Vec& second) {
+  first = load<Vec>(p);
+  second = load<Vec>(p + kLanesOf<Vec>);
+}
+template <typename Vec>
+SEED_INLINE void load_block(const uint16_t* p, Vec& first, Vec& second) {
+  using Word = typename BitsOf<Vec>::Word;
+  Word words;
+  std::memcpy(&words, p, sizeof words);
+  const Word even = words << 16, odd = words & 0xffff0000u;
+  std::memcpy(&first, &even, sizeof first);
+  std::memcpy(&second, &odd, sizeof second);
+}
+
 // Lane i of pair_sum(x, y): with x and y cut into blocks of B lanes, the
 // result holds x_{2m} + x_{2m+1} and then y_{2m} + y_{2m+1} for m = 0, 1,
 // ...: each input's partial sums halve in number. Lane indices of x then y,
@@ -171,23 +213,33 @@ SEED_INLINE Vec lane_sums(const Vec* v) {
 }
 
 // scores[j] = q . keys[j] over dim entries for j < c, and whatever in [c,
-// the next multiple of the lanes) (keys[j] must be readable there). L keys
-// at a time: their products summed lane-wise, then across lanes together.
-template <typename Vec>
-SEED_INLINE void chunk_scores(const float* __restrict q, const float* const* keys, int64_t c, int64_t dim,
+// the next multiple of the lanes) (keys[j] must be readable there), the keys
+// float32 rows or bfloat16 ones in lane order. L keys at a time: their
+// products summed lane-wise, then across lanes together.
+template <typename Vec, typename T>
+SEED_INLINE void chunk_scores(const float* __restrict q, const T* const* keys, int64_t c, int64_t dim,
                               float* __restrict scores) {
   constexpr int64_t L = kLanesOf<Vec>;
-  const int64_t whole = dim / L * L;
+  const int64_t blocks = dim / (2 * L) * (2 * L), whole = dim / L * L;
   for (int64_t j0 = 0; j0 < c; j0 += L) {
     Vec acc[L] = {};
-    for (int64_t d = 0; d < whole; d += L) {
-      const Vec qd = load<Vec>(q + d);
-      for (int64_t j = 0; j < L; ++j) acc[j] += qd * load<Vec>(keys[j0 + j] + d);
+    for (int64_t d = 0; d < blocks; d += 2 * L) {
+      const Vec q0 = load<Vec>(q + d), q1 = load<Vec>(q + d + L);
+      for (int64_t j = 0; j < L; ++j) {
+        Vec k0, k1;
+        load_block(keys[j0 + j] + d, k0, k1);
+        acc[j] += q0 * k0;
+        acc[j] += q1 * k1;
+      }
+    }
+    if (whole > blocks) {  // a last L entries, in order
+      const Vec qd = load<Vec>(q + blocks);
+      for (int64_t j = 0; j < L; ++j) acc[j] += qd * load<Vec>(keys[j0 + j] + blocks);
     }
     const Vec sums = lane_sums(acc);
     std::memcpy(scores + j0, &sums, sizeof sums);
     for (int64_t d = whole; d < dim; ++d) {  // a head size that is not a multiple of the lanes
-      for (int64_t j = 0; j < L; ++j) scores[j0 + j] += q[d] * keys[j0 + j][d];
+      for (int64_t j = 0; j < L; ++j) scores[j0 + j] = fused(q[d], widen(keys[j0 + j][d]), scores[j0 + j]);
     }
   }
 }
@@ -211,9 +263,11 @@ SEED_INLINE float max_of(const float* s, int64_t n) {
 }
 
 // out[0, W) += sum over j of p[j] * (values + slots[j] * stride)[0, W), W a
-// multiple of 16. The sums stay in registers across positions; written as
-// plain loops, the compiler kept them in memory and chained every
-// position's add through a store and a reload.
+// multiple of 16, the values float32 rows or bfloat16 ones in lane order
+// (W is whole blocks of 2L entries there, or a last L in order). The sums
+// stay in registers across positions; written as plain loops, the compiler
+// kept them in memory and chained every position's add through a store and
+// a reload.
 template <typename Vec, int64_t W, typename T>
 SEED_INLINE void weighted_sum(const float* __restrict p, const int64_t* slots, int64_t n,
                               const T* __restrict values, int64_t stride, float* __restrict out) {
@@ -222,7 +276,16 @@ SEED_INLINE void weighted_sum(const float* __restrict p, const int64_t* slots, i
   std::memcpy(acc, out, sizeof acc);
   for (int64_t j = 0; j < n; ++j) {
     const T* v = values + slots[j] * stride;
-    for (int64_t i = 0; i < kVectors; ++i) acc[i] += p[j] * load<Vec>(v + kLanesOf<Vec> * i);
+    if constexpr (kVectors == 1) {  // a last L entries, in order
+      acc[0] += p[j] * load<Vec>(v);
+    } else {
+      for (int64_t i = 0; i < kVectors; i += 2) {
+        Vec first, second;
+        load_block(v + kLanesOf<Vec> * i, first, second);
+        acc[i] += p[j] * first;
+        acc[i + 1] += p[j] * second;
+      }
+    }
   }
   std::memcpy(out, acc, sizeof acc);
 }
@@ -234,7 +297,7 @@ constexpr int64_t kSuccessive[kChunk] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 
                                          48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
 // n cached entries as float32: a float32 row as it is, a bfloat16 one
-// widened into `out`.
+// widened into `out` in lane order.
 template <typename Vec>
 SEED_INLINE const float* widened(const float* row, int64_t, float*) {
   return row;
@@ -243,6 +306,12 @@ template <typename Vec>
 SEED_INLINE const float* widened(const uint16_t* row, int64_t n, float* out) {
   constexpr int64_t L = kLanesOf<Vec>;
   int64_t i = 0;
+  for (; i + 2 * L <= n; i += 2 * L) {
+    Vec first, second;
+    load_block(row + i, first, second);
+    std::memcpy(out + i, &first, sizeof first);
+    std::memcpy(out + i + L, &second, sizeof second);
+  }
   for (; i + L <= n; i += L) {
     const Vec v = load<Vec>(row + i);
     std::memcpy(out + i, &v, sizeof v);
@@ -297,7 +366,9 @@ class RowsAttention {
       for (int64_t kv = 0; kv < kv_count_; ++kv) {
         float* q = state(row, kv);
         const float* q_in = a_.q + row * a_.q_stride + (kv_begin_ + kv) * group_ * dim_;
-        for (int64_t i = 0; i < group_ * dim_; ++i) q[i] = q_in[i] * scale;
+        for (int64_t h = 0; h < group_; ++h) {
+          reorder<true>(q_in + h * dim_, scale, q + h * dim_);
+        }
         float* o = out(row, kv);
         std::fill(o, o + group_ * dim_, 0.0f);
       }
@@ -311,7 +382,9 @@ class RowsAttention {
         float* o = out(row, kv);
         for (int64_t h = 0; h < group_; ++h) {
           const float inv_sum = 1.0f / sum[h];
-          for (int64_t i = 0; i < dim_; ++i) o[h * dim_ + i] *= inv_sum;
+          float* head = o + h * dim_;
+          std::copy(head, head + dim_, wide_);
+          reorder<false>(wide_, inv_sum, head);
         }
       }
     }
@@ -321,6 +394,25 @@ class RowsAttention {
   // Row `row`'s scratch for kv head kv_begin + kv: queries, scores, maxima, sums.
   float* state(int64_t row, int64_t kv) const { return scratch_ + ((row - row_begin_) * kv_count_ + kv) * per_head_; }
   float* out(int64_t row, int64_t kv) const { return a_.out + row * a_.heads * dim_ + (kv_begin_ + kv) * group_ * dim_; }
+  // The entry at position i of a query or output row as the cache's rows are read.
+  int64_t entry(int64_t i) const { return std::is_same_v<T, float> ? i : in_lane_order<Vec>(i, dim_); }
+
+  // out = scale * a row in the order the cache's rows are read (`into`:
+  // from its own order into that one; otherwise back).
+  template <bool into>
+  SEED_INLINE void reorder(const float* __restrict in, float scale, float* __restrict out) const {
+    constexpr int64_t L = kLanesOf<Vec>;
+    int64_t i = 0;
+    if constexpr (std::is_same_v<T, uint16_t>) {
+      for (; i + 2 * L <= dim_; i += 2 * L) {
+        for (int64_t r = 0; r < L; ++r) {
+          (into ? out[i + r] : out[i + 2 * r]) = scale * (into ? in[i + 2 * r] : in[i + r]);
+          (into ? out[i + L + r] : out[i + 2 * r + 1]) = scale * (into ? in[i + 2 * r + 1] : in[i + L + r]);
+        }
+      }
+    }
+    for (; i < dim_; ++i) out[i] = scale * in[i];
+  }
 
   // Entries [from, to) of rows [first_row, last_row), which attend to the
   // same slots there (the slots are read from the first).
@@ -342,39 +434,64 @@ class RowsAttention {
   }
 
   // One chunk of c entries (at `slots`) of kv head kv_begin + kv for rows
-  // [first_row, last_row); `opening`: the rows' first chunk.
+  // [first_row, last_row); `opening`: the rows' first chunk. A bfloat16
+  // chunk that many query heads and rows read is widened into scratch once;
+  // one that few read (a decode step's) is widened in registers as it is
+  // used. Both give the same products in the same order.
   SEED_INLINE void chunk(int64_t first_row, int64_t last_row, int64_t kv, const int64_t* slots, int64_t c,
                          bool opening, const int64_t* next_slots, int64_t next_c) {
-    constexpr int64_t L = kLanesOf<Vec>;
-    const float* key_rows[kChunk];
-    // The chunk's keys of this kv head as float32 rows: the cache's own, or
-    // bfloat16 widened once here, not once per query head or row. Scores of
-    // the lanes past c read the first row again and are never used.
-    for (int64_t j = 0; j < c; ++j) {
-      if (j < next_c) {
-        prefetch_row(keys_ + next_slots[j] * kv_stride_ + kv * dim_, dim_);
-        prefetch_row(values_ + next_slots[j] * kv_stride_ + kv * dim_, dim_);
+    const T* keys = keys_ + kv * dim_;
+    const T* values = values_ + kv * dim_;
+    // The next chunk's rows [j, j + n) of this kv head, asked for as this one's are read.
+    const auto ask_next = [&](int64_t j, int64_t n) {
+      for (int64_t i = j; i < std::min(j + n, next_c); ++i) {
+        prefetch_row(keys + next_slots[i] * kv_stride_, dim_);
+        prefetch_row(values + next_slots[i] * kv_stride_, dim_);
       }
-      key_rows[j] = widened<Vec>(keys_ + slots[j] * kv_stride_ + kv * dim_, dim_, wide_ + j * dim_);
-    }
-    for (int64_t j = c; j % L != 0; ++j) key_rows[j] = key_rows[0];
-    for (int64_t row = first_row; row < last_row; ++row) {
-      const float* q = state(row, kv);
-      float* scores = state(row, kv) + group_ * dim_;
-      for (int64_t h = 0; h < group_; ++h) chunk_scores<Vec>(q + h * dim_, key_rows, c, dim_, scores + h * kChunk);
-    }
-    // The values likewise (the widened keys are not read again).
-    const float* v = nullptr;
-    int64_t v_stride = kv_stride_;
-    const int64_t* v_slots = slots;
-    if constexpr (std::is_same_v<T, float>) {
-      v = values_ + kv * dim_;
+    };
+    if (std::is_same_v<T, uint16_t> && (last_row - first_row) * group_ > kReadsInRegisters) {
+      const float* key_rows[kChunk];
+      for (int64_t j = 0; j < c; ++j) {
+        ask_next(j, 1);
+        key_rows[j] = widened<Vec>(keys + slots[j] * kv_stride_, dim_, wide_ + j * dim_);
+      }
+      score(first_row, last_row, kv, key_rows, c);
+      for (int64_t j = 0; j < c; ++j) widened<Vec>(values + slots[j] * kv_stride_, dim_, wide_ + j * dim_);
+      weigh(first_row, last_row, kv, c, opening, wide_, dim_, kSuccessive);
     } else {
-      for (int64_t j = 0; j < c; ++j) widened<Vec>(values_ + slots[j] * kv_stride_ + kv * dim_, dim_, wide_ + j * dim_);
-      v = wide_;
-      v_stride = dim_;
-      v_slots = kSuccessive;
+      const T* key_rows[kChunk];
+      for (int64_t j = 0; j < c; ++j) key_rows[j] = keys + slots[j] * kv_stride_;
+      score(first_row, last_row, kv, key_rows, c, ask_next);
+      weigh(first_row, last_row, kv, c, opening, values, kv_stride_, slots);
     }
+  }
+
+  // The rows' scores of c keys, L keys at a time, each time calling
+  // before(j, L) first. Scores of the lanes past c read the first key again
+  // and are never used.
+  template <typename K, typename Before = void (*)(int64_t, int64_t)>
+  SEED_INLINE void score(int64_t first_row, int64_t last_row, int64_t kv, const K** key_rows, int64_t c,
+                         Before before = [](int64_t, int64_t) {}) {
+    constexpr int64_t L = kLanesOf<Vec>;
+    for (int64_t j = c; j % L != 0; ++j) key_rows[j] = key_rows[0];
+    for (int64_t j0 = 0; j0 < c; j0 += L) {
+      before(j0, L);
+      for (int64_t row = first_row; row < last_row; ++row) {
+        const float* q = state(row, kv);
+        float* scores = state(row, kv) + group_ * dim_ + j0;
+        for (int64_t h = 0; h < group_; ++h) {
+          chunk_scores<Vec>(q + h * dim_, key_rows + j0, std::min(L, c - j0), dim_, scores + h * kChunk);
+        }
+      }
+    }
+  }
+
+  // The online softmax's step over the rows' scores of c entries, and their
+  // values (rows v_slots[j] * v_stride of v, in lane order) weighed into the
+  // output rows.
+  template <typename V>
+  SEED_INLINE void weigh(int64_t first_row, int64_t last_row, int64_t kv, int64_t c, bool opening, const V* v,
+                         int64_t v_stride, const int64_t* v_slots) {
     for (int64_t row = first_row; row < last_row; ++row) {
       float* scores = state(row, kv) + group_ * dim_;
       float* top = scores + group_ * kChunk;
@@ -400,7 +517,9 @@ class RowsAttention {
         for (; d + 32 <= dim_; d += 32) weighted_sum<Vec, 32>(p, v_slots, c, v + d, v_stride, o + d);
         for (; d + 16 <= dim_; d += 16) weighted_sum<Vec, 16>(p, v_slots, c, v + d, v_stride, o + d);
         for (int64_t j = 0; d < dim_ && j < c; ++j) {  // the rest of a head size that is not a multiple of 16
-          for (int64_t i = d; i < dim_; ++i) o[i] += p[j] * v[v_slots[j] * v_stride + i];
+          for (int64_t i = d; i < dim_; ++i) {
+            o[i] = fused(p[j], widen(v[v_slots[j] * v_stride + (std::is_same_v<V, float> ? i : entry(i))]), o[i]);
+          }
         }
       }
     }
