@@ -27,6 +27,8 @@ constexpr int64_t kMinFlopsPerThread = int64_t{1} << 17;
 // instruction set (the target attributes at the end), which the compiler
 // vectorises for that set.
 #define SEED_INLINE inline __attribute__((always_inline))
+// The same for a lambda, which does not take its caller's instruction set.
+#define SEED_INLINE_LAMBDA __attribute__((always_inline))
 
 // Sums 16 partial sums in a fixed tree (halves added lane-wise), so that the
 // reduction is a few vector adds rather than sixteen dependent scalar ones.
@@ -49,10 +51,6 @@ SEED_INLINE float widen(uint16_t bits) {
 // Attended entries per step of the online softmax: the scratch a row needs
 // is this many scores per query head, whatever the context.
 constexpr int64_t kChunk = 64;
-
-// Most query heads and rows that read a bfloat16 chunk widened in registers
-// as they use it; more read it widened once into scratch.
-constexpr int64_t kReadsInRegisters = 4;
 
 // Most rows attended together: enough to read a verified chain's or a small
 // tree's prefix once, few enough that their scratch stays in the caches.
@@ -212,34 +210,71 @@ SEED_INLINE Vec lane_sums(const Vec* v) {
   return work[0];
 }
 
-// scores[j] = q . keys[j] over dim entries for j < c, and whatever in [c,
-// the next multiple of the lanes) (keys[j] must be readable there), the keys
-// float32 rows or bfloat16 ones in lane order. L keys at a time: their
-// products summed lane-wise, then across lanes together.
-template <typename Vec, typename T>
-SEED_INLINE void chunk_scores(const float* __restrict q, const T* const* keys, int64_t c, int64_t dim,
-                              float* __restrict scores) {
-  constexpr int64_t L = kLanesOf<Vec>;
+// Readers of a chunk (its rows' query heads) that go through it together:
+// each key and value row is read and widened once for them, and their sums
+// stay in registers beside it. As many as the registers hold (32 zmm; 16
+// ymm or xmm).
+template <typename Vec>
+constexpr int64_t kTile = kLanesOf<Vec> == 16 ? 4 : 2;
+
+// Calls f(std::integral_constant<int64_t, n>) for 1 <= n <= R, so that a
+// tile's loops over its readers are unrolled for its size.
+template <int64_t R, typename F>
+SEED_INLINE void with_tile_size(int64_t n, F&& f) {
+  if constexpr (R > 1) {
+    if (n < R) return with_tile_size<R - 1>(n, f);
+  }
+  f(std::integral_constant<int64_t, R>());
+}
+
+// scores[r][j] = q[r] . keys[j] over dim entries for the R readers r of a
+// tile and j < c, and whatever in [c, the next multiple of L / kTile) (keys[j]
+// must be readable there); the keys float32 rows or bfloat16 ones in lane
+// order. L / kTile keys at a time, each loaded once for the tile: every
+// reader's products summed lane-wise, then across lanes together. A score's
+// sums are the same operations in the same order whatever its tile, so a
+// reader's scores are the same bits in any tile. before(j, n) is called
+// before keys [j, j + n) are read.
+template <typename Vec, int64_t R, typename T, typename Before>
+SEED_INLINE void tile_scores(const float* const* q, const T* const* keys, int64_t c, int64_t dim,
+                             float* const* scores, Before before) {
+  constexpr int64_t L = kLanesOf<Vec>, J = L / kTile<Vec>;
   const int64_t blocks = dim / (2 * L) * (2 * L), whole = dim / L * L;
-  for (int64_t j0 = 0; j0 < c; j0 += L) {
-    Vec acc[L] = {};
+  for (int64_t j0 = 0; j0 < c; j0 += J) {
+    before(j0, J);
+    Vec acc[L] = {};  // reader r's score of key j0 + j in acc[r * J + j]
     for (int64_t d = 0; d < blocks; d += 2 * L) {
-      const Vec q0 = load<Vec>(q + d), q1 = load<Vec>(q + d + L);
-      for (int64_t j = 0; j < L; ++j) {
+      Vec q0[R], q1[R];
+      for (int64_t r = 0; r < R; ++r) {
+        q0[r] = load<Vec>(q[r] + d);
+        q1[r] = load<Vec>(q[r] + d + L);
+      }
+      for (int64_t j = 0; j < J; ++j) {
         Vec k0, k1;
         load_block(keys[j0 + j] + d, k0, k1);
-        acc[j] += q0 * k0;
-        acc[j] += q1 * k1;
+        for (int64_t r = 0; r < R; ++r) {
+          acc[r * J + j] += q0[r] * k0;
+          acc[r * J + j] += q1[r] * k1;
+        }
       }
     }
     if (whole > blocks) {  // a last L entries, in order
-      const Vec qd = load<Vec>(q + blocks);
-      for (int64_t j = 0; j < L; ++j) acc[j] += qd * load<Vec>(keys[j0 + j] + blocks);
+      Vec qd[R];
+      for (int64_t r = 0; r < R; ++r) qd[r] = load<Vec>(q[r] + blocks);
+      for (int64_t j = 0; j < J; ++j) {
+        const Vec k = load<Vec>(keys[j0 + j] + blocks);
+        for (int64_t r = 0; r < R; ++r) acc[r * J + j] += qd[r] * k;
+      }
     }
     const Vec sums = lane_sums(acc);
-    std::memcpy(scores + j0, &sums, sizeof sums);
+    for (int64_t r = 0; r < R; ++r) {
+      for (int64_t j = 0; j < J; ++j) scores[r][j0 + j] = sums[r * J + j];
+    }
     for (int64_t d = whole; d < dim; ++d) {  // a head size that is not a multiple of the lanes
-      for (int64_t j = 0; j < L; ++j) scores[j0 + j] = fused(q[d], widen(keys[j0 + j][d]), scores[j0 + j]);
+      for (int64_t j = 0; j < J; ++j) {
+        const float k = widen(keys[j0 + j][d]);
+        for (int64_t r = 0; r < R; ++r) scores[r][j0 + j] = fused(q[r][d], k, scores[r][j0 + j]);
+      }
     }
   }
 }
@@ -262,63 +297,43 @@ SEED_INLINE float max_of(const float* s, int64_t n) {
   return top;
 }
 
-// out[0, W) += sum over j of p[j] * (values + slots[j] * stride)[0, W), W a
-// multiple of 16, the values float32 rows or bfloat16 ones in lane order
-// (W is whole blocks of 2L entries there, or a last L in order). The sums
-// stay in registers across positions; written as plain loops, the compiler
-// kept them in memory and chained every position's add through a store and
-// a reload.
-template <typename Vec, int64_t W, typename T>
-SEED_INLINE void weighted_sum(const float* __restrict p, const int64_t* slots, int64_t n,
-                              const T* __restrict values, int64_t stride, float* __restrict out) {
+// out[r][0, W) += sum over j of p[r][j] * (values + slots[j] * stride)[0,
+// W) for the R readers r of a tile, W a multiple of 16, the values float32
+// rows or bfloat16 ones in lane order (W is whole blocks of 2L entries
+// there, or a last L in order). Each value row is loaded once for the tile.
+// The sums stay in registers across positions; written as plain loops, the
+// compiler kept them in memory and chained every position's add through a
+// store and a reload. An output entry's sum is the same operations in the
+// same order whatever its tile and W.
+template <typename Vec, int64_t W, int64_t R, typename T>
+SEED_INLINE void tile_weighted_sum(const float* const* p, const int64_t* slots, int64_t n,
+                                   const T* __restrict values, int64_t stride, float* const* out) {
   constexpr int64_t kVectors = W / kLanesOf<Vec>;
-  Vec acc[kVectors];
-  std::memcpy(acc, out, sizeof acc);
+  Vec acc[R][kVectors];
+  for (int64_t r = 0; r < R; ++r) std::memcpy(acc[r], out[r], sizeof acc[r]);
   for (int64_t j = 0; j < n; ++j) {
     const T* v = values + slots[j] * stride;
     if constexpr (kVectors == 1) {  // a last L entries, in order
-      acc[0] += p[j] * load<Vec>(v);
+      const Vec x = load<Vec>(v);
+      for (int64_t r = 0; r < R; ++r) acc[r][0] += p[r][j] * x;
     } else {
       for (int64_t i = 0; i < kVectors; i += 2) {
         Vec first, second;
         load_block(v + kLanesOf<Vec> * i, first, second);
-        acc[i] += p[j] * first;
-        acc[i + 1] += p[j] * second;
+        for (int64_t r = 0; r < R; ++r) {
+          acc[r][i] += p[r][j] * first;
+          acc[r][i + 1] += p[r][j] * second;
+        }
       }
     }
   }
-  std::memcpy(out, acc, sizeof acc);
+  for (int64_t r = 0; r < R; ++r) std::memcpy(out[r], acc[r], sizeof acc[r]);
 }
 
-// Row j of a chunk's widened values is row j: weighted_sum's slots for it.
-constexpr int64_t kSuccessive[kChunk] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-                                         16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-                                         32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
-                                         48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
-
-// n cached entries as float32: a float32 row as it is, a bfloat16 one
-// widened into `out` in lane order.
+// Output entries per step of tile_weighted_sum: as many as a tile's sums
+// keep in registers (32 zmm, 16 ymm or xmm).
 template <typename Vec>
-SEED_INLINE const float* widened(const float* row, int64_t, float*) {
-  return row;
-}
-template <typename Vec>
-SEED_INLINE const float* widened(const uint16_t* row, int64_t n, float* out) {
-  constexpr int64_t L = kLanesOf<Vec>;
-  int64_t i = 0;
-  for (; i + 2 * L <= n; i += 2 * L) {
-    Vec first, second;
-    load_block(row + i, first, second);
-    std::memcpy(out + i, &first, sizeof first);
-    std::memcpy(out + i + L, &second, sizeof second);
-  }
-  for (; i + L <= n; i += L) {
-    const Vec v = load<Vec>(row + i);
-    std::memcpy(out + i, &v, sizeof v);
-  }
-  for (; i < n; ++i) out[i] = widen(row[i]);
-  return out;
-}
+constexpr int64_t kWidest = kLanesOf<Vec> == 16 ? 64 : kLanesOf<Vec> == 8 ? 32 : 16;
 
 // Query rows [row_begin, row_end) against the kv heads [kv_begin,
 // kv_end), each kv head with the `group` query heads that read it. The rows
@@ -329,12 +344,14 @@ SEED_INLINE const float* widened(const uint16_t* row, int64_t n, float* out) {
 // chunks from its first entry either way, so its result is the same bits
 // as if it were attended alone.
 //
-// Per row and kv head, scratch holds the query heads' scaled queries
-// [group, dim], one chunk's scores [group, kChunk], and each head's running
-// maximum and sum [group] each; then one chunk's widened keys or values
-// [kChunk, dim]. The output rows accumulate the weighted values, rescaled
-// whenever a chunk raises a head's maximum. While a chunk is computed, the
-// next one's keys and values are asked for.
+// A chunk's readers (its rows' query heads, row by row) go through it in
+// tiles of kTile: each key and value row is read from the cache and widened
+// once per tile, its products with the tile's queries or weights summed in
+// registers. Per row and kv head, scratch holds the query heads' scaled
+// queries [group, dim], one chunk's scores [group, kChunk], and each head's
+// running maximum and sum [group] each. The output rows accumulate the
+// weighted values, rescaled whenever a chunk raises a head's maximum. While
+// a chunk is computed, the next one's keys and values are asked for.
 template <typename Vec, typename T>
 class RowsAttention {
  public:
@@ -350,12 +367,12 @@ class RowsAttention {
         kv_stride_(a.kv_heads * a.dim),
         per_head_(group_ * (dim_ + kChunk + 2)),
         scratch_(scratch),
-        wide_(scratch + (row_end - row_begin) * kv_count_ * per_head_),
+        row_copy_(scratch + (row_end - row_begin) * kv_count_ * per_head_),
         keys_(static_cast<const T*>(a.keys) + kv_begin * a.dim),
         values_(static_cast<const T*>(a.values) + kv_begin * a.dim) {}
 
   static int64_t scratch_size(int64_t rows, int64_t kv_count, int64_t group, int64_t dim) {
-    return rows * kv_count * group * (dim + kChunk + 2) + kChunk * dim;
+    return rows * kv_count * group * (dim + kChunk + 2) + dim;
   }
 
   SEED_INLINE void run() {
@@ -383,8 +400,8 @@ class RowsAttention {
         for (int64_t h = 0; h < group_; ++h) {
           const float inv_sum = 1.0f / sum[h];
           float* head = o + h * dim_;
-          std::copy(head, head + dim_, wide_);
-          reorder<false>(wide_, inv_sum, head);
+          std::copy(head, head + dim_, row_copy_);
+          reorder<false>(row_copy_, inv_sum, head);
         }
       }
     }
@@ -396,6 +413,22 @@ class RowsAttention {
   float* out(int64_t row, int64_t kv) const { return a_.out + row * a_.heads * dim_ + (kv_begin_ + kv) * group_ * dim_; }
   // The entry at position i of a query or output row as the cache's rows are read.
   int64_t entry(int64_t i) const { return std::is_same_v<T, float> ? i : in_lane_order<Vec>(i, dim_); }
+
+  // A chunk's reader i of kv head kv_begin + kv, counted from row first_row:
+  // its row's query head i % group.
+  struct Reader {
+    const float* q;
+    float* scores;  // [kChunk]
+    float* top;
+    float* sum;
+    float* out;     // [dim], in the order the cache's rows are read
+  };
+  Reader reader(int64_t first_row, int64_t kv, int64_t i) const {
+    const int64_t row = first_row + i / group_, h = i % group_;
+    float* s = state(row, kv);
+    return {s + h * dim_, s + group_ * dim_ + h * kChunk, s + group_ * (dim_ + kChunk) + h,
+            s + group_ * (dim_ + kChunk + 1) + h, out(row, kv) + h * dim_};
+  }
 
   // out = scale * a row in the order the cache's rows are read (`into`:
   // from its own order into that one; otherwise back).
@@ -434,93 +467,96 @@ class RowsAttention {
   }
 
   // One chunk of c entries (at `slots`) of kv head kv_begin + kv for rows
-  // [first_row, last_row); `opening`: the rows' first chunk. A bfloat16
-  // chunk that many query heads and rows read is widened into scratch once;
-  // one that few read (a decode step's) is widened in registers as it is
-  // used. Both give the same products in the same order.
+  // [first_row, last_row); `opening`: the rows' first chunk.
   SEED_INLINE void chunk(int64_t first_row, int64_t last_row, int64_t kv, const int64_t* slots, int64_t c,
                          bool opening, const int64_t* next_slots, int64_t next_c) {
+    constexpr int64_t R = kTile<Vec>;
     const T* keys = keys_ + kv * dim_;
     const T* values = values_ + kv * dim_;
-    // The next chunk's rows [j, j + n) of this kv head, asked for as this one's are read.
+    const T* key_rows[kChunk];
+    for (int64_t j = 0; j < c; ++j) key_rows[j] = keys + slots[j] * kv_stride_;
+    for (int64_t j = c; j % (kLanesOf<Vec> / R) != 0; ++j) key_rows[j] = key_rows[0];  // scores never used
+    // The next chunk's rows [j, j + n) of this kv head, asked for as the first tile reads this one's.
     const auto ask_next = [&](int64_t j, int64_t n) {
       for (int64_t i = j; i < std::min(j + n, next_c); ++i) {
         prefetch_row(keys + next_slots[i] * kv_stride_, dim_);
         prefetch_row(values + next_slots[i] * kv_stride_, dim_);
       }
     };
-    if (std::is_same_v<T, uint16_t> && (last_row - first_row) * group_ > kReadsInRegisters) {
-      const float* key_rows[kChunk];
-      for (int64_t j = 0; j < c; ++j) {
-        ask_next(j, 1);
-        key_rows[j] = widened<Vec>(keys + slots[j] * kv_stride_, dim_, wide_ + j * dim_);
-      }
-      score(first_row, last_row, kv, key_rows, c);
-      for (int64_t j = 0; j < c; ++j) widened<Vec>(values + slots[j] * kv_stride_, dim_, wide_ + j * dim_);
-      weigh(first_row, last_row, kv, c, opening, wide_, dim_, kSuccessive);
-    } else {
-      const T* key_rows[kChunk];
-      for (int64_t j = 0; j < c; ++j) key_rows[j] = keys + slots[j] * kv_stride_;
-      score(first_row, last_row, kv, key_rows, c, ask_next);
-      weigh(first_row, last_row, kv, c, opening, values, kv_stride_, slots);
-    }
-  }
-
-  // The rows' scores of c keys, L keys at a time, each time calling
-  // before(j, L) first. Scores of the lanes past c read the first key again
-  // and are never used.
-  template <typename K, typename Before = void (*)(int64_t, int64_t)>
-  SEED_INLINE void score(int64_t first_row, int64_t last_row, int64_t kv, const K** key_rows, int64_t c,
-                         Before before = [](int64_t, int64_t) {}) {
-    constexpr int64_t L = kLanesOf<Vec>;
-    for (int64_t j = c; j % L != 0; ++j) key_rows[j] = key_rows[0];
-    for (int64_t j0 = 0; j0 < c; j0 += L) {
-      before(j0, L);
-      for (int64_t row = first_row; row < last_row; ++row) {
-        const float* q = state(row, kv);
-        float* scores = state(row, kv) + group_ * dim_ + j0;
-        for (int64_t h = 0; h < group_; ++h) {
-          chunk_scores<Vec>(q + h * dim_, key_rows + j0, std::min(L, c - j0), dim_, scores + h * kChunk);
+    const int64_t readers = (last_row - first_row) * group_;
+    for (int64_t t = 0; t < readers; t += R) {
+      with_tile_size<R>(readers - t, [&](auto tile) SEED_INLINE_LAMBDA {
+        constexpr int64_t size = decltype(tile)::value;
+        const float* q[size];
+        float* scores[size];
+        for (int64_t r = 0; r < size; ++r) {
+          const Reader one = reader(first_row, kv, t + r);
+          q[r] = one.q;
+          scores[r] = one.scores;
         }
-      }
-    }
-  }
-
-  // The online softmax's step over the rows' scores of c entries, and their
-  // values (rows v_slots[j] * v_stride of v, in lane order) weighed into the
-  // output rows.
-  template <typename V>
-  SEED_INLINE void weigh(int64_t first_row, int64_t last_row, int64_t kv, int64_t c, bool opening, const V* v,
-                         int64_t v_stride, const int64_t* v_slots) {
-    for (int64_t row = first_row; row < last_row; ++row) {
-      float* scores = state(row, kv) + group_ * dim_;
-      float* top = scores + group_ * kChunk;
-      float* sum = top + group_;
-      for (int64_t h = 0; h < group_; ++h) {
-        float* p = scores + h * kChunk;
-        const float chunk_top = max_of<Vec>(p, c);
-        float* o = out(row, kv) + h * dim_;
-        if (opening) {
-          top[h] = chunk_top;
-          sum[h] = exp_sum(p, c, chunk_top);
+        if (t == 0) {
+          tile_scores<Vec, size>(q, key_rows, c, dim_, scores, ask_next);
         } else {
-          const float new_top = std::max(top[h], chunk_top);
-          const float rescale = exp_nonpositive(top[h] - new_top);
-          top[h] = new_top;
-          sum[h] = sum[h] * rescale + exp_sum(p, c, new_top);
-          if (rescale != 1.0f) {
-            for (int64_t i = 0; i < dim_; ++i) o[i] *= rescale;
-          }
+          tile_scores<Vec, size>(q, key_rows, c, dim_, scores, [](int64_t, int64_t) {});
         }
-        int64_t d = 0;
-        for (; d + 64 <= dim_; d += 64) weighted_sum<Vec, 64>(p, v_slots, c, v + d, v_stride, o + d);
-        for (; d + 32 <= dim_; d += 32) weighted_sum<Vec, 32>(p, v_slots, c, v + d, v_stride, o + d);
-        for (; d + 16 <= dim_; d += 16) weighted_sum<Vec, 16>(p, v_slots, c, v + d, v_stride, o + d);
-        for (int64_t j = 0; d < dim_ && j < c; ++j) {  // the rest of a head size that is not a multiple of 16
-          for (int64_t i = d; i < dim_; ++i) {
-            o[i] = fused(p[j], widen(v[v_slots[j] * v_stride + (std::is_same_v<V, float> ? i : entry(i))]), o[i]);
-          }
+      });
+    }
+    for (int64_t i = 0; i < readers; ++i) softmax_step(reader(first_row, kv, i), c, opening);
+    for (int64_t t = 0; t < readers; t += R) {
+      with_tile_size<R>(readers - t, [&](auto tile) SEED_INLINE_LAMBDA {
+        constexpr int64_t size = decltype(tile)::value;
+        const float* p[size];
+        float* o[size];
+        for (int64_t r = 0; r < size; ++r) {
+          const Reader one = reader(first_row, kv, t + r);
+          p[r] = one.scores;
+          o[r] = one.out;
         }
+        weigh<size>(p, o, c, values, slots);
+      });
+    }
+  }
+
+  // The online softmax's step over a reader's scores of c entries: they
+  // become its weights, and its output row is rescaled to its new maximum.
+  SEED_INLINE void softmax_step(const Reader& one, int64_t c, bool opening) const {
+    const float chunk_top = max_of<Vec>(one.scores, c);
+    if (opening) {
+      *one.top = chunk_top;
+      *one.sum = exp_sum(one.scores, c, chunk_top);
+      return;
+    }
+    const float new_top = std::max(*one.top, chunk_top);
+    const float rescale = exp_nonpositive(*one.top - new_top);
+    *one.top = new_top;
+    *one.sum = *one.sum * rescale + exp_sum(one.scores, c, new_top);
+    if (rescale != 1.0f) {
+      for (int64_t i = 0; i < dim_; ++i) one.out[i] *= rescale;
+    }
+  }
+
+  // A tile's weights p of c entries times their value rows (at `slots`, in
+  // lane order) added to its output rows o.
+  template <int64_t R>
+  SEED_INLINE void weigh(const float* const* p, float* const* o, int64_t c, const T* values,
+                         const int64_t* slots) const {
+    float* at[R];
+    const auto step = [&](auto width, int64_t d) SEED_INLINE_LAMBDA {
+      for (int64_t r = 0; r < R; ++r) at[r] = o[r] + d;
+      tile_weighted_sum<Vec, decltype(width)::value, R>(p, slots, c, values + d, kv_stride_, at);
+    };
+    int64_t d = 0;
+    if constexpr (kWidest<Vec> >= 64) {
+      for (; d + 64 <= dim_; d += 64) step(std::integral_constant<int64_t, 64>(), d);
+    }
+    if constexpr (kWidest<Vec> >= 32) {
+      for (; d + 32 <= dim_; d += 32) step(std::integral_constant<int64_t, 32>(), d);
+    }
+    for (; d + 16 <= dim_; d += 16) step(std::integral_constant<int64_t, 16>(), d);
+    for (int64_t r = 0; r < R; ++r) {  // the rest of a head size that is not a multiple of 16
+      for (int64_t j = 0; d < dim_ && j < c; ++j) {
+        const T* v = values + slots[j] * kv_stride_;
+        for (int64_t i = d; i < dim_; ++i) o[r][i] = fused(p[r][j], widen(v[entry(i)]), o[r][i]);
       }
     }
   }
@@ -528,11 +564,10 @@ class RowsAttention {
   const PagedAttentionArgs& a_;
   const int64_t row_begin_, row_end_, kv_begin_, kv_count_, group_, dim_, kv_stride_, per_head_;
   float* const scratch_;
-  float* const wide_;
+  float* const row_copy_;  // [dim]: an output row while it is put back in order
   const T* const keys_;
   const T* const values_;
 };
-
 // Items [begin, end): item i is row group i / ranges's kv heads [r * range,
 // (r + 1) * range) for r = i % ranges (the last range may be shorter).
 template <typename Vec>

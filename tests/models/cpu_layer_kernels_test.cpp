@@ -147,9 +147,10 @@ TEST_P(PagedAttentionTest, LongRowsThroughABlockTableEqualTheReference) {
 // A verified chain's rows and a tree's (one block table, prefixes of
 // hundreds of positions, some rows with ancestors as extra slots) beside
 // another sequence's: attended together, they equal the reference, and
-// each row gives the same bits as when it is attended alone. Alone, a row
-// of few query heads reads bfloat16 entries widened in registers; in a
-// group, widened once into scratch.
+// each row gives the same bits as when it is attended alone. Alone, a
+// row's query heads fill the kernel's tiles of readers by themselves; in a
+// group, a tile may hold heads of neighbouring rows (3 query heads per kv
+// head: tiles of 4 and 2 take heads of two rows, at other places than alone).
 TEST_P(PagedAttentionTest, RowsSharingAPrefixEqualEachRowAlone) {
   const auto [heads, kv_heads, dim] = GetParam();
   torch::manual_seed(5);
