@@ -4,6 +4,7 @@
 #include <c10/util/BFloat16.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -210,6 +211,17 @@ SEED_INLINE Vec lane_sums(const Vec* v) {
   return work[0];
 }
 
+// One query head of one row, as attention reads and writes it: its scaled
+// query and its output row (both in the order the cache's rows are read),
+// one chunk's scores (then weights), and its running maximum and sum.
+struct Reader {
+  const float* q;
+  float* scores;  // [kChunk]
+  float* top;
+  float* sum;
+  float* out;
+};
+
 // Readers of a chunk (its rows' query heads) that go through it together:
 // each key and value row is read and widened once for them, and their sums
 // stay in registers beside it. As many as the registers hold (32 zmm; 16
@@ -227,8 +239,8 @@ SEED_INLINE void with_tile_size(int64_t n, F&& f) {
   f(std::integral_constant<int64_t, R>());
 }
 
-// scores[r][j] = q[r] . keys[j] over dim entries for the R readers r of a
-// tile and j < c, and whatever in [c, the next multiple of L / kTile) (keys[j]
+// tile[r].scores[j] = tile[r].q . keys[j] over dim entries for the R
+// readers of a tile and j < c, and whatever in [c, the next multiple of L / kTile) (keys[j]
 // must be readable there); the keys float32 rows or bfloat16 ones in lane
 // order. L / kTile keys at a time, each loaded once for the tile: every
 // reader's products summed lane-wise, then across lanes together. A score's
@@ -236,9 +248,14 @@ SEED_INLINE void with_tile_size(int64_t n, F&& f) {
 // reader's scores are the same bits in any tile. before(j, n) is called
 // before keys [j, j + n) are read.
 template <typename Vec, int64_t R, typename T, typename Before>
-SEED_INLINE void tile_scores(const float* const* q, const T* const* keys, int64_t c, int64_t dim,
-                             float* const* scores, Before before) {
+SEED_INLINE void tile_scores(const Reader* tile, const T* const* keys, int64_t c, int64_t dim, Before before) {
   constexpr int64_t L = kLanesOf<Vec>, J = L / kTile<Vec>;
+  const float* q[R];
+  float* scores[R];
+  for (int64_t r = 0; r < R; ++r) {
+    q[r] = tile[r].q;
+    scores[r] = tile[r].scores;
+  }
   const int64_t blocks = dim / (2 * L) * (2 * L), whole = dim / L * L;
   for (int64_t j0 = 0; j0 < c; j0 += J) {
     before(j0, J);
@@ -297,8 +314,9 @@ SEED_INLINE float max_of(const float* s, int64_t n) {
   return top;
 }
 
-// out[r][0, W) += sum over j of p[r][j] * (values + slots[j] * stride)[0,
-// W) for the R readers r of a tile, W a multiple of 16, the values float32
+// out[d, d + W) += sum over j of p[j] * (values + slots[j] * stride)[0, W)
+// for each of the R readers of a tile (p its scores, out its output row), W
+// a multiple of 16, the values float32
 // rows or bfloat16 ones in lane order (W is whole blocks of 2L entries
 // there, or a last L in order). Each value row is loaded once for the tile.
 // The sums stay in registers across positions; written as plain loops, the
@@ -306,9 +324,15 @@ SEED_INLINE float max_of(const float* s, int64_t n) {
 // store and a reload. An output entry's sum is the same operations in the
 // same order whatever its tile and W.
 template <typename Vec, int64_t W, int64_t R, typename T>
-SEED_INLINE void tile_weighted_sum(const float* const* p, const int64_t* slots, int64_t n,
-                                   const T* __restrict values, int64_t stride, float* const* out) {
+SEED_INLINE void tile_weighted_sum(const Reader* tile, int64_t d, const int64_t* slots, int64_t n,
+                                   const T* __restrict values, int64_t stride) {
   constexpr int64_t kVectors = W / kLanesOf<Vec>;
+  const float* p[R];
+  float* out[R];
+  for (int64_t r = 0; r < R; ++r) {
+    p[r] = tile[r].scores;
+    out[r] = tile[r].out + d;
+  }
   Vec acc[R][kVectors];
   for (int64_t r = 0; r < R; ++r) std::memcpy(acc[r], out[r], sizeof acc[r]);
   for (int64_t j = 0; j < n; ++j) {
@@ -416,13 +440,6 @@ class RowsAttention {
 
   // A chunk's reader i of kv head kv_begin + kv, counted from row first_row:
   // its row's query head i % group.
-  struct Reader {
-    const float* q;
-    float* scores;  // [kChunk]
-    float* top;
-    float* sum;
-    float* out;     // [dim], in the order the cache's rows are read
-  };
   Reader reader(int64_t first_row, int64_t kv, int64_t i) const {
     const int64_t row = first_row + i / group_, h = i % group_;
     float* s = state(row, kv);
@@ -483,36 +500,32 @@ class RowsAttention {
         prefetch_row(values + next_slots[i] * kv_stride_, dim_);
       }
     };
+    for_each_tile(first_row, last_row, kv, [&](const auto& tile, bool first) SEED_INLINE_LAMBDA {
+      constexpr int64_t size = std::tuple_size_v<std::decay_t<decltype(tile)>>;
+      if (first) {
+        tile_scores<Vec, size>(tile.data(), key_rows, c, dim_, ask_next);
+      } else {
+        tile_scores<Vec, size>(tile.data(), key_rows, c, dim_, [](int64_t, int64_t) {});
+      }
+    });
+    for (int64_t i = 0; i < (last_row - first_row) * group_; ++i) softmax_step(reader(first_row, kv, i), c, opening);
+    for_each_tile(first_row, last_row, kv, [&](const auto& tile, bool) SEED_INLINE_LAMBDA {
+      weigh<std::tuple_size_v<std::decay_t<decltype(tile)>>>(tile.data(), c, values, slots);
+    });
+  }
+
+  // Calls f(tile, first) for the readers of rows [first_row, last_row) and
+  // kv head kv_begin + kv in tiles of kTile, row by row, each tile a
+  // std::array of Readers; `first` for the first tile.
+  template <typename F>
+  SEED_INLINE void for_each_tile(int64_t first_row, int64_t last_row, int64_t kv, F&& f) const {
+    constexpr int64_t R = kTile<Vec>;
     const int64_t readers = (last_row - first_row) * group_;
     for (int64_t t = 0; t < readers; t += R) {
-      with_tile_size<R>(readers - t, [&](auto tile) SEED_INLINE_LAMBDA {
-        constexpr int64_t size = decltype(tile)::value;
-        const float* q[size];
-        float* scores[size];
-        for (int64_t r = 0; r < size; ++r) {
-          const Reader one = reader(first_row, kv, t + r);
-          q[r] = one.q;
-          scores[r] = one.scores;
-        }
-        if (t == 0) {
-          tile_scores<Vec, size>(q, key_rows, c, dim_, scores, ask_next);
-        } else {
-          tile_scores<Vec, size>(q, key_rows, c, dim_, scores, [](int64_t, int64_t) {});
-        }
-      });
-    }
-    for (int64_t i = 0; i < readers; ++i) softmax_step(reader(first_row, kv, i), c, opening);
-    for (int64_t t = 0; t < readers; t += R) {
-      with_tile_size<R>(readers - t, [&](auto tile) SEED_INLINE_LAMBDA {
-        constexpr int64_t size = decltype(tile)::value;
-        const float* p[size];
-        float* o[size];
-        for (int64_t r = 0; r < size; ++r) {
-          const Reader one = reader(first_row, kv, t + r);
-          p[r] = one.scores;
-          o[r] = one.out;
-        }
-        weigh<size>(p, o, c, values, slots);
+      with_tile_size<R>(readers - t, [&](auto size) SEED_INLINE_LAMBDA {
+        std::array<Reader, decltype(size)::value> tile;
+        for (int64_t r = 0; r < decltype(size)::value; ++r) tile[r] = reader(first_row, kv, t + r);
+        f(tile, t == 0);
       });
     }
   }
@@ -535,15 +548,12 @@ class RowsAttention {
     }
   }
 
-  // A tile's weights p of c entries times their value rows (at `slots`, in
-  // lane order) added to its output rows o.
+  // A tile's weights of c entries times their value rows (at `slots`, in
+  // lane order) added to its output rows.
   template <int64_t R>
-  SEED_INLINE void weigh(const float* const* p, float* const* o, int64_t c, const T* values,
-                         const int64_t* slots) const {
-    float* at[R];
+  SEED_INLINE void weigh(const Reader* tile, int64_t c, const T* values, const int64_t* slots) const {
     const auto step = [&](auto width, int64_t d) SEED_INLINE_LAMBDA {
-      for (int64_t r = 0; r < R; ++r) at[r] = o[r] + d;
-      tile_weighted_sum<Vec, decltype(width)::value, R>(p, slots, c, values + d, kv_stride_, at);
+      tile_weighted_sum<Vec, decltype(width)::value, R>(tile, d, slots, c, values + d, kv_stride_);
     };
     int64_t d = 0;
     if constexpr (kWidest<Vec> >= 64) {
@@ -556,7 +566,7 @@ class RowsAttention {
     for (int64_t r = 0; r < R; ++r) {  // the rest of a head size that is not a multiple of 16
       for (int64_t j = 0; d < dim_ && j < c; ++j) {
         const T* v = values + slots[j] * kv_stride_;
-        for (int64_t i = d; i < dim_; ++i) o[r][i] = fused(p[r][j], widen(v[entry(i)]), o[r][i]);
+        for (int64_t i = d; i < dim_; ++i) tile[r].out[i] = fused(tile[r].scores[j], widen(v[entry(i)]), tile[r].out[i]);
       }
     }
   }
