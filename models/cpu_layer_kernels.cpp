@@ -240,9 +240,9 @@ SEED_INLINE void with_tile_size(int64_t n, F&& f) {
 }
 
 // tile[r].scores[j] = tile[r].q . keys[j] over dim entries for the R
-// readers of a tile and j < c, and whatever in [c, the next multiple of L / kTile) (keys[j]
-// must be readable there); the keys float32 rows or bfloat16 ones in lane
-// order. L / kTile keys at a time, each loaded once for the tile: every
+// readers of a tile and j < c, and whatever in [c, the next multiple of
+// L / kTile) (keys[j] must be readable there); the keys float32 rows or
+// bfloat16 ones in lane order. L / kTile keys at a time, each loaded once for the tile: every
 // reader's products summed lane-wise, then across lanes together. A score's
 // sums are the same operations in the same order whatever its tile, so a
 // reader's scores are the same bits in any tile. before(j, n) is called
@@ -564,9 +564,10 @@ class RowsAttention {
     }
     for (; d + 16 <= dim_; d += 16) step(std::integral_constant<int64_t, 16>(), d);
     for (int64_t r = 0; r < R; ++r) {  // the rest of a head size that is not a multiple of 16
+      float* o = tile[r].out;
       for (int64_t j = 0; d < dim_ && j < c; ++j) {
         const T* v = values + slots[j] * kv_stride_;
-        for (int64_t i = d; i < dim_; ++i) tile[r].out[i] = fused(tile[r].scores[j], widen(v[entry(i)]), tile[r].out[i]);
+        for (int64_t i = d; i < dim_; ++i) o[i] = fused(tile[r].scores[j], widen(v[entry(i)]), o[i]);
       }
     }
   }
