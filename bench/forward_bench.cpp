@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 
+#include "bench/median_seconds.h"
 #include "bench/resident_memory.h"
 #include "models/base/median.h"
 #include "models/base/sampling.h"
@@ -16,17 +17,6 @@
 namespace seed::bench {
 namespace {
 
-// Median wall time of `fn` over `repeats` runs, after one warm-up run.
-double median_seconds(int repeats, const std::function<void()>& fn) {
-  fn();
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    fn();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return median(times);
-}
 
 // Reads one value back: on CUDA this waits for the queued kernels, so that
 // the timer measures the work and not its launch.

@@ -2,9 +2,7 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
-#include <chrono>
-
+#include "bench/median_seconds.h"
 #include "models/base/error.h"
 
 namespace seed::bench {
@@ -35,23 +33,12 @@ std::vector<GemmBenchRow> run_gemm_bench(models::CausalLM& model, const std::vec
       inputs.push_back(torch::randn({k, linear->in_features()}));  // weights held packed: no `weight`
       fmas += static_cast<double>(k) * linear->in_features() * linear->out_features();
     }
-    auto median_seconds = [&](auto&& one_pass) {
-      one_pass();  // warm-up
-      std::vector<double> times;
-      for (int r = 0; r < repeats; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        one_pass();
-        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
-      std::sort(times.begin(), times.end());
-      return times[times.size() / 2];
-    };
     GemmBenchRow row;
     row.rows = k;
-    row.panel_seconds = median_seconds([&] {
+    row.panel_seconds = median_seconds(repeats, [&] {
       for (size_t i = 0; i < panel.size(); ++i) (*panel[i])(inputs[i]);
     });
-    row.blas_seconds = median_seconds([&] {
+    row.blas_seconds = median_seconds(repeats, [&] {
       for (size_t i = 0; i < blas.size(); ++i) {
         if (k == 1) {
           torch::mv(blas[i].first, inputs[i][0]);

@@ -7,6 +7,7 @@
 
 #include <iostream>
 
+#include "bench/attention_bench.h"
 #include "bench/forward_bench.h"
 #include "bench/gemm_bench.h"
 #include "bench/search_bench.h"
@@ -102,6 +103,32 @@ void run_bench_gemm(const BenchGemmOptions& options, const GlobalOptions& global
   for (const auto& row : rows) {
     std::cout << fmt::format("{:>6} {:>12.3f} {:>12.3f} {:>9.2f}x {:>14.1f}\n", row.rows, 1e3 * row.panel_seconds,
                              1e3 * row.blas_seconds, row.blas_seconds / row.panel_seconds, row.panel_gfma_per_s);
+  }
+}
+
+struct BenchAttentionOptions {
+  std::string model_dir;
+  int repeats = 5;
+  std::vector<int64_t> contexts = {2048, 8192};
+  std::vector<int64_t> rows = {1, 4, 8, 16};
+};
+
+void run_bench_attention(const BenchAttentionOptions& options, const GlobalOptions& global) {
+  auto model = models::CausalLM::load(options.model_dir, model_load_options(global, "cpu"));
+  const auto rows = bench::run_attention_bench(*model, options.contexts, options.rows, options.repeats);
+  const models::ModelConfig& c = model->config();
+  std::cout << fmt::format("attention of one forward of {} ({} layers, {} query heads on {} kv heads of {}), {} "
+                           "thread(s), kernel {}, medians of {}; k rows of a chain after the context\n",
+                           options.model_dir, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads,
+                           c.head_dim, torch::get_num_threads(), models::cpu_kernel_name(model->weights().cpu_kernel),
+                           options.repeats)
+            << fmt::format("{:>8} {:>6} {:>10} {:>10} {:>8} {:>9}\n", "context", "rows", "ms", "relative", "GB/s",
+                           "GFLOP/s");
+  double one_row = 0;
+  for (const auto& row : rows) {
+    if (row.rows == options.rows.front()) one_row = row.seconds;
+    std::cout << fmt::format("{:>8} {:>6} {:>10.3f} {:>10.2f} {:>8.1f} {:>9.1f}\n", row.context, row.rows,
+                             1e3 * row.seconds, row.seconds / one_row, row.bytes_per_s / 1e9, row.flops_per_s / 1e9);
   }
 }
 
@@ -270,6 +297,21 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   gemm->add_option("--rows", gemm_options->rows, "Row counts to measure")->capture_default_str();
   gemm->callback([gemm_options, &global] { run_bench_gemm(*gemm_options, global); });
+
+  auto attention_options = std::make_shared<BenchAttentionOptions>();
+  CLI::App* attention = bench->add_subcommand(
+      "attention", "The attention of one forward alone, read from the paged KV cache: k verified rows by context");
+  add_model_option(attention, &attention_options->model_dir, "Hugging Face model folder");
+  attention->add_option("--repeats", attention_options->repeats, "Repeats (medians)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  attention->add_option("--context-tokens", attention_options->contexts, "Tokens in the cache before the rows")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  attention->add_option("--rows", attention_options->rows, "Row counts to measure (relative to the first)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  attention->callback([attention_options, &global] { run_bench_attention(*attention_options, global); });
 
   auto spec_options = std::make_shared<BenchSpecOptions>();
   bench::SpecBenchOptions& so = spec_options->bench;

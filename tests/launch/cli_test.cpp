@@ -327,7 +327,7 @@ TEST_F(CliTest, EvalWritesEveryValueJudgmentAndChecksItsOutputPathsFirst) {
 }
 
 TEST_F(CliTest, EverySubcommandHasHelp) {
-  for (const char* sub : {"", "generate", "bench", "bench forward", "bench gemm", "bench spec", "corpus", "train", "eval", "eval game24"}) {
+  for (const char* sub : {"", "generate", "bench", "bench forward", "bench gemm", "bench attention", "bench spec", "corpus", "train", "eval", "eval game24"}) {
     const Outcome r = run_command(seed(std::string(sub) + " --help"));
     EXPECT_EQ(r.exit_code, 0) << sub << ": " << r.output;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub;
