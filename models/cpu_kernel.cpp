@@ -1,6 +1,8 @@
 #include "models/cpu_kernel.h"
 
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "models/base/error.h"
 
@@ -13,11 +15,29 @@ bool cpu_has_f16c() {
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
 }
 
+// AMX-BF16 in hardware (cpuid leaf 7: AMX-BF16 and AMX-TILE), and the
+// kernel's leave to use the tiles' 8 KB of state: Linux grants it per
+// process, on request (arch_prctl ARCH_REQ_XCOMP_PERM), before any thread
+// touches a tile.
+bool amx_usable() {
+  static const bool usable = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+    constexpr unsigned kAmxBf16 = 1u << 22, kAmxTile = 1u << 24;
+    if ((edx & kAmxBf16) == 0 || (edx & kAmxTile) == 0) return false;
+    constexpr long kRequestPermission = 0x1023, kTileData = 18;  // ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA
+    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+  }();
+  return usable;
+}
+
 }  // namespace
 
 bool cpu_kernel_supported(CpuKernel kernel) {
   __builtin_cpu_init();
   switch (kernel) {
+    case CpuKernel::kAmx:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16") && amx_usable();
     case CpuKernel::kAvx512:
       return __builtin_cpu_supports("avx512f");
     case CpuKernel::kAvx2:
@@ -29,7 +49,7 @@ bool cpu_kernel_supported(CpuKernel kernel) {
 }
 
 CpuKernel best_cpu_kernel() {
-  for (CpuKernel kernel : {CpuKernel::kAvx512, CpuKernel::kAvx2}) {
+  for (CpuKernel kernel : {CpuKernel::kAmx, CpuKernel::kAvx512, CpuKernel::kAvx2}) {
     if (cpu_kernel_supported(kernel)) return kernel;
   }
   return CpuKernel::kPortable;
@@ -37,6 +57,8 @@ CpuKernel best_cpu_kernel() {
 
 const char* cpu_kernel_name(CpuKernel kernel) {
   switch (kernel) {
+    case CpuKernel::kAmx:
+      return "amx";
     case CpuKernel::kAvx512:
       return "avx512";
     case CpuKernel::kAvx2:
@@ -48,14 +70,14 @@ const char* cpu_kernel_name(CpuKernel kernel) {
 }
 
 CpuKernel parse_cpu_kernel(const std::string& name, const std::string& what) {
-  for (CpuKernel kernel : {CpuKernel::kAvx512, CpuKernel::kAvx2, CpuKernel::kPortable}) {
+  for (CpuKernel kernel : {CpuKernel::kAmx, CpuKernel::kAvx512, CpuKernel::kAvx2, CpuKernel::kPortable}) {
     if (name != cpu_kernel_name(kernel)) continue;
     SEED_CHECK(cpu_kernel_supported(kernel), kInvalidArgument)
         << what << ": this CPU cannot run the " << name << " kernel; use " << cpu_kernel_name(best_cpu_kernel())
         << " or a narrower one";
     return kernel;
   }
-  SEED_FAIL(kInvalidArgument) << what << ": unknown kernel '" << name << "'; use avx512, avx2 or portable";
+  SEED_FAIL(kInvalidArgument) << what << ": unknown kernel '" << name << "'; use amx, avx512, avx2 or portable";
 }
 
 const char* weight_dtype_name(WeightDtype dtype) {

@@ -12,6 +12,7 @@
 namespace seed::models {
 
 enum class CpuKernel {
+  kAmx,       // AVX-512, with bfloat16 weights multiplied on AMX tiles (16 rows x 64 columns)
   kAvx512,    // AVX-512F: 6 rows x 64 columns per tile
   kAvx2,      // AVX2 + FMA + F16C: 3 rows x 32 columns per tile
   kPortable,  // plain C++, whatever the compiler vectorises
@@ -20,7 +21,7 @@ enum class CpuKernel {
 // The fastest kernel this CPU runs.
 CpuKernel best_cpu_kernel();
 bool cpu_kernel_supported(CpuKernel kernel);
-const char* cpu_kernel_name(CpuKernel kernel);  // "avx512" | "avx2" | "portable"
+const char* cpu_kernel_name(CpuKernel kernel);  // "amx" | "avx512" | "avx2" | "portable"
 // Throws kInvalidArgument naming `what` (a flag) for an unknown name or a
 // kernel this CPU cannot run.
 CpuKernel parse_cpu_kernel(const std::string& name, const std::string& what);

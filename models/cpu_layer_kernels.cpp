@@ -688,6 +688,7 @@ void paged_attention(CpuKernel kernel, const PagedAttentionArgs& args) {
   const int64_t grain = std::max<int64_t>(1, kMinFlopsPerThread / flops_per_item);
   at::parallel_for(0, items, grain, [&](int64_t begin, int64_t end) {
     switch (kernel) {
+      case CpuKernel::kAmx:
       case CpuKernel::kAvx512: return attention_avx512(args, groups, range, begin, end);
       case CpuKernel::kAvx2: return attention_avx2(args, groups, range, begin, end);
       case CpuKernel::kPortable: return attention_portable(args, groups, range, begin, end);
@@ -706,6 +707,7 @@ void store_kv_row(KvDtype dtype, const float* row, int64_t n, void* out) {
 
 void silu_mul(CpuKernel kernel, float* gate, const float* up, int64_t n) {
   switch (kernel) {
+    case CpuKernel::kAmx:
     case CpuKernel::kAvx512: return silu_mul_avx512(gate, up, n);
     case CpuKernel::kAvx2: return silu_mul_avx2(gate, up, n);
     case CpuKernel::kPortable: return silu_mul_portable(gate, up, n);

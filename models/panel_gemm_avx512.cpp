@@ -139,10 +139,10 @@ SEED_AVX512_BF16 void tile_bf16(const uint32_t* x_pairs, int64_t k_pairs, const 
   store_tile(acc, y, ldy, mask);
 }
 
-// x [M, K] rounded to bfloat16 (to nearest even), two per word, rows padded
-// to an even length.
-SEED_AVX512_BF16 void round_rows(const float* x, int64_t M, int64_t K, std::vector<uint32_t>& out) {
-  const int64_t k_pairs = (K + 1) / 2;
+}  // namespace
+
+SEED_AVX512_BF16 void round_rows_to_bf16_pairs(const float* x, int64_t M, int64_t K, int64_t k_pairs,
+                                               std::vector<uint32_t>& out) {
   out.assign(M * k_pairs, 0);
   for (int64_t m = 0; m < M; ++m) {
     const float* row = x + m * K;
@@ -160,10 +160,12 @@ SEED_AVX512_BF16 void round_rows(const float* x, int64_t M, int64_t K, std::vect
   }
 }
 
+namespace {
+
 SEED_AVX512_BF16 void run_bf16(const PanelGemmArgs& a) {
   thread_local std::vector<uint32_t> x_pairs;
-  round_rows(a.x, a.M, a.K, x_pairs);
   const int64_t k_pairs = (a.K + 1) / 2;
+  round_rows_to_bf16_pairs(a.x, a.M, a.K, k_pairs, x_pairs);
   const Bf16Bits* panels = static_cast<const Bf16Bits*>(a.panels);
   for (int64_t p = a.panel_begin; p < a.panel_end; ++p) {
     const int64_t n = p * kWidth;

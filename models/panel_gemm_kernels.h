@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "models/panel_gemm.h"
 
@@ -35,6 +36,14 @@ void with_weight_type(WeightDtype dtype, Fn&& fn) {
 
 void panel_gemm_avx512(const PanelGemmArgs& args);
 bool avx512_bf16_products();  // this CPU has AVX512_BF16 (panel_gemm_avx512.cpp)
+// x [M, K] rounded to bfloat16 (to nearest even), two per word, each row
+// k_pairs words (>= (K + 1) / 2) padded with zeros. REQUIRES AVX512_BF16.
+void round_rows_to_bf16_pairs(const float* x, int64_t M, int64_t K, int64_t k_pairs, std::vector<uint32_t>& out);
+
+// k per AMX tile of bfloat16 pairs: 16 rows of 64 bytes.
+constexpr int64_t kAmxTileDepth = 32;
+// bfloat16 weights only. REQUIRES cpu_kernel_supported(kAmx).
+void panel_gemm_amx(const PanelGemmArgs& args);
 void panel_gemm_avx2(const PanelGemmArgs& args);
 void panel_gemm_portable(const PanelGemmArgs& args);
 

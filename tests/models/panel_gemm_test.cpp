@@ -91,6 +91,46 @@ TEST_P(PanelGemmTest, ARowGetsTheBitsOfItsProductAlone) {
   }
 }
 
+// A tied embedding is looked up in the LM head's panels (LlamaWeights::lookup).
+TEST_P(PanelGemmTest, UnpacksTheRowsItPacked) {
+  const auto [kernel, dtype] = GetParam();
+  at::Generator gen = at::detail::createCPUGenerator(8);
+  for (const auto& [K, N] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {33, 130}, {100, 65}}) {
+    const at::Tensor w = torch::randn({N, K}, gen).to(scalar_type_of(dtype));
+    const int64_t width = panel_width(kernel);
+    at::Tensor panels = torch::empty({(N + width - 1) / width, panel_rows(kernel, dtype, K), width}, w.options());
+    pack_panels(kernel, dtype, w.data_ptr(), N, K, panels.data_ptr());
+    const std::vector<int64_t> rows = {N - 1, 0, N / 2};
+    at::Tensor out = torch::empty({3, K}, w.options());
+    unpack_panel_rows(kernel, dtype, panels.data_ptr(), K, rows.data(), 3, out.data_ptr());
+    for (int64_t i = 0; i < 3; ++i) {
+      EXPECT_TRUE(torch::equal(out[i], w[rows[i]])) << cpu_kernel_name(kernel) << " " << weight_dtype_name(dtype)
+                                                     << " K=" << K << " row " << rows[i];
+    }
+  }
+}
+
+// Long rows: the AMX kernel takes a prompt's rows through each panel in
+// groups that fit in L2 (16 rows at this K), so these span three groups.
+TEST_P(PanelGemmTest, RowsInGroupsOnALongKEqualTheReferenceAndEachRowAlone) {
+  const auto [kernel, dtype] = GetParam();
+  at::Generator gen = at::detail::createCPUGenerator(7);
+  const int64_t M = 37, K = 16384 + 7, N = 70;
+  const at::Tensor w = torch::randn({N, K}, gen), bias = torch::randn({N}, gen), x = torch::randn({M, K}, gen);
+  const at::Tensor x_seen =
+      panel_gemm_rounds_x(kernel, dtype) ? x.to(torch::kBFloat16).to(torch::kDouble) : x.to(torch::kDouble);
+  const at::Tensor expected =
+      torch::mm(x_seen, w.to(scalar_type_of(dtype)).to(torch::kDouble).t()) + bias.to(torch::kDouble);
+  const at::Tensor together = panel_product(kernel, x, w, bias, dtype);
+  EXPECT_LT((together.to(torch::kDouble) - expected).abs().max().item<double>(), 1e-5 * (K + 1))
+      << cpu_kernel_name(kernel) << " " << weight_dtype_name(dtype);
+  for (int64_t r : {0, 15, 16, 31, 36}) {
+    const at::Tensor alone = panel_product(kernel, x.narrow(0, r, 1).contiguous(), w, bias, dtype);
+    EXPECT_TRUE(torch::equal(alone[0], together[r]))
+        << cpu_kernel_name(kernel) << " " << weight_dtype_name(dtype) << " row " << r << " of " << M;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(SupportedKernels, PanelGemmTest,
                          ::testing::Combine(::testing::ValuesIn(supported_kernels()),
                                             ::testing::Values(WeightDtype::kFloat32, WeightDtype::kBFloat16,
