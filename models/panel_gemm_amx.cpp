@@ -107,6 +107,7 @@ SEED_AMX void store_block(const float* out, int64_t rows, int64_t columns, const
 }
 
 SEED_AMX void run(const PanelGemmArgs& a) {
+  if (a.M == 0) return;
   const int64_t k_pairs = panel_rows(CpuKernel::kAmx, WeightDtype::kBFloat16, a.K) / 2;
   const int64_t block_rows = std::min(a.M, kTileRows);
   const int64_t padded_rows = (a.M + block_rows - 1) / block_rows * block_rows;
