@@ -1,7 +1,7 @@
 // panel_gemm on AMX (Sapphire Rapids and later) for bfloat16 weights: one
-// TDPBF16PS multiplies 16 rows of x by 32 k of 16 columns, 8,192 products,
-// about eight times what the AVX-512 kernel's vdpbf16ps gives a core in the
-// same cycles. Decode stays bound by streaming the weights; verifying k
+// TDPBF16PS multiplies 16 rows of x by 32 k of 16 columns, 8,192 products;
+// a core's tiles do about six times the multiply-adds a cycle that the
+// AVX-512 kernel's vdpbf16ps does. Decode stays bound by streaming the weights; verifying k
 // drafted tokens or a prompt's rows, bound by multiply-adds on AVX-512,
 // now costs little more than the stream.
 //
@@ -44,7 +44,7 @@ constexpr int64_t kTileElements = kTilePairs * kTileRowBytes / 2;  // bfloat16 w
 constexpr int64_t kGroupBytes = 512 * 1024;
 
 // The tile registers: tmm0-3 accumulate a block's four 16-column slices,
-// tmm4 holds 16 rows of x, tmm5-7 take turns holding the weights.
+// tmm4 holds the block's rows of x, tmm5-7 take turns holding the weights.
 struct alignas(64) TileConfig {
   uint8_t palette = 1;
   uint8_t start_row = 0;
