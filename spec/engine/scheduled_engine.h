@@ -41,7 +41,9 @@
 // Scheduler serves the calls' proposals round-robin, and the call returns
 // once its own requests are done. The loop runs on one caller's thread at a
 // time: the caller that finds no loop running runs it until its own call is
-// done, then hands it to a caller still waiting. Since every draft and
+// done, then hands it to a caller still waiting and lets its own OpenMP
+// team go (each thread running forwards has a team of its own; an idle one
+// spins on the cores the next one needs). Since every draft and
 // verdict is keyed by its request, a request's tokens do not depend on the
 // calls beside it.
 #pragma once
