@@ -49,42 +49,57 @@ PanelLayout panel_layout(CpuKernel kernel, WeightDtype dtype) {
   return panel_gemm_rounds_x(kernel, dtype) ? PanelLayout::kPairs : PanelLayout::kRows;
 }
 
-// Where element (n, k) of W sits in its panel (panel n / width).
-int64_t panel_offset(int64_t n, int64_t k, int64_t width, PanelLayout layout) {
-  const int64_t c = n % width;
+// Where element (n, k) of W sits in its panel (panel n / width), c = n % width.
+template <PanelLayout layout>
+int64_t panel_offset(int64_t c, int64_t k, int64_t width) {
+  if constexpr (layout == PanelLayout::kRows) {
+    return k * width + c;
+  } else if constexpr (layout == PanelLayout::kPairs) {
+    return (k / 2) * 2 * width + 2 * c + k % 2;
+  } else {
+    constexpr int64_t kSlice = 16, kTile = kAmxTileDepth * kSlice;
+    return (k / kAmxTileDepth) * kAmxTileDepth * width + (c / kSlice) * kTile + (k % kAmxTileDepth / 2) * 2 * kSlice +
+           2 * (c % kSlice) + k % 2;
+  }
+}
+
+// Calls fn(panel_offset<layout>) with `layout` a constant, so that the
+// loops over a matrix's elements are compiled once per layout.
+template <typename Fn>
+void with_layout(PanelLayout layout, Fn&& fn) {
   switch (layout) {
     case PanelLayout::kRows:
-      return k * width + c;
+      return fn([](int64_t c, int64_t k, int64_t width) { return panel_offset<PanelLayout::kRows>(c, k, width); });
     case PanelLayout::kPairs:
-      return (k / 2) * 2 * width + 2 * c + k % 2;
-    case PanelLayout::kTiles: {
-      constexpr int64_t kSlice = 16, kTile = kAmxTileDepth * kSlice;
-      return (k / kAmxTileDepth) * kAmxTileDepth * width + (c / kSlice) * kTile + (k % kAmxTileDepth / 2) * 2 * kSlice +
-             2 * (c % kSlice) + k % 2;
-    }
+      return fn([](int64_t c, int64_t k, int64_t width) { return panel_offset<PanelLayout::kPairs>(c, k, width); });
+    case PanelLayout::kTiles:
+      return fn([](int64_t c, int64_t k, int64_t width) { return panel_offset<PanelLayout::kTiles>(c, k, width); });
   }
-  return 0;
 }
 
 template <typename T>
 void pack_typed(const T* w, int64_t N, int64_t K, int64_t rows, int64_t width, PanelLayout layout, T* panels) {
   const int64_t panel_count = (N + width - 1) / width;
   std::fill(panels, panels + panel_count * rows * width, T{0});
-  for (int64_t n = 0; n < N; ++n) {
-    T* panel = panels + (n / width) * rows * width;
-    const T* row = w + n * K;
-    for (int64_t k = 0; k < K; ++k) panel[panel_offset(n, k, width, layout)] = row[k];
-  }
+  with_layout(layout, [&](auto offset) {
+    for (int64_t n = 0; n < N; ++n) {
+      T* panel = panels + (n / width) * rows * width;
+      const T* row = w + n * K;
+      for (int64_t k = 0; k < K; ++k) panel[offset(n % width, k, width)] = row[k];
+    }
+  });
 }
 
 template <typename T>
 void unpack_typed(const T* panels, int64_t K, int64_t panel_rows, int64_t width, PanelLayout layout,
                   const int64_t* rows, int64_t count, T* out) {
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t n = rows[i];
-    const T* panel = panels + (n / width) * panel_rows * width;
-    for (int64_t k = 0; k < K; ++k) out[i * K + k] = panel[panel_offset(n, k, width, layout)];
-  }
+  with_layout(layout, [&](auto offset) {
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t n = rows[i];
+      const T* panel = panels + (n / width) * panel_rows * width;
+      for (int64_t k = 0; k < K; ++k) out[i * K + k] = panel[offset(n % width, k, width)];
+    }
+  });
 }
 
 }  // namespace

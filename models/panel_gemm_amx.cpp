@@ -1,7 +1,7 @@
 // panel_gemm on AMX (Sapphire Rapids and later) for bfloat16 weights: one
-// TDPBF16PS multiplies 16 rows of x by 32 k of 16 columns, 8,192 products;
-// a core's tiles do about six times the multiply-adds a cycle that the
-// AVX-512 kernel's vdpbf16ps does. Decode stays bound by streaming the weights; verifying k
+// TDPBF16PS multiplies 16 rows of x by 32 k of 16 columns, 8,192 products,
+// where the AVX-512 kernel's vdpbf16ps does 32: a core's tiles do several
+// times the multiply-adds a cycle. Decode stays bound by streaming the weights; verifying k
 // drafted tokens or a prompt's rows, bound by multiply-adds on AVX-512,
 // now costs little more than the stream.
 //
