@@ -112,7 +112,16 @@ void Linear::prepare_for_inference(CpuKernel cpu_kernel, bool keep_parameter) {
   const int64_t width = panel_width(kernel);
   const WeightDtype dtype = weight_dtype_of(w.scalar_type());
   panels = lazy_zeros({(out + width - 1) / width, panel_rows(kernel, dtype, in), width}, w.options(), Pages::kHuge);
-  pack_panels(kernel, dtype, w.data_ptr(), out, in, panels.data_ptr());
+  // Each panel holds `width` rows of w, so the intra-op threads pack
+  // ranges of panels side by side: a model's load is mostly this.
+  const int64_t bytes = w.element_size();
+  const int64_t panel_bytes = panels.size(1) * width * bytes;
+  const auto* rows = static_cast<const char*>(w.data_ptr());
+  auto* packed = static_cast<char*>(panels.data_ptr());
+  at::parallel_for(0, panels.size(0), 1, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * width, last = std::min(out, end * width);
+    pack_panels(kernel, dtype, rows + first * in * bytes, last - first, in, packed + begin * panel_bytes);
+  });
   packed_out = out;
   packed_in = in;
   if (!keep_parameter) weight = at::Tensor();
@@ -181,8 +190,11 @@ std::vector<at::Tensor> LlamaWeights::parameters() const {
 
 namespace {
 
-// A whole tensor of the model by Hugging Face name, checked against `shape`.
-using FullTensorReader = std::function<at::Tensor(const std::string& name, const std::vector<int64_t>& shape)>;
+// A whole tensor of the model by Hugging Face name, checked against
+// `shape`; `borrowed`: it may be the checkpoint's own bytes
+// (Checkpoint::borrow), as it is used up before the checkpoint closes.
+using FullTensorReader =
+    std::function<at::Tensor(const std::string& name, const std::vector<int64_t>& shape, bool borrowed)>;
 
 // The dtype a matrix stored as `stored` keeps on CPU: `wanted`, or else
 // half-size as stored, or else float32.
@@ -200,9 +212,10 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
   // Keeps entries [begin, begin + count) of `dim`; a part is copied out so
   // that the whole tensor is freed. Matrices (`matrix`) may keep a
   // half-size dtype on CPU; everything else computes in options' dtype.
+  // `packed`: a matrix packed right away, so it may be borrowed.
   auto read_as = [&](bool matrix, const std::string& name, const std::vector<int64_t>& shape, int64_t dim,
-                     int64_t begin, int64_t count) {
-    at::Tensor full = read_full(name, shape);
+                     int64_t begin, int64_t count, bool packed = false) {
+    at::Tensor full = read_full(name, shape, packed && pack_for.has_value());
     const at::TensorOptions to = matrix && options.device().is_cpu()
                                      ? options.dtype(cpu_matrix_dtype(full.scalar_type(), matrix_dtype))
                                      : options;
@@ -210,7 +223,7 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
     return full.narrow(dim, begin, count).to(to, /*non_blocking=*/false, /*copy=*/true, at::MemoryFormat::Contiguous);
   };
   auto read = [&](const std::string& name, const std::vector<int64_t>& shape, int64_t dim, int64_t begin,
-                  int64_t count) { return read_as(true, name, shape, dim, begin, count); };
+                  int64_t count) { return read_as(true, name, shape, dim, begin, count, /*packed=*/true); };
   auto replicated = [&](const std::string& name, int64_t size) { return read_as(false, name, {size}, 0, 0, size); };
   const int64_t hidden = c.hidden_size, D = c.head_dim;
   const int64_t q_begin = s.head_begin * D, q_rows = s.heads * D;
@@ -219,7 +232,9 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
   LlamaWeights w;
   w.keep_parameters = !pack_for;
   if (pack_for) w.cpu_kernel = *pack_for;
-  w.embed = read("model.embed_tokens.weight", {c.vocab_size, hidden}, 0, s.vocab_begin, s.vocab);
+  // An untied embedding is kept beyond the checkpoint: a copy.
+  w.embed = read_as(true, "model.embed_tokens.weight", {c.vocab_size, hidden}, 0, s.vocab_begin, s.vocab,
+                    /*packed=*/c.tie_word_embeddings);
   // Tied models may still store lm_head.weight; the embedding is the truth.
   // Packed first, while nothing else is held: the largest matrix.
   if (c.tie_word_embeddings) {
@@ -266,7 +281,9 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
 LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& c, at::TensorOptions options,
                           const TpShard& shard, std::optional<WeightDtype> matrix_dtype,
                           std::optional<CpuKernel> pack_for) {
-  auto read = [&](const std::string& name, const std::vector<int64_t>& shape) { return checkpoint.read(name, shape); };
+  auto read = [&](const std::string& name, const std::vector<int64_t>& shape, bool borrowed) {
+    return borrowed ? checkpoint.borrow(name, shape) : checkpoint.read(name, shape);
+  };
   return load_shard(read, c, shard, options, matrix_dtype, options.device().is_cpu() ? pack_for : std::nullopt);
 }
 
@@ -274,7 +291,7 @@ LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& c, const
                            at::TensorOptions options) {
   std::map<std::string, at::Tensor> named;
   for (auto& [name, tensor] : to_named_tensors(full, c, options.dtype().toScalarType())) named.emplace(name, tensor);
-  auto read = [&](const std::string& name, const std::vector<int64_t>&) { return named.at(name); };
+  auto read = [&](const std::string& name, const std::vector<int64_t>&, bool) { return named.at(name); };
   return load_shard(read, c, shard, options, WeightDtype::kFloat32, std::nullopt);
 }
 

@@ -346,14 +346,32 @@ at::Tensor SafetensorsFile::read(const std::string& name) const {
   return tensor;
 }
 
-at::Tensor SafetensorsFile::read(const std::string& name,
-                                 const std::vector<int64_t>& expected_shape) const {
+const TensorInfo& SafetensorsFile::checked_info(const std::string& name,
+                                                const std::vector<int64_t>& expected_shape) const {
   const TensorInfo& info = this->info(name);
   SEED_CHECK(info.shape == expected_shape, kCorruption)
       << impl_->path << ": tensor '" << name << "' has shape " << shape_string(info.shape)
       << " but the model expects " << shape_string(expected_shape)
       << "; does config.json match these weights?";
+  return info;
+}
+
+at::Tensor SafetensorsFile::read(const std::string& name,
+                                 const std::vector<int64_t>& expected_shape) const {
+  checked_info(name, expected_shape);
   return read(name);
+}
+
+at::Tensor SafetensorsFile::borrow(const std::string& name,
+                                   const std::vector<int64_t>& expected_shape) const {
+  const TensorInfo& info = checked_info(name, expected_shape);
+  const c10::ScalarType type = dtype_row(info.dtype).scalar_type;
+  const uint8_t* bytes = impl_->data + info.begin;
+  const uint64_t size = info.end - info.begin;
+  if (size == 0 || reinterpret_cast<uintptr_t>(bytes) % c10::elementSize(type) != 0) return read(name);
+  return torch::from_blob(
+      const_cast<uint8_t*>(bytes), info.shape, [bytes, size](void*) { release_pages(bytes, size); },
+      torch::TensorOptions().dtype(type));
 }
 
 }  // namespace seed::models

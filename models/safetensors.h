@@ -11,7 +11,8 @@
 // Thread-safety: a SafetensorsFile/Checkpoint is immutable after open();
 // const methods may be called from any thread. The file stays mapped until
 // the object is destroyed and must not be truncated meanwhile (the OS would
-// raise SIGBUS); tensors from read() are copies and outlive it.
+// raise SIGBUS); tensors from read() are copies and outlive it, tensors
+// from borrow() do not.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -55,6 +56,13 @@ class SafetensorsFile {
   // As read(), and checks the shape: kCorruption naming file, tensor,
   // expected and found shapes if they differ.
   at::Tensor read(const std::string& name, const std::vector<int64_t>& expected_shape) const;
+  // As read() with a shape, without the copy: the tensor is the mapped bytes
+  // themselves, read-only (a write faults) and valid only while this file is
+  // open; the pages are released when its last reference goes. For a tensor
+  // used up while the file is open, as weights packed at load are: a copy
+  // would first have to fault in as much fresh memory. A tensor whose bytes
+  // are not aligned to its element size is copied.
+  at::Tensor borrow(const std::string& name, const std::vector<int64_t>& expected_shape) const;
 
   SafetensorsFile(SafetensorsFile&&) noexcept;
   SafetensorsFile& operator=(SafetensorsFile&&) noexcept;
@@ -63,6 +71,8 @@ class SafetensorsFile {
  private:
   struct Impl;
   explicit SafetensorsFile(std::unique_ptr<Impl> impl);
+  // info(name), or kCorruption if its shape is not `expected_shape`.
+  const TensorInfo& checked_info(const std::string& name, const std::vector<int64_t>& expected_shape) const;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -76,6 +86,8 @@ class Checkpoint {
 
   // As SafetensorsFile::read with a shape; kNotFound names dir + tensor.
   at::Tensor read(const std::string& name, const std::vector<int64_t>& expected_shape) const;
+  // As SafetensorsFile::borrow: valid while this checkpoint is open.
+  at::Tensor borrow(const std::string& name, const std::vector<int64_t>& expected_shape) const;
 
   Checkpoint(Checkpoint&&) noexcept;
   Checkpoint& operator=(Checkpoint&&) noexcept;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -122,7 +123,30 @@ TEST_F(SafetensorsTest, RoundTripsEveryDtypeExactly) {
     const at::Tensor got = file.read(name, {3, 5});
     EXPECT_EQ(got.scalar_type(), expected.scalar_type());
     EXPECT_TRUE(torch::equal(got, expected));
+    const at::Tensor borrowed = file.borrow(name, {3, 5});
+    EXPECT_EQ(borrowed.scalar_type(), expected.scalar_type());
+    EXPECT_TRUE(torch::equal(borrowed, expected));
+    // The file's own bytes, not a copy: every borrow of a tensor is the same memory.
+    EXPECT_EQ(file.borrow(name, {3, 5}).data_ptr(), borrowed.data_ptr());
+    EXPECT_NE(got.data_ptr(), borrowed.data_ptr());
   }
+}
+
+// The format does not align tensors, so one can start at an odd byte: it
+// is then copied to memory aligned for its dtype, with the same values.
+TEST_F(SafetensorsTest, BorrowingAMisalignedTensorCopiesIt) {
+  const std::string header = R"({"odd":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})";
+  ASSERT_EQ((8 + header.size()) % 4, 1u);
+  write_raw(path("odd.safetensors"), header, 16);
+  const SafetensorsFile file = SafetensorsFile::open(path("odd.safetensors"));
+  const at::Tensor borrowed = file.borrow("odd", {4});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(borrowed.data_ptr()) % sizeof(float), 0u);
+  EXPECT_NE(file.borrow("odd", {4}).data_ptr(), borrowed.data_ptr());
+  EXPECT_TRUE(torch::equal(borrowed, file.read("odd", {4})));
+  float expected;
+  const uint32_t bits = 0x5a5a5a5a;
+  std::memcpy(&expected, &bits, sizeof expected);
+  EXPECT_EQ(borrowed[3].item<float>(), expected);
 }
 
 TEST_F(SafetensorsTest, RoundTripsScalarsEmptyAndNonContiguousTensors) {
@@ -306,6 +330,8 @@ TEST_F(SafetensorsTest, ShapeMismatchOnReadNamesTensorAndShapes) {
   const SafetensorsFile file = SafetensorsFile::open(path("shape.safetensors"));
   EXPECT_TRUE(throws_error([&] { file.read("embed", {4, 8}); }, ErrorKind::kCorruption,
                            {"shape.safetensors", "'embed'", "[8, 4]", "[4, 8]"}));
+  EXPECT_TRUE(throws_error([&] { file.borrow("embed", {4, 8}); }, ErrorKind::kCorruption,
+                           {"shape.safetensors", "'embed'", "[8, 4]", "[4, 8]"}));
   EXPECT_TRUE(throws_error([&] { file.read("absent"); }, ErrorKind::kNotFound,
                            {"shape.safetensors", "'absent'"}));
 }
@@ -365,6 +391,7 @@ TEST_F(CheckpointTest, ShardedRoundTripsAcrossThreeShards) {
   const Checkpoint checkpoint = Checkpoint::open(dir_.string());
   for (const auto& [name, expected] : tensors) {
     EXPECT_TRUE(torch::equal(checkpoint.read(name, {4, 4}), expected)) << name;
+    EXPECT_TRUE(torch::equal(checkpoint.borrow(name, {4, 4}), expected)) << name;
   }
 }
 
