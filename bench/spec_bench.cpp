@@ -306,7 +306,9 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
     auto target = models::CausalLM::load(o.target, spec::load_options(eo));
     const ContextFigures t = run_forward_bench(*target, fo).contexts.front();
     result.verify_cost = t.forward_time_ratio.at(o.draft_length + 1);
-    auto draft = models::CausalLM::load(o.drafts.front(), spec::load_options(eo));
+    eo.target = o.target;
+    eo.draft = o.drafts.front();
+    auto draft = models::CausalLM::load(o.drafts.front(), spec::draft_load_options(eo));
     result.draft_cost =
         run_forward_bench(*draft, fo).contexts.front().decode_seconds_per_token / t.decode_seconds_per_token;
   }

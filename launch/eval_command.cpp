@@ -106,7 +106,8 @@ void run_eval(EvalOptions options, const GlobalOptions& global) {
 
   if (!options.draft_dir.empty()) {
     std::shared_ptr<const models::CausalLM> draft =
-        models::CausalLM::load(options.draft_dir, model_load_options(global, "cpu"));
+        models::CausalLM::load(options.draft_dir, spec::draft_load_options(model_load_options(global, "cpu"),
+                                                                            options.model_dir, options.draft_dir));
     std::vector<std::vector<int32_t>> prompts;
     for (const auto& puzzle : puzzles) {
       const std::string input = tasks::numbers_text(puzzle);

@@ -49,8 +49,9 @@ int main(int argc, char** argv) {
   app.add_option("--cpu-kernel", cpu_kernel, "CPU matrix kernel: auto | amx | avx512 | avx2 | portable")
       ->capture_default_str();
   app.add_option("--weights-dtype", weights_dtype,
-                 "Weights in memory as float32 | bfloat16 | float16 (auto: as the model file stores them); on a GPU "
-                 "also the activations and the KV cache")
+                 "Weights in memory as float32 | bfloat16 | float16 (auto: as the model file stores them, but a float32 "
+                 "draft of a bfloat16 or float16 target in the target's dtype); on a GPU also the activations and the "
+                 "KV cache")
       ->capture_default_str();
   app.add_flag("--eager", eager,
                "GPU: run every forward eagerly, without CUDA graphs (for debugging; slower)");

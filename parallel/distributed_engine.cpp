@@ -74,7 +74,7 @@ std::unique_ptr<spec::Drafter> make_rank_drafter(spec::DrafterKind kind, const s
   spec::DrafterResources resources;
   if (kind.needs_draft_model()) {
     SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
-    resources.draft_model = models::CausalLM::load(models.draft, spec::load_options(models));
+    resources.draft_model = models::CausalLM::load(models.draft, spec::draft_load_options(models));
     resources.draft_cache = spec::kv_cache_options(models, /*caches=*/1);
     resources.draft_cut = models.draft_cut;
   } else if (kind == spec::DrafterKind::kStand) {

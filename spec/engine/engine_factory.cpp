@@ -29,6 +29,24 @@ models::LoadOptions load_options(const EngineOptions& o) {
   return options;
 }
 
+models::LoadOptions draft_load_options(models::LoadOptions options, const std::string& target,
+                                       const std::string& draft) {
+  if (options.weights_dtype) return options;
+  const auto stored = [](const std::string& dir) {
+    return models::ModelConfig::from_file((std::filesystem::path(dir) / "config.json").string()).torch_dtype;
+  };
+  const std::string target_dtype = stored(target);
+  if ((target_dtype == "bfloat16" || target_dtype == "float16") && stored(draft) == "float32") {
+    options.weights_dtype = models::parse_weight_dtype(target_dtype, target + "/config.json torch_dtype");
+    spdlog::info("draft {} (stored in float32) is held in {}, the target's dtype", draft, target_dtype);
+  }
+  return options;
+}
+
+models::LoadOptions draft_load_options(const EngineOptions& o) {
+  return draft_load_options(load_options(o), o.target, o.draft);
+}
+
 models::KvCacheOptions kv_cache_options(const EngineOptions& o, int caches) {
   SEED_CHECK(o.kv_cache_mb >= 0, kInvalidArgument) << "--kv-cache-mb: " << o.kv_cache_mb << " < 0";
   models::KvCacheOptions cache;
@@ -183,7 +201,7 @@ std::unique_ptr<ScheduledEngine> build(const EngineOptions& o, RunSettings setti
           o.trigrams.empty() ? TrigramTable() : TrigramTable::load(o.trigrams)));
     }
   } else if (drafters.empty()) {
-    resources.draft_model = models::CausalLM::load(o.draft, load_options(o));
+    resources.draft_model = models::CausalLM::load(o.draft, draft_load_options(o));
     resources.draft_cache = kv_cache_options(o, cache_count(o));
     resources.draft_cut = o.draft_cut;
     check_vocabularies(o, resources.draft_model->config().vocab_size, target->vocab_size());
@@ -230,7 +248,9 @@ std::unique_ptr<Engine> with_lookahead(const EngineOptions& o, std::unique_ptr<E
     at::set_num_threads(at::get_num_threads() - 1);
   }
   std::unique_ptr<StepVerifier> verifier = o.step_verifier(*target, o);
-  return std::make_unique<LookaheadEngine>(make_engine(autoregressive_options(o, o.draft)), std::move(target),
+  EngineOptions drafting = autoregressive_options(o, o.draft);
+  drafting.weights_dtype = draft_load_options(o).weights_dtype;
+  return std::make_unique<LookaheadEngine>(make_engine(drafting), std::move(target),
                                            model_run_settings(o.target, o.chat_system), steps, std::move(verifier));
 }
 

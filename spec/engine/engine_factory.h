@@ -112,6 +112,19 @@ EngineOptions autoregressive_options(const EngineOptions& options, const std::st
 // How the engines load their models: device, weight dtype, kernel.
 models::LoadOptions load_options(const EngineOptions& options);
 
+// `options` for the draft model folder `draft` of the target folder
+// `target`: with no weights dtype set, a draft stored in float32 beside a
+// target stored in bfloat16 or float16 (config.json's torch_dtype) is held
+// in the target's dtype, as vLLM holds a draft in its target's: a draft
+// step then reads half the bytes and, on a CPU with bfloat16 products,
+// multiplies at their rate. Drafts are verified exactly whatever their
+// precision. A draft is never widened. Throws what reading either
+// config.json throws.
+models::LoadOptions draft_load_options(models::LoadOptions options, const std::string& target,
+                                       const std::string& draft);
+// How the engines load the draft model: the above for load_options.
+models::LoadOptions draft_load_options(const EngineOptions& options);
+
 // The KV cache of one of `caches` models in this process: kv_cache_mb each,
 // or, with 0, half the host memory free now shared among them (on CUDA, 0
 // leaves the cache to grow on demand). Throws kInvalidArgument naming

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "models/causal_lm.h"
 #include "spec/engine/engine_factory.h"
 #include "tests/tools/portable_weights.h"
 
@@ -141,6 +142,46 @@ TEST(RealShapeEngines, EveryEngineGivesArTokensOnAQwen3ShapedPair) {
   expect_every_engine_gives_ar_tokens("qwen3", [](int i) {
     return std::vector<int32_t>{151644, 872, 198, 100000 + 7 * i, 151935 - 31 * i, 1234 + i};
   });
+}
+
+// A draft stored in float32 beside a bfloat16 target is held in bfloat16
+// (draft_load_options). Here the draft holds the target's own values, so
+// held in bfloat16 its logits are the target's bits and even sampled drafts
+// are always accepted; a draft stored narrower than its target is not widened.
+TEST(RealShapeEngines, AFloat32DraftOfABfloat16TargetIsHeldInBfloat16) {
+  const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_dtype_" + std::to_string(::getpid()));
+  models::testing::write_portable_model(std::string(SEED_GOLDEN_DIR) + "/llama3.config.json",
+                                        (dir / "portable").string(), /*seed=*/0);
+  models::LoadOptions bf16;
+  bf16.weights_dtype = models::WeightDtype::kBFloat16;
+  models::CausalLM::load((dir / "portable").string(), bf16)->save((dir / "target").string(), torch::kBFloat16);
+  models::CausalLM::load((dir / "target").string(), {})->save((dir / "draft").string(), torch::kFloat);
+
+  EngineOptions o = pair_options(dir, "seed-batch");
+  EXPECT_EQ(draft_load_options(o).weights_dtype, models::WeightDtype::kBFloat16);
+  EXPECT_EQ(models::CausalLM::load(o.draft, draft_load_options(o))->weights().lm_head.dtype(), torch::kBFloat16);
+  std::vector<GenRequest> requests;
+  for (int i = 0; i < 3; ++i) {
+    GenRequest r;
+    r.prompt_tokens = {128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234};
+    r.max_new_tokens = 12;
+    r.sampling.temperature = 1.0f;
+    r.seed = 3;
+    r.stream = static_cast<uint64_t>(i);
+    requests.push_back(r);
+  }
+  const std::unique_ptr<Engine> engine = make_engine(o);
+  for (const Completion& c : engine->generate(requests)) ASSERT_NE(c.finish, FinishReason::kError) << c.error;
+  EXPECT_GT(engine->stats().accepted_tokens, 0);
+  EXPECT_EQ(engine->stats().rejections, 0);
+
+  // The other way round: the bfloat16 folder drafts for the float32 one,
+  // and keeps its bfloat16; a dtype asked for is every model's.
+  std::swap(o.target, o.draft);
+  EXPECT_EQ(draft_load_options(o).weights_dtype, std::nullopt);
+  o.weights_dtype = models::WeightDtype::kFloat32;
+  EXPECT_EQ(draft_load_options(o).weights_dtype, models::WeightDtype::kFloat32);
+  fs::remove_all(dir);
 }
 
 }  // namespace
