@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include <ATen/Parallel.h>
 #include <spdlog/spdlog.h>
@@ -38,7 +40,12 @@ models::LoadOptions draft_load_options(models::LoadOptions options, const std::s
   const std::string target_dtype = stored(target);
   if ((target_dtype == "bfloat16" || target_dtype == "float16") && stored(draft) == "float32") {
     options.weights_dtype = models::parse_weight_dtype(target_dtype, target + "/config.json torch_dtype");
-    spdlog::info("draft {} (stored in float32) is held in {}, the target's dtype", draft, target_dtype);
+    static std::mutex mutex;
+    static std::set<std::string> told;  // once per draft and process, not per engine
+    std::lock_guard<std::mutex> lock(mutex);
+    if (told.insert(draft).second) {
+      spdlog::info("draft {} (stored in float32) is held in {}, the target's dtype", draft, target_dtype);
+    }
   }
   return options;
 }
