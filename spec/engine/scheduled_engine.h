@@ -23,10 +23,12 @@
 //                 verdict goes back to the sequence's drafter, which only
 //                 then drafts it again. When the target would wait (or
 //                 its forward takes every ready draft), its thread drafts
-//                 a waiting batch itself (DrafterPool::draft_here). While
-//                 no proposal is ready yet, the target computes the
-//                 prompts of the requests started since (Target::prefill)
-//                 instead of waiting for their first drafts.
+//                 a waiting batch itself (DrafterPool::draft_here), so
+//                 a request's first draft takes every core and its prompt
+//                 is computed in the forward that verifies it. Only while
+//                 draft ranks make the first drafts (their cores are not
+//                 the target's) does the target compute the prompts of the
+//                 requests started since (Target::prefill) meanwhile.
 // A drafter that reports ErrorKind::kUnavailable is retired: its sequences
 // restart on the least loaded live drafter from their accepted tokens, or,
 // with none left, continue target-only. Any other drafter error ends that
