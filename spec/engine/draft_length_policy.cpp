@@ -48,7 +48,7 @@ void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, double s
   }
   LineFit& fit = wider ? wider_forwards_ : own_forwards_;
   fit.scale(kLineDecay);
-  fit.add(rows, seconds);
+  fit.add(rows, fit.weight() >= kMinLineWeight ? std::min(seconds, kOutlier * line_s(fit, rows, kMinRowVariance)) : seconds);
   ++forward_count_;
 }
 

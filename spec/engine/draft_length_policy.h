@@ -31,7 +31,13 @@
 // all of it is taken as per token.
 //
 // Measurements decay: alpha and the drafts within some tens, the forward
-// line within a few hundred forwards (it moves with the contexts). Once a
+// line within a few hundred forwards (it moves with the contexts). A
+// forward timed over kOutlier times its line (the machine busy for a
+// moment) counts as kOutlier times it: early in a run a few drafting
+// forwards fix the line's slope, and one such forward could stop drafting
+// that pays, after which only rounds without drafts are timed (on a 2-core
+// CPU, 2 runs in 20 of a benchmark that drafting sped up 1.17x); forwards
+// that stay dear still move the line, by up to that much each. Once a
 // draft and a forward are measured, rounds draft nothing until one such
 // round is timed, so that plain batching is measured before drafting is
 // kept. While the best length is k > 0, the last forward of every
@@ -100,6 +106,7 @@ class DraftLengthPolicy {
   static constexpr double kLineDecay = 0.995;  // per forward on the line
   static constexpr double kMinLineWeight = 4;    // forwards (decayed) before a line stands on its own
   static constexpr double kMinRowVariance = 0.25;  // spread of rows (or tokens) before a slope is fitted
+  static constexpr double kOutlier = 1.5;  // a forward over this times its line counts as this much
 
  private:
   bool measured() const;

@@ -244,5 +244,41 @@ TEST(DraftLengthPolicyTest, DraftingNothingExploresOnlyWhereTheDrafterIsCaughtUp
   EXPECT_EQ(policy.next(2, true), 0);
 }
 
+// Three requests on a CPU-like target, drafting one token each: a few
+// forwards timed, as early in a run (on the drafters' cores too, where they
+// were idle), with 90% of the drafts accepted.
+void measure_a_few_rounds(DraftLengthPolicy& policy, double drafted_ms) {
+  for (int i = 0; i < 2; ++i) policy.add_forward(3, 0, 0.6 * kMs, true);
+  for (int i = 0; i < 10; ++i) {
+    policy.add_forward(3, 3, drafted_ms * kMs, true);
+    for (int r = 0; r < 3; ++r) {
+      policy.add_draft(1, 0.03 * kMs);
+      const bool accepted = (3 * i + r) % 10 != 9;
+      policy.add_verdict(accepted ? 1 : 0, !accepted);
+    }
+  }
+}
+
+TEST(DraftLengthPolicyTest, AForwardFarSlowerThanItsLineCountsAsOnlySomewhatSlower) {
+  // One forward timed three times its line (the machine busy for a
+  // moment) would make drafting look dear enough to stop, and rounds
+  // without drafts would never time drafting again.
+  DraftLengthPolicy policy(4, 1);
+  measure_a_few_rounds(policy, 0.9);
+  ASSERT_EQ(policy.best(3), 1);
+  policy.add_forward(3, 3, 3 * 0.9 * kMs, true);
+  EXPECT_EQ(policy.best(3), 1);
+}
+
+TEST(DraftLengthPolicyTest, FollowsForwardsThatBecomeDear) {
+  // Drafted forwards that keep taking three times as long are followed,
+  // each counted as at most kOutlier times the line: drafting stops.
+  DraftLengthPolicy policy(4, 1);
+  measure_a_few_rounds(policy, 0.9);
+  ASSERT_EQ(policy.best(3), 1);
+  for (int i = 0; i < 40; ++i) policy.add_forward(3, 3, 3 * 0.9 * kMs, true);
+  EXPECT_EQ(policy.best(3), 0);
+}
+
 }  // namespace
 }  // namespace seed::spec
