@@ -1,6 +1,7 @@
 #include "spec/engine/draft_length_policy.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/base/error.h"
 #include "spec/api/acceptance.h"
@@ -12,6 +13,16 @@ namespace {
 // `fit`'s seconds for a forward of `rows` rows. REQUIRES fit.weight() > 0.
 double line_s(const LineFit& fit, double rows, double min_variance) {
   return fit.mean_y() + fit.cost_slope(min_variance) * (rows - fit.mean_x());
+}
+
+// Adds a forward to `fit`, at most kOutlier times its line once the line
+// stands on its own (DraftLengthPolicy's header says why).
+void add_clamped(LineFit& fit, double rows, double seconds) {
+  fit.scale(DraftLengthPolicy::kLineDecay);
+  const bool stands = fit.weight() >= DraftLengthPolicy::kMinLineWeight;
+  const double most = stands ? DraftLengthPolicy::kOutlier * line_s(fit, rows, DraftLengthPolicy::kMinRowVariance)
+                             : seconds;
+  fit.add(rows, std::min(seconds, most));
 }
 
 }  // namespace
@@ -42,22 +53,23 @@ void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, double s
   const bool steady_undrafted = drafted == 0 && !last_drafted_;
   last_drafted_ = drafted > 0;
   if (steady_undrafted) ++undrafted_timed_;
-  if (steady_undrafted && wider) {
-    undrafted_forwards_.scale(kLineDecay);
-    undrafted_forwards_.add(rows, seconds);
-  }
-  LineFit& fit = wider ? wider_forwards_ : own_forwards_;
-  fit.scale(kLineDecay);
-  fit.add(rows, fit.weight() >= kMinLineWeight ? std::min(seconds, kOutlier * line_s(fit, rows, kMinRowVariance)) : seconds);
+  if (steady_undrafted && wider) add_clamped(undrafted_forwards_, rows, seconds);
+  add_clamped(wider ? wider_forwards_ : own_forwards_, rows, seconds);
   ++forward_count_;
 }
 
 void DraftLengthPolicy::add_verdict(int64_t accepted, bool rejected) {
   accepted_ = accepted_ * kDecay + double(accepted);
   tested_ = tested_ * kDecay + double(accepted) + (rejected ? 1 : 0);
+  tested_in_all_ += double(accepted) + (rejected ? 1 : 0);
 }
 
 double DraftLengthPolicy::acceptance() const { return smoothed_acceptance_rate(accepted_, tested_); }
+
+double DraftLengthPolicy::hopeful_acceptance() const {
+  const double alpha = acceptance();
+  return std::min(1.0, alpha + std::sqrt(alpha * (1 - alpha) / (tested_in_all_ + 2)));
+}
 
 bool DraftLengthPolicy::measured() const { return drafts_.weight() > 0 && forward_count_ > 0; }
 
@@ -95,7 +107,7 @@ double DraftLengthPolicy::speedup(int k, double width) const {
   const double wide = drafting_forwards_ > 0 ? drafting_wider_ / drafting_forwards_ : 0.0;
   const double rows = width * (k + 1);
   const double round_s = wide * wider_s(rows) + (1 - wide) * own_s(rows) + draft_s;
-  return tau_max(acceptance(), k) * plain_s / round_s;
+  return tau_max(hopeful_acceptance(), k) * plain_s / round_s;
 }
 
 int DraftLengthPolicy::best(double width) const {

@@ -265,9 +265,9 @@ TEST(DraftLengthPolicyTest, AForwardFarSlowerThanItsLineCountsAsOnlySomewhatSlow
   // without drafts would never time drafting again.
   DraftLengthPolicy policy(4, 1);
   measure_a_few_rounds(policy, 0.9);
-  ASSERT_EQ(policy.best(3), 1);
+  ASSERT_GT(policy.best(3), 0);
   policy.add_forward(3, 3, 3 * 0.9 * kMs, true);
-  EXPECT_EQ(policy.best(3), 1);
+  EXPECT_GT(policy.best(3), 0);
 }
 
 TEST(DraftLengthPolicyTest, FollowsForwardsThatBecomeDear) {
@@ -275,8 +275,80 @@ TEST(DraftLengthPolicyTest, FollowsForwardsThatBecomeDear) {
   // each counted as at most kOutlier times the line: drafting stops.
   DraftLengthPolicy policy(4, 1);
   measure_a_few_rounds(policy, 0.9);
-  ASSERT_EQ(policy.best(3), 1);
+  ASSERT_GT(policy.best(3), 0);
   for (int i = 0; i < 40; ++i) policy.add_forward(3, 3, 3 * 0.9 * kMs, true);
+  EXPECT_EQ(policy.best(3), 0);
+}
+
+// Six requests on a CPU-like target where plain batching wins (every
+// forward on the drafters' cores too): drafting one token each takes
+// 1.55 ms a forward and 0.04 ms a draft for 6 x 1.9 tokens (6.4 tokens/ms),
+// a forward without drafts 0.87 ms for 6 (6.9 tokens/ms).
+void measure_plain_batching_winning(DraftLengthPolicy& policy) {
+  for (int i = 0; i < 12; ++i) {
+    policy.add_forward(6, 6, 1.55 * kMs, true);
+    for (int r = 0; r < 6; ++r) {
+      policy.add_draft(1, 0.04 * kMs);
+      const bool accepted = (6 * i + r) % 10 != 9;
+      policy.add_verdict(accepted ? 1 : 0, !accepted);
+    }
+  }
+  for (int i = 0; i < 10; ++i) policy.add_forward(6, 0, 0.87 * kMs, true);
+}
+
+TEST(DraftLengthPolicyTest, AForwardWithoutDraftsFarSlowerThanItsLineCountsAsOnlySomewhatSlower) {
+  // One round without drafts timed ten times as long (the machine busy
+  // for a moment) would make plain batching look dear enough to draft for
+  // the rest of the run: only such rounds time plain batching again.
+  DraftLengthPolicy policy(4, 1);
+  measure_plain_batching_winning(policy);
+  ASSERT_EQ(policy.best(6), 0);
+  policy.add_forward(6, 0, 10 * 0.87 * kMs, true);
+  EXPECT_EQ(policy.best(6), 0);
+}
+
+TEST(DraftLengthPolicyTest, FollowsForwardsWithoutDraftsThatBecomeDear) {
+  DraftLengthPolicy policy(4, 1);
+  measure_plain_batching_winning(policy);
+  ASSERT_EQ(policy.best(6), 0);
+  for (int i = 0; i < 40; ++i) policy.add_forward(6, 0, 2 * 0.87 * kMs, true);
+  EXPECT_GT(policy.best(6), 0);
+}
+
+// Three requests on a CPU-like target (0.18 ms a forward and 0.14 ms a
+// row), drafting one or two tokens each in turn (0.03 ms a token), where
+// drafting pays from alpha 0.85 on: 1.11 ms a round of one token for
+// 3 (1 + alpha) tokens, against 0.6 ms for 3 without drafts (timed two
+// rounds at a time every 16). Rounds until `verdicts` one-token verdicts,
+// 80% of them accepted.
+void measure_acceptance_under_the_break_even(DraftLengthPolicy& policy, int verdicts) {
+  for (int round = 0, v = 0; v < verdicts; ++round) {
+    if (round % 16 == 0) {
+      for (int i = 0; i < 2; ++i) policy.add_forward(3, 0, 0.6 * kMs, true);
+    }
+    const int k = 1 + round % 2;
+    policy.add_forward(3, 3 * k, (0.18 + 0.14 * 3 * (k + 1)) * kMs, true);
+    for (int r = 0; r < 3; ++r, ++v) {
+      policy.add_draft(k, 0.03 * k * kMs);
+      const bool accepted = v % 5 != 4;
+      policy.add_verdict(accepted ? 1 : 0, !accepted);
+    }
+  }
+}
+
+TEST(DraftLengthPolicyTest, AFewRejectionsEarlyDoNotStopDrafting) {
+  // Twelve verdicts at 80% cannot tell 0.8 from 0.9: drafting goes on
+  // until they can (once stopped, drafts would be tested again only every
+  // kExploreIdleEvery forwards).
+  DraftLengthPolicy policy(4, 1);
+  measure_acceptance_under_the_break_even(policy, 12);
+  EXPECT_LT(policy.acceptance(), 0.85);
+  EXPECT_GT(policy.best(3), 0);
+}
+
+TEST(DraftLengthPolicyTest, RejectionsThatGoOnStopDrafting) {
+  DraftLengthPolicy policy(4, 1);
+  measure_acceptance_under_the_break_even(policy, 120);
   EXPECT_EQ(policy.best(3), 0);
 }
 
