@@ -94,19 +94,23 @@ double tokens_per_s(const spec::RequestStats& kind, double wall_s) {
   return wall_s > 0 ? static_cast<double>(kind.generated_tokens) / wall_s : 0.0;
 }
 
-// A chain of draft_length every round, where "shape" lets greedy requests
-// draft what pays (spec::EngineOptions::adaptive_draft_length).
+// A chain of draft_length every round, where "shape" lets requests draft
+// what pays (spec::EngineOptions::adaptive_draft_length).
 constexpr const char* kFixedChain = "fixed";
+// Sampled requests' drafts drawn from the draft's q, a chain of
+// draft_length every round (spec::EngineOptions::sample_drafts).
+constexpr const char* kSampledDrafts = "sampled";
 
 // What a row's engine drafts: its own shape, or a pruned tree; a chain
-// whose greedy requests draft 0 to k tokens is "chain 0-k".
-std::string tree_label(const SpecBenchOptions& o, spec::EngineKind kind, const spec::EngineOptions& eo,
-                       float temperature) {
+// whose requests draft 0 to k tokens is "chain 0-k", one of k drawn from q
+// "chain k sampled".
+std::string tree_label(const SpecBenchOptions& o, spec::EngineKind kind, const spec::EngineOptions& eo) {
+  const char* drawn = eo.sample_drafts ? " sampled" : "";
   if (eo.tree == spec::kPrunedTree) return "pct";
-  if (!eo.tree.empty()) return eo.tree;
-  if (kind.tree_drafts()) return fmt::format("{}", fmt::join(o.k_config, ","));
-  if (eo.adaptive_draft_length && temperature <= 0) return fmt::format("chain 0-{}", o.draft_length);
-  return fmt::format("chain {}", o.draft_length);
+  if (!eo.tree.empty()) return eo.tree + drawn;
+  if (kind.tree_drafts()) return fmt::format("{}{}", fmt::join(o.k_config, ","), drawn);
+  if (eo.adaptive_draft_length && !eo.sample_drafts) return fmt::format("chain 0-{}", o.draft_length);
+  return fmt::format("chain {}{}", o.draft_length, drawn);
 }
 
 // A lookahead row's shape: "2", "auto", "2 width 2 async".
@@ -135,6 +139,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     eo.tree = o.tree;
     if (kind.tree_drafts()) eo.k_config = o.k_config;
     eo.adaptive_draft_length = tree != kFixedChain;
+    eo.sample_drafts = tree == kSampledDrafts;
   }
   eo.max_batch = std::max(n, 1);
   if (o.lookahead && kind != spec::EngineKind::kAr) {
@@ -161,7 +166,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
         row.drafter = "edd";
       }
     }
-    row.tree = tree_label(o, kind, eo, temperature);
+    row.tree = tree_label(o, kind, eo);
     row.pct_threshold = engine->draft_plan().pct_expand;
   }
   row.trajectories = best_of_n(o) ? n : 0;
@@ -210,7 +215,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   row.alpha = total.alpha();
   row.tau = total.tau();
   if (kind.drafts() && !kind.tree_drafts() && tree != spec::kPrunedTree && total.drafted_tokens > 0 &&
-      (tree == kFixedChain || temperature > 0)) {  // a chain of draft_length
+      (tree == kFixedChain || tree == kSampledDrafts)) {  // a chain of draft_length
     row.tau_max = spec::tau_max(row.alpha, o.draft_length);
   }
   row.target_busy = total.target_busy();
@@ -287,8 +292,9 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
   SEED_CHECK(!o.drafts.empty(), kInvalidArgument) << "--draft: need at least one draft folder";
   for (const std::string& name : o.drafters) spec::DrafterKind::parse(name);
   for (const std::string& tree : o.trees) {
-    SEED_CHECK(tree == "shape" || tree == kFixedChain || tree == spec::kPrunedTree, kInvalidArgument)
-        << "--trees: unknown tree '" << tree << "'; expected shape, fixed, pct";
+    SEED_CHECK(tree == "shape" || tree == kFixedChain || tree == kSampledDrafts || tree == spec::kPrunedTree,
+               kInvalidArgument)
+        << "--trees: unknown tree '" << tree << "'; expected shape, fixed, sampled, pct";
   }
   std::vector<spec::EngineKind> kinds;  // parsed before any measuring, so a typo fails at once
   for (const std::string& name : o.engines) kinds.push_back(spec::EngineKind::parse(name));
@@ -323,6 +329,11 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
               // Pruned trees need a drafter with probabilities.
               if (tree == spec::kPrunedTree && !model) continue;
               if (tree == kFixedChain && kind.tree_drafts()) continue;  // not a chain
+              // Drawn drafts need a distribution to draw from, and a temperature.
+              if (tree == kSampledDrafts &&
+                  (temperature <= 0 || !spec::DrafterKind::parse(drafter).has_draft_distribution())) {
+                continue;
+              }
               SpecBenchRow row = run_row(o, kind, drafter, draft, tree, n, temperature);
               if (kind == spec::EngineKind::kAr) ar = row.tokens_per_s;
               row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;

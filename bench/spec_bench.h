@@ -51,9 +51,10 @@ struct SpecBenchOptions {
   std::string tree;               // stand: static tree file (empty: the draft shape)
   // Draft trees of the drafting engines, a row each: "shape" (sd and seed
   // a chain of at most draft_length, mcsd k_config, stand `tree`), "fixed"
-  // (chains of draft_length every round; chain engines only) or "pct"
-  // (pruned candidate trees; drafters with probabilities only, others skip
-  // it).
+  // (chains of draft_length every round; chain engines only), "sampled"
+  // (the shape, drafts drawn from q at a fixed length; sampled rows of
+  // drafters with a distribution only) or "pct" (pruned candidate trees;
+  // drafters with probabilities only, others skip it).
   std::vector<std::string> trees = {"shape"};
   float pct_threshold = 0;  // 0: each engine measures its own (spec::EngineOptions)
   float pct_epsilon = 0.01f;

@@ -53,6 +53,7 @@ AcceptanceResult measure_acceptance(std::shared_ptr<models::CausalLM> target,
   spec::ModelTarget verifier(std::move(target), target_cache);
   spec::DraftSettings settings;
   settings.sampling = options.sampling;
+  settings.sample_drafts = options.sample_drafts;
   settings.seed = options.seed;
   settings.k_config.assign(static_cast<size_t>(options.draft_length), 1);
   AcceptanceResult result;

@@ -26,8 +26,12 @@ struct AcceptanceOptions {
   SamplingParams sampling;        // for both models
   uint64_t seed = 0;
   int32_t eos = -1;
-  // The q' sampled drafts are drawn from and carry: the engines' cut by
-  // default, so that alpha is what they see.
+  // Sampled requests draw their drafts from q' (DraftSettings::
+  // sample_drafts) rather than propose its top tokens; the engines' default
+  // by default, so that alpha is what they see.
+  bool sample_drafts = false;
+  // The q' drawn drafts are drawn from and carry: the engines' cut by
+  // default.
   spec::DraftTruncation draft_cut;
 };
 

@@ -339,9 +339,10 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   spec->add_option("--tree", so.tree, "stand: static draft tree file (default: the draft shape)");
   spec->add_option("--trees", so.trees,
                    "Draft trees of the drafting engines (several: a row each): shape (chains for sd and seed, "
-                   "greedy requests drafting 0 to --draft-length tokens as pays; --k-config for mcsd) | fixed "
-                   "(chains of --draft-length every round) | pct (pruned candidate trees; drafters with "
-                   "probabilities)")
+                   "requests drafting 0 to --draft-length tokens as pays; --k-config for mcsd) | fixed "
+                   "(chains of --draft-length every round) | sampled (as fixed, sampled requests drawing their "
+                   "drafts from the draft's distribution: --sampled-drafts) | pct (pruned candidate trees; "
+                   "drafters with probabilities)")
       ->capture_default_str();
   add_pct_options(spec, &so.pct_threshold, &so.pct_epsilon);
   spec->add_option("--trigrams", so.trigrams,

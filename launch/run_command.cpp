@@ -93,7 +93,8 @@ json settings_json(const RunOptions& o, const tasks::Task& task) {
   if (o.engine.tree == spec::kPrunedTree) {
     settings["pct"] = {{"threshold", o.engine.pct_threshold}, {"epsilon", o.engine.pct_epsilon}};
   }
-  // Only when on, so that runs from before the option still resume.
+  // Only when on, so that runs from before these options still resume.
+  if (o.engine.sample_drafts) settings["sampled_drafts"] = true;
   if (o.lookahead.gamma > 0) settings["lookahead"] = lookahead_json(o.lookahead);
   if (o.engine.chat_system) settings["chat"] = {{"system", *o.engine.chat_system}};
   return settings;
@@ -372,11 +373,16 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
                   "aded: tri-gram table file from `seed trigrams` (default: learned from the target's outputs)");
   cmd->add_option("--device", o->engine.device, "cpu or cuda:N")->capture_default_str();
   cmd->add_option("--draft-length", o->engine.draft_length,
-                  "Draft chain length k: the longest a greedy request drafts, each round as long as the measured "
+                  "Draft chain length k: the longest a request drafts, each round as long as the measured "
                   "acceptance and costs make best (0: the round drafts nothing)")
       ->capture_default_str();
   cmd->add_flag_callback("--fixed-draft-length", [o] { o->engine.adaptive_draft_length = false; },
-                         "Greedy requests too draft --draft-length tokens every round");
+                         "Every round drafts --draft-length tokens");
+  cmd->add_flag("--sampled-drafts", o->engine.sample_drafts,
+                "Sampled requests draw their drafts from the draft's distribution (model and stand drafters), "
+                "verified by rejection sampling: their tokens then depend on the draft, and each round drafts "
+                "--draft-length tokens. Default: the draft's top tokens, kept where they match the target's own "
+                "draw, so that tokens equal ar's");
   cmd->add_option("--k-config", o->engine.k_config, "Draft tree shape, children per depth (e.g. 2 2 1)");
   cmd->add_option("--drafters", o->engine.drafters, "seed engines: drafter threads (0 = automatic)")
       ->capture_default_str();

@@ -184,6 +184,7 @@ void put_settings(Writer& w, const spec::DraftSettings& s) {
   const spec::PrunedTree pruned = s.pruned.value_or(spec::PrunedTree{});
   w.put(pruned.expand);
   w.put(pruned.prune);
+  w.put(static_cast<uint8_t>(s.sample_drafts));
 }
 
 spec::DraftSettings get_settings(Reader& r) {
@@ -201,6 +202,7 @@ spec::DraftSettings get_settings(Reader& r) {
   rule.expand = r.get<float>("pruned expand");
   rule.prune = r.get<float>("pruned prune");
   if (pruned) s.pruned = rule;
+  s.sample_drafts = r.get<uint8_t>("sample_drafts") != 0;
   return s;
 }
 

@@ -77,8 +77,9 @@ namespace seed::parallel::wire {
 // entries on request; 6: lessons (tables shared across draft ranks); 7:
 // pruned trees in start messages, the target's hidden states in verdicts,
 // the draft's confidences in proposals; 8: q rows only by their support;
-// 9: draft and proposal messages for several slots
-constexpr uint16_t kVersion = 9;
+// 9: draft and proposal messages for several slots; 10: whether sampled
+// requests draw their drafts (DraftSettings::sample_drafts)
+constexpr uint16_t kVersion = 10;
 
 struct StartMessage {
   uint64_t slot = 0;

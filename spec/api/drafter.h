@@ -62,15 +62,19 @@ struct DraftSettings {
   uint64_t seed = 0;        // the request's random stream (GenRequest::seed, stream)
   uint64_t stream = 0;
   // Children per node at each depth: {1, 1, 1, 1} is a chain of 4, {2, 2, 1}
-  // a tree of 2 + 4 + 4 nodes. A draft model draws siblings i.i.d. from q,
-  // STAND without replacement (DraftTree::without_replacement); the
-  // verifier has a lossless rule for each. Greedy drafts take the top
-  // tokens instead (siblings of a greedy draft are distinct).
+  // a tree of 2 + 4 + 4 nodes: a node's most likely tokens under q, distinct.
   std::vector<int> k_config;
   uint64_t group = 0;  // GenRequest::group: whose shared drafting state this slot uses and grows
   // Set: k_config bounds a pruned candidate tree (drafters with
   // probabilities; the others refuse it).
   std::optional<PrunedTree> pruned;
+  // Sampled requests: draw the children from q instead, i.i.d. (a draft
+  // model) or without replacement (STAND; DraftTree::without_replacement),
+  // and send q with them. The verifier tests drawn tokens by rejection
+  // sampling against q, which accepts somewhat more of them where q is
+  // flat; but the tokens it keeps then depend on the draft, where the top
+  // tokens' matching rule keeps autoregressive sampling's own (verifier.h).
+  bool sample_drafts = false;
 };
 
 // A slot to propose for, and how deep (Drafter::propose_batch), and what

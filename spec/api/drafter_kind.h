@@ -41,6 +41,9 @@ class DrafterKind : public NamedKind<DrafterKind> {
   // How many of the target's most likely next tokens (with p) the drafter
   // needs with each verdict (Verdict::target_top); 0: none.
   constexpr int target_top_k() const { return value_ == kStand ? 10 : 0; }
+  // Has a distribution q to draw sampled requests' drafts from
+  // (DraftSettings::sample_drafts); the others always propose fixed tokens.
+  constexpr bool has_draft_distribution() const { return value_ == kModel || value_ == kStand; }
 
  private:
   Value value_;

@@ -6,9 +6,11 @@
 // comes back is not: each request owns a counter-based random stream keyed by
 // (seed, stream), so its completion does not depend on the engine's
 // schedule, the other requests in the batch, or the number of workers.
-// Greedy requests complete identically under every engine; sampled ones
-// identically under an engine and its scheduled variant (seed == sd), and
-// with the target's exact distribution under all of them.
+// Every request completes identically under every engine, greedy or
+// sampled (the verifier's matching rule); with drafts drawn from q
+// (DraftSettings::sample_drafts), a sampled one identically under an engine
+// and its scheduled variant (seed == sd), with the target's exact
+// distribution under all of them.
 //
 // Torch-free on purpose: the search layer includes this and nothing below it.
 #pragma once

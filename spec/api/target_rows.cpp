@@ -161,6 +161,18 @@ int32_t TargetRows::draw(const FinalDraw& draw) {
   return sample_from(residual.data(), vocab_, draw.u);
 }
 
+int32_t TargetRows::sample(int64_t context, double u) {
+  Context& c = at(context);
+  if (c.sampled < 0) c.sampled = draw(FinalDraw{context, Residual{}, u});
+  return c.sampled;
+}
+
+void TargetRows::set_sample(int64_t context, int32_t token) {
+  SEED_CHECK(token >= 0 && token < vocab_, kInvalidArgument)
+      << "TargetRows: token " << token << " outside the vocab [0, " << vocab_ << ")";
+  at(context).sampled = token;
+}
+
 std::vector<int32_t> draw_final_tokens(const std::vector<TargetRows*>& targets,
                                        const std::vector<const FinalDraw*>& draws) {
   SEED_CHECK(targets.size() == draws.size(), kInternal)

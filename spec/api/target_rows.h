@@ -154,12 +154,20 @@ class TargetRows {
   // row, or, from a summary of rows sampled by temperature alone, drawn
   // where the logits are (LogitRows::draw).
   int32_t draw(const FinalDraw& draw);
+  // The token sample_from draws from p at `context` with `u`: draw() from p
+  // itself, kept per context (a context is sampled with one uniform), or
+  // the token set_sample gave it.
+  int32_t sample(int64_t context, double u);
+  // Records `token` as p's draw at `context`, made elsewhere (a batch of
+  // draws where the rows are: draw_final_tokens).
+  void set_sample(int64_t context, int32_t token);
 
  private:
   struct Context {
     bool scaled = false;  // `scale` is set (temperature-only rows)
     SoftmaxScale scale;
     std::vector<float> row;  // empty until row() or a thresholded prob()
+    int32_t sampled = -1;    // sample()'s token, once drawn
   };
   // From host logits, whether p at a token needs its context's whole row:
   // greedy (the argmax), a top-k below the vocabulary or a top-p below 1

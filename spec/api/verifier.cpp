@@ -135,20 +135,22 @@ int32_t next_child(const DraftTree& draft, int32_t context, int32_t from) {
   return n;
 }
 
-// Greedy: accept the first child equal to argmax p[c]; the bonus is argmax p
-// at the context where no child matches.
-void walk_greedy(const VerifyRequest& request, Walk& walk) {
+// Matching: at each context the target's own token, `token_at(context,
+// depth)`, is the one kept; the first child equal to it is accepted and the
+// walk goes on from there, else it is the verdict's last token.
+template <typename TokenAt>
+void walk_matching(const VerifyRequest& request, Walk& walk, TokenAt token_at) {
   const DraftTree& draft = *request.draft;
   const int32_t n = static_cast<int32_t>(draft.tokens.size());
   int32_t context = 0;
-  for (;;) {
-    const int32_t best = request.target->argmax(context);
+  for (uint32_t depth = 0;; ++depth) {
+    const int32_t kept = token_at(context, depth);
     int32_t child = next_child(draft, context, 0);
-    while (child < n && draft.tokens[static_cast<size_t>(child)] != best) {
+    while (child < n && draft.tokens[static_cast<size_t>(child)] != kept) {
       child = next_child(draft, context, child + 1);
     }
     if (child == n) {
-      walk.bonus = best;
+      walk.bonus = kept;
       return;
     }
     walk.accepted.push_back(child);
@@ -267,12 +269,53 @@ float DraftRow::prob(int32_t token) const {
 Walk walk(const VerifyRequest& request) {
   check_request(request);
   Walk walk;
-  if (request.target->sampling().greedy()) {
-    walk_greedy(request, walk);
+  TargetRows& p = *request.target;
+  if (p.sampling().greedy()) {
+    walk_matching(request, walk, [&](int64_t context, uint32_t) { return p.argmax(context); });
+  } else if (matches_target_draws(request)) {
+    walk_matching(request, walk, [&](int64_t context, uint32_t depth) {
+      return p.sample(context, target_uniform(request, depth));
+    });
   } else {
     walk_sampling(request, walk);
   }
   return walk;
+}
+
+double target_uniform(const VerifyRequest& request, uint32_t depth) {
+  return uniform({request.seed, request.request, request.base_position + depth, RngPurpose::kResample, 0});
+}
+
+bool matches_target_draws(const VerifyRequest& request) {
+  return !request.target->sampling().greedy() && (request.draft->deterministic || request.draft->tokens.empty());
+}
+
+std::vector<FinalDraw> target_draws(const VerifyRequest& request) {
+  check_request(request);
+  const DraftTree& draft = *request.draft;
+  std::vector<uint32_t> depth(draft.parents.size() + 1, 0);  // per context; parents come first
+  std::vector<FinalDraw> draws;
+  for (size_t c = 0; c < depth.size(); ++c) {
+    if (c > 0) depth[c] = depth[static_cast<size_t>(draft.parents[c - 1] + 1)] + 1;
+    draws.push_back({static_cast<int64_t>(c), Residual{}, target_uniform(request, depth[c])});
+  }
+  return draws;
+}
+
+void draw_target_tokens(const std::vector<VerifyRequest>& requests) {
+  std::vector<TargetRows*> targets;
+  std::vector<FinalDraw> draws;
+  for (const VerifyRequest& request : requests) {
+    if (!matches_target_draws(request)) continue;
+    for (FinalDraw& draw : target_draws(request)) {
+      targets.push_back(request.target);
+      draws.push_back(std::move(draw));
+    }
+  }
+  std::vector<const FinalDraw*> pointers;
+  for (const FinalDraw& draw : draws) pointers.push_back(&draw);
+  const std::vector<int32_t> tokens = draw_final_tokens(targets, pointers);
+  for (size_t i = 0; i < draws.size(); ++i) targets[i]->set_sample(draws[i].context, tokens[i]);
 }
 
 Verdict verdict_of(const DraftTree& draft, Walk walk, int32_t last) {

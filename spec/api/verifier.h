@@ -9,6 +9,15 @@
 // from p (greedy: exactly the argmax chain).
 //
 //   greedy       accept a child iff it is argmax p; bonus = argmax p.
+//   matching     sampled requests with a deterministic draft: at each
+//                context the target draws its own token from p with the
+//                uniform autoregressive sampling draws that position with
+//                (target_uniform); a child is accepted iff it is that token,
+//                else that token ends the verdict. So the tokens are, one
+//                for one, those sampling from p alone gives: they depend
+//                neither on the drafter nor on the draft's length or shape.
+//                A drafted x is accepted with probability p(x), as under
+//                the rule below with q one-hot at x.
 //   sampling     Leviathan et al. 2023 / Chen et al. 2023: accept child x
 //                with probability min(1, p(x) / q(x)); on rejection the next
 //                token comes from norm(max(0, p - q)).
@@ -24,8 +33,9 @@
 //                is tested against q with the rejected tokens removed and
 //                renormalised (recursive rejection sampling, Jeon et al.
 //                2024), both in the ratio and in the next residual.
-// Deterministic drafters (n-gram, prompt lookup) pass q = one-hot at their
-// token: then accept with probability p(x), residual = p without x.
+// Drafts from q (DraftSettings::sample_drafts) take the last two rules;
+// deterministic ones (a draft's top tokens, n-gram and prompt lookup) the
+// matching rule.
 //
 // Randomness: every uniform comes from counter_rng keyed by the request's
 // seed and id and the *absolute position* of the token being decided
@@ -113,11 +123,33 @@ struct VerifyRequest {
 // the token after it comes from.
 struct Walk {
   std::vector<int32_t> accepted;   // node indices of the accepted path, root first
-  int32_t bonus = -1;              // greedy: argmax p after the path
+  int32_t bonus = -1;              // greedy and matching: the target's token after the path
   std::optional<FinalDraw> draw;   // sampling: the draw that gives it
 };
 
-// Applies the rule `request.sampling` implies (greedy or tree/sampling),
+// The uniform the target's token `depth` tokens after the prefix is drawn
+// with: the one autoregressive sampling uses at that position (an empty
+// draft's last token), which is what makes matching give its tokens.
+double target_uniform(const VerifyRequest& request, uint32_t depth);
+
+// Whether `request` takes the matching rule: a sampled request whose draft
+// is deterministic or empty.
+bool matches_target_draws(const VerifyRequest& request);
+
+// The matching rule's draws, one per context of the draft in order: p with
+// the uniform of the context's depth. Throws as walk() does for a
+// malformed request.
+std::vector<FinalDraw> target_draws(const VerifyRequest& request);
+
+// Makes the target_draws of every request the matching rule verifies, in
+// one batch per LogitRows (draw_final_tokens), and records them
+// (TargetRows::set_sample): what a target whose rows lie on a device does
+// before walking, so that the walks read tokens, and only tokens cross to
+// the host. Throws as target_draws does.
+void draw_target_tokens(const std::vector<VerifyRequest>& requests);
+
+// Applies the rule `request.sampling` and the draft imply (greedy,
+// matching, or tree/sampling),
 // walking from context 0 and trying each context's children in index order
 // (rank 0, 1, ... = the order the drafter drew them), and stops before the
 // last token's draw. The target's rows are read lazily: p at each drafted

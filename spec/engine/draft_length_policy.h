@@ -1,4 +1,4 @@
-// DraftLengthPolicy: how many tokens a greedy request drafts in its next
+// DraftLengthPolicy: how many tokens a request drafts in its next
 // round, chosen from what the engine measured, so that drafting happens
 // where it pays and a round verifies no draft where none would (the
 // engine then advances the request as plain batching would).
@@ -62,9 +62,10 @@
 // for good that way, 1 in 24 with the bet. The error shrinks as tokens
 // are tested, so rejections that go on stop drafting that does not pay.
 //
-// The drafted length never changes a greedy request's tokens; it does
-// change which tokens a sampled request draws for its seed, so engines ask
-// the policy for greedy requests only. Not thread-safe (the engine's loop).
+// The drafted length never changes a request's tokens, greedy or sampled
+// with top-token drafts (the verifier's matching rule); it does change
+// those of a sampled request whose drafts are drawn from q, for which
+// engines keep the fixed length. Not thread-safe (the engine's loop).
 #pragma once
 
 #include <cstdint>
@@ -89,7 +90,7 @@ class DraftLengthPolicy {
   // in `seconds` (no prompt computed in it); `wider`: on the idle drafter
   // threads' cores too.
   void add_forward(int64_t sequences, int64_t drafted, double seconds, bool wider);
-  // A greedy chain's verdict: `accepted` of its drafted tokens, and
+  // A chain's verdict: `accepted` of its drafted tokens, and
   // whether a drafted token was rejected.
   void add_verdict(int64_t accepted, bool rejected);
 

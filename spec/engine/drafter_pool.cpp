@@ -13,10 +13,12 @@
 namespace seed::spec {
 
 DrafterPool::DrafterPool(std::string name, std::vector<std::unique_ptr<Drafter>> drafters, std::vector<int> k_config,
-                         std::optional<PrunedTree> pruned_tree, bool threaded, int draft_threads, VerifyQueue& queue)
+                         std::optional<PrunedTree> pruned_tree, bool sample_drafts, bool threaded, int draft_threads,
+                         VerifyQueue& queue)
     : name_(std::move(name)),
       k_config_(std::move(k_config)),
       pruned_tree_(pruned_tree),
+      sample_drafts_(sample_drafts),
       threaded_(threaded),
       draft_threads_(draft_threads),
       queue_(queue) {
@@ -164,7 +166,7 @@ std::vector<Proposal> DrafterPool::run(Worker& worker, const std::vector<DraftTa
     try {
       if (task.kind == DraftTask::kStart) {
         worker.drafter->start(seq.slot, task.tokens.empty() ? seq.prompt : task.tokens,
-                              draft_settings(*seq.request, k_config_, pruned_tree_));
+                              draft_settings(*seq.request, k_config_, pruned_tree_, sample_drafts_));
       } else {
         for (const Verdict& verdict : task.verdicts) worker.drafter->advance(seq.slot, verdict);
         proposals[i].verdicts = static_cast<int>(task.verdicts.size());

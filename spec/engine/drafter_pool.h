@@ -58,7 +58,8 @@ class DrafterPool {
   // `threaded`: one worker thread per drafter, each with `draft_threads`
   // intra-op threads. `name` labels warnings.
   DrafterPool(std::string name, std::vector<std::unique_ptr<Drafter>> drafters, std::vector<int> k_config,
-              std::optional<PrunedTree> pruned_tree, bool threaded, int draft_threads, VerifyQueue& queue);
+              std::optional<PrunedTree> pruned_tree, bool sample_drafts, bool threaded, int draft_threads,
+              VerifyQueue& queue);
   ~DrafterPool();
   DrafterPool(const DrafterPool&) = delete;
   DrafterPool& operator=(const DrafterPool&) = delete;
@@ -137,6 +138,7 @@ class DrafterPool {
   std::string name_;
   std::vector<int> k_config_;
   std::optional<PrunedTree> pruned_tree_;
+  bool sample_drafts_;
   bool threaded_;
   int draft_threads_;
   int busy_threads_ = 0;

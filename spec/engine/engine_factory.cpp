@@ -132,6 +132,12 @@ RunSettings run_settings(const EngineOptions& o) {
   RunSettings settings = model_run_settings(o.target, o.chat_system);
   if (o.engine.drafts()) settings.k_config = draft_shape(o);
   settings.adaptive_draft_length = o.adaptive_draft_length;
+  SEED_CHECK(!o.sample_drafts || o.engine.drafts(), kInvalidArgument)
+      << "--sampled-drafts: engine '" << o.engine.name() << "' does not draft";
+  SEED_CHECK(!o.sample_drafts || o.drafter.has_draft_distribution(), kInvalidArgument)
+      << "--sampled-drafts: the " << o.drafter.name()
+      << " drafter has no draft distribution to draw from; use the model or stand drafter";
+  settings.sample_drafts = o.sample_drafts;
   if (o.tree == kPrunedTree) {
     SEED_CHECK(o.engine.drafts(), kInvalidArgument)
         << "--tree pct: engine '" << o.engine.name() << "' does not draft";

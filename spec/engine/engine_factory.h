@@ -72,10 +72,14 @@ struct EngineOptions {
   // k_config, e.g. {2, 2, 1} (SEED appendix B).
   int draft_length = 4;
   std::vector<int> k_config;  // empty: a chain of draft_length
-  // Chains: draft_length is the longest draft, and each greedy request
-  // drafts what the measured acceptance and costs make best, down to none
+  // Chains: draft_length is the longest draft, and each request drafts
+  // what the measured acceptance and costs make best, down to none
   // (RunSettings::adaptive_draft_length); false: always draft_length.
   bool adaptive_draft_length = true;
+  // Sampled requests draw their drafts from the draft's q, which the
+  // verifier tests by rejection sampling (RunSettings::sample_drafts);
+  // false: they propose its top tokens, and keep sampling's own tokens.
+  bool sample_drafts = false;
   // Draft models: the q' sampled drafts are drawn from and carry.
   DraftTruncation draft_cut;
   // drafter_pool kinds: drafter threads (sequences are assigned

@@ -3,8 +3,9 @@
 // every row: per row its argmax and largest logit, and for the rows of
 // sampled requests the softmax scale, what top-k/top-p keep, the logits at
 // the tokens acceptance reads (the drafted ones and q's support) and, when
-// asked, the top entries (STAND's), all in one copy. The last token of
-// each verdict is drawn there too (LogitRows::draw): only the tokens come
+// asked, the top entries (STAND's), all in one copy. The tokens the
+// verifier draws are drawn there too (LogitRows::draw; every context's at
+// once for the matching rule, draw_target_tokens): only the tokens come
 // back, and no row crosses to the host.
 #pragma once
 

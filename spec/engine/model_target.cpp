@@ -164,11 +164,12 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
   stats_.forward_s += std::chrono::duration<double>(Clock::now() - forward_start).count();
   stats_.verify_rounds += 1;
 
-  // Every item walked, then every last token drawn in one batch (where the
-  // logits are, when summarised).
+  // Every item walked, then every last token of a walk that draws one (a
+  // draft drawn from q) drawn in one batch. Summarised, the matching rule's
+  // tokens are drawn first, in one batch where the logits are.
   const Clock::time_point verify_start = Clock::now();
   std::vector<TargetRows> targets;
-  std::vector<Walk> walks;
+  std::vector<VerifyRequest> requests;
   targets.reserve(items.size());
   for (size_t b = 0; b < items.size(); ++b) {
     const Slot& s = slots_.at(items[b].slot);
@@ -179,9 +180,11 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
                                 : TargetRows(host_logits.data_ptr<float>() + rows[b] * vocab, contexts, vocab,
                                              s.settings.sampling));
     const uint32_t base_position = static_cast<uint32_t>(bases[b] + static_cast<int64_t>(s.pending.size()));
-    walks.push_back(
-        spec::walk(VerifyRequest{&draft, &targets.back(), s.settings.seed, s.settings.stream, base_position}));
+    requests.push_back(VerifyRequest{&draft, &targets.back(), s.settings.seed, s.settings.stream, base_position});
   }
+  if (summarise) draw_target_tokens(requests);
+  std::vector<Walk> walks;
+  for (const VerifyRequest& request : requests) walks.push_back(spec::walk(request));
   std::vector<TargetRows*> drawing;
   std::vector<const FinalDraw*> draws;
   for (size_t b = 0; b < items.size(); ++b) {

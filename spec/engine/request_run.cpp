@@ -111,9 +111,9 @@ std::vector<int> draft_shape(const GenRequest& request, const std::vector<int>& 
 }
 
 DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config,
-                             const std::optional<PrunedTree>& pruned_tree) {
-  return {request.sampling,  request.seed, request.stream, draft_shape(request, k_config, pruned_tree.has_value()),
-          request.group,     pruned_tree};
+                             const std::optional<PrunedTree>& pruned_tree, bool sample_drafts) {
+  return {request.sampling, request.seed,  request.stream, draft_shape(request, k_config, pruned_tree.has_value()),
+          request.group,    pruned_tree,  sample_drafts};
 }
 
 int draft_depth(const Sequence& seq, const Target& target, int shape_depth) {

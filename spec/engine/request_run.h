@@ -61,10 +61,14 @@ struct RunSettings {
   std::vector<int32_t> stop_tokens;
   std::vector<int> k_config;  // empty: no drafting
   std::optional<PrunedTree> pruned_tree;  // set: k_config bounds a pruned candidate tree
-  // A chain k_config is the longest draft: each greedy request's next draft
-  // is as long as the measured acceptance and costs make best, 0 included
+  // A chain k_config is the longest draft: each request's next draft is as
+  // long as the measured acceptance and costs make best, 0 included
   // (DraftLengthPolicy). Off: every round drafts the whole chain.
   bool adaptive_draft_length = false;
+  // Sampled requests draw their drafts from q (DraftSettings::sample_drafts);
+  // their tokens then depend on the draft, so their drafts keep k_config's
+  // length.
+  bool sample_drafts = false;
   // Set: each text prompt is a user turn, after a system turn of
   // `chat_system` (if not empty), rendered by the target's chat template
   // before it is tokenized (encode_prompt).
@@ -98,7 +102,7 @@ TargetSettings target_settings(const GenRequest& request);
 // else `k_config`.
 std::vector<int> draft_shape(const GenRequest& request, const std::vector<int>& k_config, bool pruned_tree);
 DraftSettings draft_settings(const GenRequest& request, const std::vector<int>& k_config,
-                             const std::optional<PrunedTree>& pruned_tree);
+                             const std::optional<PrunedTree>& pruned_tree, bool sample_drafts);
 
 // How deep the next draft of `seq` may be: bounded by the draft shape, the
 // target's context and the tokens left (a round adds accepted + 1 tokens).

@@ -17,7 +17,7 @@ namespace {
 // caches' default).
 constexpr int64_t kKvBlockSlack = 2 * 16;
 
-// A chain drafted by live drafters, whose greedy requests' lengths may vary.
+// A chain drafted by live drafters, whose requests' lengths may vary.
 std::optional<DraftLengthPolicy> draft_length_policy(const RunSettings& settings,
                                                      const std::vector<std::unique_ptr<Drafter>>& drafters,
                                                      const LoopSettings& loop) {
@@ -45,8 +45,8 @@ ScheduledEngine::ScheduledEngine(std::string name, std::unique_ptr<Target> targe
       draft_length_(draft_length_policy(settings_, drafters, loop)),
       in_flight_(loop.in_flight),
       queue_(scheduler),
-      drafters_(name_, std::move(drafters), settings_.k_config, settings_.pruned_tree, loop.threaded,
-                loop.draft_threads, queue_) {
+      drafters_(name_, std::move(drafters), settings_.k_config, settings_.pruned_tree, settings_.sample_drafts,
+                loop.threaded, loop.draft_threads, queue_) {
   SEED_CHECK(target_ != nullptr, kInvalidArgument) << name_ << ": needs a target";
   prefill_base_ = target_->prefill_stats();
   target_prefill_ = prefill_base_;
@@ -157,9 +157,13 @@ bool ScheduledEngine::fits_in_cache(int64_t tokens) const {
   return capacity <= 0 || running_ == 0 || kv_reserved_ + tokens <= capacity;
 }
 
+bool ScheduledEngine::length_varies(const GenRequest& request) const {
+  return request.draft_length == 0 && (request.sampling.greedy() || !settings_.sample_drafts);
+}
+
 int ScheduledEngine::depth_of(const Sequence& seq) {
   const GenRequest& request = *seq.request;
-  if (draft_length_ && request.draft_length == 0 && request.sampling.greedy()) {
+  if (draft_length_ && length_varies(request)) {
     const size_t width = queue_.full_width(std::max<size_t>(calls_.size(), 1), std::max<size_t>(running_, 1));
     const bool caught_up = seq.output->tokens().empty() || (seq.drafter_started && seq.undrafted.empty());
     return draft_depth(seq, *target_, draft_length_->next(static_cast<double>(width), caught_up));
@@ -181,7 +185,7 @@ void ScheduledEngine::measure_round(const std::vector<Proposal*>& proposals, con
     if (proposals[i]->verdicts == 1) {
       draft_length_->add_draft(static_cast<int64_t>(draft.tokens.size()), proposals[i]->draft_s);
     }
-    if (request.sampling.greedy() && request.draft_length == 0 && !draft.tokens.empty()) {
+    if (length_varies(request) && !draft.tokens.empty()) {
       const auto accepted = static_cast<int64_t>(verdicts[i].accepted.size());
       draft_length_->add_verdict(accepted, accepted < static_cast<int64_t>(draft.tokens.size()));  // a chain
     }

@@ -146,13 +146,16 @@ class ScheduledEngine : public Engine {
   void retire(Call& call, Sequence& seq, bool drafter_holds_it);
   // Hands `tasks` to the drafters together (DrafterPool::post).
   void post(std::vector<DraftTask> tasks);
+  // Whether draft_length_ chooses `request`'s draft lengths: it sets none,
+  // and its tokens do not depend on them (greedy, or top-token drafts).
+  bool length_varies(const GenRequest& request) const;
   // The depth of the next draft of `seq` (draft_depth), its length chosen
   // by draft_length_ where that applies.
   int depth_of(const Sequence& seq);
   // What step() measured in a forward that computed no prompt, for
   // draft_length_, before the verdicts are applied: the proposals' draft
   // times (of steady rounds, Proposal::verdicts), the forward (`wider`: on
-  // the drafters' cores too), the greedy chains' verdicts.
+  // the drafters' cores too), the verdicts of chains whose length varies.
   void measure_round(const std::vector<Proposal*>& proposals, const std::vector<Sequence*>& verified,
                      const std::vector<Verdict>& verdicts, double verify_s, bool wider);
   // Adds one target operation to the stats: its time, the sequences it
@@ -167,7 +170,7 @@ class ScheduledEngine : public Engine {
   std::unique_ptr<Target> target_;
   RunSettings settings_;
   // Set with settings_.adaptive_draft_length, a chain and a drafter: the
-  // greedy requests' draft lengths.
+  // draft lengths of the requests whose length varies.
   std::optional<DraftLengthPolicy> draft_length_;
   size_t in_flight_;
   VerifyQueue queue_;

@@ -15,10 +15,11 @@ namespace {
 
 std::vector<std::vector<int32_t>> prompts() { return {{1, 5, 9, 3}, {2, 7}, {4, 4, 8, 15, 16, 23}}; }
 
-// Drafts carry the draft model's whole distribution (no cut), as the
+// Drafts drawn from the draft model's whole distribution (no cut), as the
 // identities below assume.
 AcceptanceOptions options(int k) {
   AcceptanceOptions o;
+  o.sample_drafts = true;
   o.draft_cut = spec::DraftTruncation{0, 1.0f};
   o.draft_length = k;
   o.max_new_tokens = 24;

@@ -173,6 +173,43 @@ TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
   EXPECT_NE(other.output.find("pct"), std::string::npos) << other.output;
 }
 
+// Sampled requests (chains of thought at T = 0.7) keep `ar`'s tokens too;
+// drawing their drafts from the draft's q is an option the run records.
+TEST_F(RunCliTest, SpeculationNeverChangesSampledAnswers) {
+  const std::string src = SEED_SOURCE_DIR;
+  const auto cot_run = [&](const std::string& engine, const std::string& out, const std::string& extra) {
+    return std::string(SEED_BINARY) + " --threads 1 --log-level warn run --task " + src + "/tasks/game24" +
+           " --target " + src + "/models/zoo/tiny-target --draft " + src + "/models/zoo/tiny-draft" +
+           " --data " + csv_.string() + " --search cot --limit 2 --engine " + engine + " --out " + out + " " + extra;
+  };
+  const std::string ar = (out_ / "ar").string();
+  ASSERT_EQ(run_command(cot_run("ar-batch", ar, "")).exit_code, 0);
+  for (const std::string engine : {"seed-batch", "sd"}) {
+    const std::string out = (out_ / engine).string();
+    const Outcome r = run_command(cot_run(engine, out, "--baseline " + ar));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("identical answers: 2 of 2"), std::string::npos) << r.output;
+    // Lines are written as problems finish: matched by index.
+    std::map<int64_t, json> a, s;
+    for (const json& line : read_lines(out_ / "ar" / "results.jsonl")) a[line["index"].get<int64_t>()] = line;
+    for (const json& line : read_lines(out_ / engine / "results.jsonl")) s[line["index"].get<int64_t>()] = line;
+    ASSERT_EQ(a.size(), 2u);
+    ASSERT_EQ(s.size(), 2u);
+    for (const auto& [index, line] : a) {
+      EXPECT_EQ(line["answer_text"], s[index]["answer_text"]) << engine << " " << index;
+      EXPECT_EQ(line["tokens"], s[index]["tokens"]) << engine << " " << index;
+    }
+  }
+  const std::string drawn = (out_ / "drawn").string();
+  const Outcome d = run_command(cot_run("seed-batch", drawn, "--sampled-drafts"));
+  ASSERT_EQ(d.exit_code, 0) << d.output;
+  std::ifstream run_file(out_ / "drawn" / "run.json");
+  EXPECT_EQ(json::parse(run_file).value("sampled_drafts", false), true);
+  const Outcome lookup = run_command(cot_run("seed-batch", (out_ / "lookup").string(), "--sampled-drafts --drafter lookup"));
+  EXPECT_NE(lookup.exit_code, 0);
+  EXPECT_NE(lookup.output.find("--sampled-drafts"), std::string::npos) << lookup.output;
+}
+
 // The prefix cache and its budget change what the target computes, never
 // what a search answers; summary.json says how much prompt work was saved.
 TEST_F(RunCliTest, PrefixCacheAndKvBudgetChangeNoAnswer) {

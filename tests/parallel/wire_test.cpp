@@ -66,6 +66,8 @@ std::vector<Message> one_of_each() {
   start.drafter = spec::DrafterKind::kAded;
   StartMessage pruned_start = start;
   pruned_start.settings.pruned = spec::PrunedTree{0.125f, 0.0625f};
+  StartMessage drawing_start = start;
+  drawing_start.settings.sample_drafts = true;
   spec::Verdict verdict;
   verdict.accepted = {0, 2};
   verdict.bonus = 17;
@@ -81,6 +83,7 @@ std::vector<Message> one_of_each() {
   chain.confidence = {0.75f, 0.5f};
   return {start,
           pruned_start,
+          drawing_start,
           DraftMessage{{{7, 4}, {9, 0}}},
           ProposalMessage{{{7, sample_tree(), std::nullopt}, {9, {}, "rank 2: slot 9 was not started"}, {8, chain, std::nullopt}}},
           VerdictMessage{7, verdict},
@@ -122,6 +125,7 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
         EXPECT_EQ(g.settings.pruned->expand, m->settings.pruned->expand);
         EXPECT_EQ(g.settings.pruned->prune, m->settings.pruned->prune);
       }
+      EXPECT_EQ(g.settings.sample_drafts, m->settings.sample_drafts);
       EXPECT_EQ(g.drafter, m->drafter);
     } else if (auto* m = std::get_if<DraftMessage>(&sent)) {
       const auto& g = std::get<DraftMessage>(got);

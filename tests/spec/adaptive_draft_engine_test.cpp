@@ -151,7 +151,8 @@ class AdaptiveDraftEngineTest : public ::testing::Test {
   // seed-batch over the test pair with one SlowDrafter (kept in `drafter`),
   // chains of three, forwards of up to `max_batch` drafts.
   static std::unique_ptr<ScheduledEngine> engine(bool adaptive, std::chrono::milliseconds latency,
-                                                 SlowDrafter** drafter, size_t max_batch = 16) {
+                                                 SlowDrafter** drafter, size_t max_batch = 16,
+                                                 bool sample_drafts = false) {
     auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pairs_->pair.target));
     auto slow = std::make_unique<SlowDrafter>(models::CausalLM::load(pairs_->pair.draft), latency);
     *drafter = slow.get();
@@ -160,6 +161,7 @@ class AdaptiveDraftEngineTest : public ::testing::Test {
     RunSettings settings;
     settings.k_config = {1, 1, 1};
     settings.adaptive_draft_length = adaptive;
+    settings.sample_drafts = sample_drafts;
     return ScheduledEngine::seed("seed-batch", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
                                  Scheduler(SchedulePolicy::kBatch, max_batch), 1);
   }
@@ -176,10 +178,13 @@ class AdaptiveDraftEngineTest : public ::testing::Test {
 
 ::seed::testing::TestModelPairs* AdaptiveDraftEngineTest::pairs_ = nullptr;
 
-TEST_F(AdaptiveDraftEngineTest, DraftsThatCostManyForwardsLeaveGreedyRoundsUndraftedWithArsTokens) {
+// Greedy and sampled alike: the length never changes a token.
+class DraftsThatCostManyForwards : public AdaptiveDraftEngineTest, public ::testing::WithParamInterface<float> {};
+
+TEST_P(DraftsThatCostManyForwards, LeaveRoundsUndraftedWithArsTokens) {
   // Forwards of two drafts: enough forwards for the policy to explore a
   // draft after rounds without.
-  const std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);
+  const std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, GetParam(), 160);
   SlowDrafter* fixed_drafter = nullptr;
   SlowDrafter* adaptive_drafter = nullptr;
   auto fixed = engine(false, std::chrono::milliseconds(2), &fixed_drafter, 2);
@@ -206,6 +211,8 @@ TEST_F(AdaptiveDraftEngineTest, DraftsThatCostManyForwardsLeaveGreedyRoundsUndra
   EXPECT_GT(adaptive->stats().drafted_tokens, 0);
   EXPECT_EQ(fixed_drafter->log.proposals_after_skipped_rounds(), 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Temperatures, DraftsThatCostManyForwards, ::testing::Values(0.0f, 1.0f));
 
 TEST_F(AdaptiveDraftEngineTest, DraftsThatPayResumeAfterTheRoundsExploredWithoutWithEveryVerdictInOrder) {
   const std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);
@@ -246,11 +253,12 @@ TEST_F(AdaptiveDraftEngineTest, DraftsThatPayResumeAfterTheRoundsExploredWithout
   EXPECT_GT(2 * stats.accepted_tokens, stats.generated_tokens);
 }
 
-TEST_F(AdaptiveDraftEngineTest, SampledRequestsDraftTheirWholeLength) {
+// Drafts drawn from q: the tokens follow the draft's length, so it stays whole.
+TEST_F(AdaptiveDraftEngineTest, SampledRequestsWithDrawnDraftsDraftTheirWholeLength) {
   const std::vector<GenRequest> requests = ::seed::testing::varied_requests(4, 1.0f, 40);
   SlowDrafter* drafter = nullptr;
-  auto fixed = engine(false, std::chrono::milliseconds(1), &drafter);
-  auto adaptive = engine(true, std::chrono::milliseconds(1), &drafter);
+  auto fixed = engine(false, std::chrono::milliseconds(1), &drafter, 16, true);
+  auto adaptive = engine(true, std::chrono::milliseconds(1), &drafter, 16, true);
   EXPECT_EQ(tokens_of(adaptive->generate(requests)), tokens_of(fixed->generate(requests)));
   EXPECT_EQ(adaptive->stats().drafted_tokens, fixed->stats().drafted_tokens);
 }

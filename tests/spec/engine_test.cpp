@@ -48,8 +48,9 @@ class EngineTest : public ::testing::Test {
   static std::unique_ptr<Engine> engine(const std::string& name, std::vector<int> k_config = {}, int drafters = 2,
                                         const ModelPair* pair = nullptr, bool prefix_cache = true,
                                         DraftTruncation cut = {}, const std::string& device = "cpu",
-                                        LogitReads reads = LogitReads::kAuto) {
+                                        LogitReads reads = LogitReads::kAuto, bool sample_drafts = false) {
     EngineOptions o;
+    o.sample_drafts = sample_drafts;
     o.device = device;
     o.logit_reads = reads;
     o.draft_cut = cut;
@@ -193,21 +194,51 @@ TEST_F(EngineTest, ARequestsDraftLengthSetsItsChainAndChangesNoGreedyToken) {
   }
 }
 
-TEST_F(EngineTest, SampledSeedEnginesProduceSerialSpeculativeTokens) {
-  const auto sd = tokens_of(engine("sd")->generate(requests(1.0f)));
-  const auto mcsd = tokens_of(engine("mcsd", {2, 2, 1})->generate(requests(1.0f)));
-  EXPECT_NE(sd, mcsd);  // different drafts, different (equally valid) samples
-  for (int drafters : {1, 2, 5}) {
-    EXPECT_EQ(tokens_of(engine("seed", {}, drafters)->generate(requests(1.0f))), sd) << drafters;
-    EXPECT_EQ(tokens_of(engine("seed-batch", {}, drafters)->generate(requests(1.0f))), sd) << drafters;
-    EXPECT_EQ(tokens_of(engine("seed", {2, 2, 1}, drafters)->generate(requests(1.0f))), mcsd) << drafters;
+// Top-token drafts keep the target's own draws (the verifier's matching
+// rule): every engine, drafter count, draft shape and draft length gives
+// sampling's tokens.
+TEST_F(EngineTest, SampledEveryEngineProducesTheArTokens) {
+  const auto reference = tokens_of(engine("ar")->generate(requests(1.0f)));
+  struct Case { std::string name; std::vector<int> k_config; int drafters; };
+  for (const Case& c : {Case{"ar-batch", {}, 1}, Case{"sd", {}, 1}, Case{"mcsd", {2, 2, 1}, 1}, Case{"seed", {}, 1},
+                        Case{"seed", {}, 5}, Case{"seed", {2, 2, 1}, 2}, Case{"seed-batch", {}, 2},
+                        Case{"seed-batch", {}, 5}}) {
+    EXPECT_EQ(tokens_of(engine(c.name, c.k_config, c.drafters)->generate(requests(1.0f))), reference)
+        << c.name << " " << c.drafters;
+  }
+  // Chains whose length the requests set: every round drafts.
+  for (const int length : {1, 6}) {
+    std::vector<GenRequest> batch = requests(1.0f);
+    for (GenRequest& r : batch) r.draft_length = length;
+    auto e = engine("seed-batch");
+    EXPECT_EQ(tokens_of(e->generate(batch)), reference) << "draft length " << length;
+    EXPECT_GT(e->stats().tau(), 1.0) << "draft length " << length;
   }
   // Request order does not matter either: each request owns its stream.
   std::vector<GenRequest> reversed = requests(1.0f);
   std::reverse(reversed.begin(), reversed.end());
   auto out = tokens_of(engine("seed-batch", {}, 3)->generate(reversed));
   std::reverse(out.begin(), out.end());
-  EXPECT_EQ(out, sd);
+  EXPECT_EQ(out, reference);
+}
+
+// Drafts drawn from q are tested by rejection sampling, whose tokens follow
+// the draft: engines drafting the same shape agree with each other, not
+// with sampling alone.
+TEST_F(EngineTest, SampledDraftsGiveTheTokensOfTheirShapeInEveryEngine) {
+  const auto drawn = [](const std::string& name, std::vector<int> k_config, int drafters) {
+    return engine(name, std::move(k_config), drafters, nullptr, true, {}, "cpu", LogitReads::kAuto, true);
+  };
+  const auto ar = tokens_of(engine("ar")->generate(requests(1.0f)));
+  const auto sd = tokens_of(drawn("sd", {}, 1)->generate(requests(1.0f)));
+  const auto mcsd = tokens_of(drawn("mcsd", {2, 2, 1}, 1)->generate(requests(1.0f)));
+  EXPECT_NE(sd, ar);  // different randomness, equally valid samples
+  EXPECT_NE(sd, mcsd);
+  for (int drafters : {1, 2, 5}) {
+    EXPECT_EQ(tokens_of(drawn("seed", {}, drafters)->generate(requests(1.0f))), sd) << drafters;
+    EXPECT_EQ(tokens_of(drawn("seed-batch", {}, drafters)->generate(requests(1.0f))), sd) << drafters;
+    EXPECT_EQ(tokens_of(drawn("seed", {2, 2, 1}, drafters)->generate(requests(1.0f))), mcsd) << drafters;
+  }
 }
 
 // On a GPU each drafter queues its kernels on a CUDA stream of its own, beside
@@ -236,8 +267,9 @@ TEST_F(EngineTest, OnCudaDraftersOnTheirOwnStreamsChangeNoToken) {
 }
 
 // The first two tokens over many streams against p(x1) p(x2 | x1), computed
-// from the target's logits directly; drafts from the draft's whole q and
-// from a q' cut to its top 3 tokens or its 0.7 nucleus (of 8).
+// from the target's logits directly; the draft's top tokens, and drafts
+// drawn from its whole q and from a q' cut to its top 3 tokens or its 0.7
+// nucleus (of 8).
 void EngineTest::expect_sampled_engines_lossless(const std::string& device, LogitReads reads) {
   constexpr int64_t kVocab = 8;
   constexpr int kTrials = 5000;
@@ -269,21 +301,25 @@ void EngineTest::expect_sampled_engines_lossless(const std::string& device, Logi
     batch[i].seed = 9;
     batch[i].stream = static_cast<uint64_t>(i);
   }
-  struct Case { std::string name; std::vector<int> k_config; DraftTruncation cut; };
+  // Top-token drafts (matching), then drafts drawn from q (rejection sampling).
+  struct Case { std::string name; std::vector<int> k_config; DraftTruncation cut; bool drawn; };
   const DraftTruncation top3{3, 1.0f}, nucleus{0, 0.7f};
-  for (const Case& c : {Case{"sd", {}, {}}, Case{"mcsd", {3, 2}, {}}, Case{"seed", {2, 2}, {}}, Case{"ar", {}, {}},
-                        Case{"sd", {}, top3}, Case{"mcsd", {3, 2}, top3}, Case{"seed", {2, 2}, nucleus},
-                        Case{"seed-batch", {}, nucleus}}) {
-    auto e = engine(c.name, c.k_config, 2, small_, true, c.cut, device, reads);
+  for (const Case& c : {Case{"ar", {}, {}, false}, Case{"sd", {}, {}, false}, Case{"mcsd", {3, 2}, {}, false},
+                        Case{"seed-batch", {}, {}, false}, Case{"sd", {}, {}, true}, Case{"mcsd", {3, 2}, {}, true},
+                        Case{"seed", {2, 2}, {}, true}, Case{"sd", {}, top3, true}, Case{"mcsd", {3, 2}, top3, true},
+                        Case{"seed", {2, 2}, nucleus, true}, Case{"seed-batch", {}, nucleus, true}}) {
+    auto e = engine(c.name, c.k_config, 2, small_, true, c.cut, device, reads, c.drawn);
     std::vector<int64_t> counts(kVocab * kVocab, 0);
     for (const Completion& out : e->generate(batch)) {
       ASSERT_EQ(out.tokens.size(), 2u);
       ++counts[out.tokens[0] * kVocab + out.tokens[1]];
     }
     const auto fit = ::seed::testing::chi_square(counts, expected, kTrials);
-    std::printf("%s, q' top-%d top-p %.1f: chi-square %.4g (%d dof), p = %.4g, alpha %.3f\n", c.name.c_str(),
-                c.cut.top_k, c.cut.top_p, fit.statistic, fit.dof, fit.p_value, e->stats().alpha());
-    EXPECT_GT(fit.p_value, 0.001) << device << " " << c.name << " top-" << c.cut.top_k << " top-p " << c.cut.top_p;
+    std::printf("%s, %s, q' top-%d top-p %.1f: chi-square %.4g (%d dof), p = %.4g, alpha %.3f\n", c.name.c_str(),
+                c.drawn ? "drawn drafts" : "top-token drafts", c.cut.top_k, c.cut.top_p, fit.statistic, fit.dof,
+                fit.p_value, e->stats().alpha());
+    EXPECT_GT(fit.p_value, 0.001) << device << " " << c.name << (c.drawn ? " drawn" : " top-token") << " top-"
+                                  << c.cut.top_k << " top-p " << c.cut.top_p;
   }
 }
 

@@ -218,12 +218,15 @@ TEST(LogitSummaryTest, VerifyingCopiesNoRowAndSampledRequestsDrawOnce) {
     LogitSummary summary = std::move(summarize_logits(logits, {{0, &draft, sampling}}).front());
     const auto counting = count_rows(summary);
     TargetRows rows(std::move(summary), kVocab, sampling);
-    const Verdict v = verify({&draft, &rows, 1, 2, 3});
+    const VerifyRequest request{&draft, &rows, 1, 2, 3};
+    draw_target_tokens({request});
+    const Verdict v = verify(request);
     EXPECT_EQ(v.tokens, (std::vector<int32_t>{3, 4, 5, 9})) << "T " << sampling.temperature;
     return std::pair{counting->copies, counting->batches};
   };
   EXPECT_EQ(verify_counting(SamplingParams{0.0f}), std::pair(0, 0));
-  EXPECT_EQ(verify_counting(SamplingParams{1.0f}), std::pair(0, 1)) << "the bonus, drawn where the logits are";
+  EXPECT_EQ(verify_counting(SamplingParams{1.0f}), std::pair(0, 1))
+      << "every context's token, drawn where the logits are in one batch";
   EXPECT_EQ(verify_counting(SamplingParams{1.0f, 50}), std::pair(0, 1)) << "top-k's threshold from the summary";
   EXPECT_EQ(verify_counting(SamplingParams{0.9f, 0, 0.7f}), std::pair(0, 1)) << "top-p's too";
 }

@@ -146,8 +146,9 @@ TEST(RealShapeEngines, EveryEngineGivesArTokensOnAQwen3ShapedPair) {
 
 // A draft stored in float32 beside a bfloat16 target is held in bfloat16
 // (draft_load_options). Here the draft holds the target's own values, so
-// held in bfloat16 its logits are the target's bits and even sampled drafts
-// are always accepted; a draft stored narrower than its target is not widened.
+// held in bfloat16 its logits are the target's bits and even drafts drawn
+// from its q (= p) are always accepted; a draft stored narrower than its
+// target is not widened.
 TEST(RealShapeEngines, AFloat32DraftOfABfloat16TargetIsHeldInBfloat16) {
   const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_dtype_" + std::to_string(::getpid()));
   models::testing::write_portable_model(std::string(SEED_GOLDEN_DIR) + "/llama3.config.json",
@@ -158,6 +159,7 @@ TEST(RealShapeEngines, AFloat32DraftOfABfloat16TargetIsHeldInBfloat16) {
   models::CausalLM::load((dir / "target").string(), {})->save((dir / "draft").string(), torch::kFloat);
 
   EngineOptions o = pair_options(dir, "seed-batch");
+  o.sample_drafts = true;
   EXPECT_EQ(draft_load_options(o).weights_dtype, models::WeightDtype::kBFloat16);
   EXPECT_EQ(models::CausalLM::load(o.draft, draft_load_options(o))->weights().lm_head.dtype(), torch::kBFloat16);
   std::vector<GenRequest> requests;

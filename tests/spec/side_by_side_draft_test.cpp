@@ -266,7 +266,7 @@ TEST_F(SideBySideDraftTest, WokenWorkDraftsOnTheDrafterThreadAndWorkDraftedHereO
     RecordingDrafter* drafter = recording.get();
     std::vector<std::unique_ptr<Drafter>> drafters;
     drafters.push_back(std::move(recording));
-    DrafterPool pool("test", std::move(drafters), {1, 1, 1}, std::nullopt, /*threaded=*/true, /*draft_threads=*/1,
+    DrafterPool pool("test", std::move(drafters), {1, 1, 1}, std::nullopt, /*sample_drafts=*/false, /*threaded=*/true, /*draft_threads=*/1,
                      queue);
     const std::vector<GenRequest> requests = ::seed::testing::varied_requests(2, 0.0f, 8);
     std::vector<Sequence> seqs(requests.size());

@@ -13,12 +13,10 @@
 // (kDraft, keyed by the position), so a proposal is a function of the
 // slot's tokens and its group's table.
 //
-// Drafts are deterministic proposals (q one-hot): for sampled requests the
-// verifier accepts a token x with probability p(x) and resamples from p
-// without the rejected tokens, which keeps the target's distribution for
-// any proposal chosen independently of the verifier's uniforms (kAccept,
-// kResample) -- as ADED's trie is. Not thread-safe (one caller); the
-// group tables are.
+// Drafts are deterministic proposals: for sampled requests the verifier
+// keeps a token x where it is the target's own draw (probability p(x)), so
+// the tokens are those of sampling alone whatever the trie proposes. Not
+// thread-safe (one caller); the group tables are.
 #pragma once
 
 #include <cstdint>

@@ -38,12 +38,12 @@ DraftRow sparse_distribution(const float* logits, int64_t vocab, const SamplingP
 }
 
 // The k children a fixed shape gives the node after `parent` (-1: the
-// prefix), at `position`: the top k tokens for greedy requests, else k
+// prefix), at `position`: the top k tokens of a deterministic tree, else k
 // draws from q' (`params`), whose row it stores in tree.q.
 std::vector<int32_t> fixed_children(const float* logits, int64_t vocab, const DraftSettings& settings,
                                     const SamplingParams& params, int32_t parent, uint32_t position, int k,
                                     DraftTree& tree, std::vector<float>& dense) {
-  if (settings.sampling.greedy()) return top_tokens(logits, vocab, k);
+  if (tree.deterministic) return top_tokens(logits, vocab, k);
   // Row c of q is context c: the prefix (c = 0) or the path to node c - 1.
   const size_t context = static_cast<size_t>(parent + 1);
   tree.q.resize(std::max(tree.q.size(), context + 1));
@@ -86,15 +86,16 @@ class TreeGrowth {
   TreeGrowth(const TreeToGrow& job, int64_t vocab, const DraftTruncation& cut)
       : job_(job),
         vocab_(vocab),
-        greedy_(job.settings->sampling.greedy()),
+        deterministic_(job.settings->sampling.greedy() || !job.settings->sample_drafts),
         truncated_(cut.applied_to(job.settings->sampling)) {
-    out_.tree.deterministic = greedy_;
+    out_.tree.deterministic = deterministic_;
     frontier_ = {{-1, job.main}};
     if (job.settings->pruned) pruned_.emplace(*job.settings->pruned);
     // The draft's confidence in its tokens, even for greedy requests: its
     // own distribution at temperature 1.
-    confidence_ = greedy_ ? SamplingParams{} : job.settings->sampling;
-    if (pruned_ || greedy_) confidence_row_.resize(static_cast<size_t>(vocab));
+    const SamplingParams& sampling = job.settings->sampling;
+    confidence_ = sampling.greedy() ? SamplingParams{} : sampling;
+    if (pruned_ || deterministic_) confidence_row_.resize(static_cast<size_t>(vocab));
   }
 
   // Whether level `d` has nodes to draw children for.
@@ -123,14 +124,14 @@ class TreeGrowth {
         for (int32_t node = first; node < pruned_->size(); ++node) children.push_back(node);
       } else {
         const uint32_t at = static_cast<uint32_t>(job_.position + d);
-        if (greedy_) sampling_distribution(row, vocab_, confidence_, confidence_row_.data());
+        if (deterministic_) sampling_distribution(row, vocab_, confidence_, confidence_row_.data());
         for (const int32_t token :
              fixed_children(row, vocab_, *job_.settings, truncated_, open.node, at, k, tree, dense_)) {
           children.push_back(static_cast<int32_t>(tree.tokens.size()));
           tree.tokens.push_back(token);
           tree.parents.push_back(open.node);
-          tree.confidence.push_back(greedy_ ? confidence_row_[static_cast<size_t>(token)]
-                                            : tree.q[static_cast<size_t>(open.node + 1)].prob(token));
+          tree.confidence.push_back(deterministic_ ? confidence_row_[static_cast<size_t>(token)]
+                                                   : tree.q[static_cast<size_t>(open.node + 1)].prob(token));
         }
       }
       for (size_t c = 0; c < std::min(children.size(), expanding); ++c) {
@@ -157,7 +158,7 @@ class TreeGrowth {
       std::vector<int32_t> renumbered;
       out_.tree = pruned_->finish(&renumbered);
       for (int32_t& node : out_.main_path) node = renumbered[static_cast<size_t>(node)];
-    } else if (!greedy_) {
+    } else if (!deterministic_) {
       out_.tree.q.resize(out_.tree.tokens.size() + 1);
     }
     return std::move(out_);
@@ -166,7 +167,7 @@ class TreeGrowth {
  private:
   TreeToGrow job_;
   int64_t vocab_;
-  bool greedy_;
+  bool deterministic_;  // top tokens, not draws from q'
   SamplingParams truncated_;
   SamplingParams confidence_;
   std::vector<float> confidence_row_;

@@ -2,8 +2,9 @@
 // of a proposal that a draft model (DraftModelDrafter) and an EDD
 // (EddDrafter) share once each has the logits at the slot's context.
 //
-// Every node of a level is drawn from q at its parent's context (greedy
-// requests take the top tokens; a pruned tree its top-k by path confidence)
+// Every node of a level is one of the top tokens of q at its parent's
+// context (drawn from q when DraftSettings::sample_drafts; a pruned tree's
+// are its top-k by path confidence)
 // and, unless it is the last level, fed back in one batched forward to get q
 // at its own context. A node with several children forks its cache sequence
 // (copy-on-write, so siblings share the prefix); the first child continues

@@ -40,16 +40,18 @@ class ModelDrafter : public SlotDrafter<Slot> {
   DraftTree propose(uint64_t slot, int max_depth) override {
     return std::move(draft_side_by_side({{slot, max_depth}}).front());
   }
-  // A sampled draft's tokens follow its logits' bits, so it joins the batch
-  // only where a row's logits are the bits it gets alone (the CPU layers);
-  // elsewhere (a GPU's kernels choose by batch size) it drafts alone, so
-  // that a seed gives the same tokens whatever it was batched with. Greedy
-  // requests give the target's tokens whatever their drafts.
+  // The tokens a draft sampled from q leads to follow its logits' bits, so
+  // it joins the batch only where a row's logits are the bits it gets alone
+  // (the CPU layers); elsewhere (a GPU's kernels choose by batch size) it
+  // drafts alone, so that a seed gives the same tokens whatever it was
+  // batched with. Top-token drafts give the target's tokens whatever they
+  // propose.
   std::vector<DraftResult> propose_batch(const std::vector<DraftAsk>& asks) override {
     std::vector<std::vector<size_t>> batches(1);
     for (size_t i = 0; i < asks.size(); ++i) {
       const Slot* s = this->slots_.find(asks[i].slot);
-      const bool alone = !model_->rows_independent() && (s == nullptr || !s->settings.sampling.greedy());
+      const bool alone = !model_->rows_independent() &&
+                         (s == nullptr || (s->settings.sample_drafts && !s->settings.sampling.greedy()));
       if (alone) {
         batches.push_back({i});
       } else {

@@ -27,10 +27,10 @@ void StandDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, cons
 DraftTree StandDrafter::propose(uint64_t slot, int max_depth) {
   StandSlot& s = slots_.at(slot);
   s.placed.clear();
-  const bool greedy = s.settings.sampling.greedy();
+  const bool deterministic = s.settings.sampling.greedy() || !s.settings.sample_drafts;
   DraftTree draft;
-  draft.deterministic = greedy;
-  draft.without_replacement = !greedy;
+  draft.deterministic = deterministic;
+  draft.without_replacement = !deterministic;
   std::vector<std::vector<int32_t>> children(static_cast<size_t>(s.tree.size()) + 1);  // [0] = the prefix
   for (int32_t i = 0; i < s.tree.size(); ++i) {
     children[static_cast<size_t>(s.tree.parents[static_cast<size_t>(i)] + 1)].push_back(i);
@@ -65,7 +65,7 @@ DraftTree StandDrafter::propose(uint64_t slot, int max_depth) {
     for (float& p : q) p = static_cast<float>(p / mass);
     const int m = static_cast<int>(std::min(kids.size(), q.size()));
     std::vector<int> chosen;
-    if (greedy) {
+    if (deterministic) {
       for (int j = 0; j < m; ++j) chosen.push_back(j);  // entries are most likely first
     } else {
       // Gumbel noise keyed by the child's position and the context's node,
@@ -95,7 +95,7 @@ DraftTree StandDrafter::propose(uint64_t slot, int max_depth) {
       open.push_back({kids[j], node, at.depth + 1});
     }
   }
-  if (!greedy) {
+  if (!deterministic) {
     if (draft.tokens.empty()) {
       draft.q.clear();
     } else {

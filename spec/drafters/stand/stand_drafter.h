@@ -8,19 +8,20 @@
 //
 // A proposal fills a static tree (StaticTree) breadth-first: at each node
 // the longest stored context (4..1 tokens) of the path so far gives up to
-// 10 candidates, normalised to q; the node's m children take m distinct
-// candidates, drawn without replacement by Gumbel-top-k (keys log q +
-// Gumbel noise from the request's counter-based stream), so the verifier's
-// without-replacement rule applies (DraftTree::without_replacement). Greedy
-// requests take the m most likely candidates (a deterministic draft). A
-// node with fewer candidates than children keeps fewer; one with none, or
-// beyond max_depth, none (the subtree is dropped).
+// 10 candidates, normalised to q; the node's m children are the m most
+// likely candidates (a deterministic draft). With
+// DraftSettings::sample_drafts, sampled requests draw them instead without
+// replacement by Gumbel-top-k (keys log q + Gumbel noise from the request's
+// counter-based stream), so the verifier's without-replacement rule applies
+// (DraftTree::without_replacement). A node with fewer candidates than
+// children keeps fewer; one with none, or beyond max_depth, none (the
+// subtree is dropped).
 //
 // Drafts depend on the shared table, i.e. on what other requests of the
-// group have been accepted so far: greedy output is still the target's
-// argmax chain, sampled output still exactly the target's distribution, but
-// sampled tokens are not reproducible across engines (unlike a draft
-// model's). Not thread-safe (one caller); the table is.
+// group have been accepted so far. The top candidates' tokens are still
+// the target's own (the verifier's matching rule); drawn ones give exactly
+// the target's distribution, but tokens not reproducible across engines.
+// Not thread-safe (one caller); the table is.
 #pragma once
 
 #include <cstdint>
