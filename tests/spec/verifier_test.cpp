@@ -267,17 +267,18 @@ TEST(VerifierLosslessTest, ThreeIidCandidatesEmitTheTargetDistribution) {
   EXPECT_GT(generated_p_value("tree (3)", sampled({3}), verify, 1), kMinPValue);
 }
 
+// A lookup drafter's fixed tree: 2 (impossible for the target at the
+// prompt), 0 and 5 at the root, and 1 after 0.
+const DraftFn kLookupTree = [](int32_t, uint32_t, uint64_t) {
+  DraftTree draft;
+  draft.tokens = {2, 0, 5, 1};
+  draft.parents = {-1, -1, -1, 1};
+  draft.deterministic = true;
+  return draft;
+};
+
 TEST(VerifierLosslessTest, DeterministicCandidatesEmitTheTargetJointDistribution) {
-  // A lookup drafter's fixed tree: 2 (impossible for the target at the
-  // prompt), 0 and 5 at the root, and 1 after 0.
-  const DraftFn lookup = [](int32_t, uint32_t, uint64_t) {
-    DraftTree draft;
-    draft.tokens = {2, 0, 5, 1};
-    draft.parents = {-1, -1, -1, 1};
-    draft.deterministic = true;
-    return draft;
-  };
-  EXPECT_GT(generated_p_value("deterministic", lookup, verify, 2), kMinPValue);
+  EXPECT_GT(generated_p_value("deterministic", kLookupTree, verify, 2), kMinPValue);
 }
 
 TEST(VerifierLosslessTest, TwoByTwoTreeEmitsTheTargetJointDistribution) {
@@ -427,16 +428,9 @@ const DraftFn kNoDraft = [](int32_t, uint32_t, uint64_t) { return DraftTree{}; }
 TEST(VerifierMatchingTest, SampledTokensAreSamplingsOwnWhateverTheDraft) {
   constexpr uint64_t kRequests = 2000;
   constexpr size_t kTokens = 6;
-  const DraftFn lookup = [](int32_t, uint32_t, uint64_t) {
-    DraftTree draft;
-    draft.tokens = {2, 0, 5, 1};
-    draft.parents = {-1, -1, -1, 1};
-    draft.deterministic = true;
-    return draft;
-  };
   const std::vector<std::pair<std::string, DraftFn>> drafts = {
       {"top chain (1,1,1)", top_tokens({1, 1, 1})}, {"top tree (2,2)", top_tokens({2, 2})},
-      {"top tree (3,1)", top_tokens({3, 1})}, {"lookup tree", lookup}};
+      {"top tree (3,1)", top_tokens({3, 1})}, {"lookup tree", kLookupTree}};
   std::vector<int64_t> differing(drafts.size(), 0);
   int64_t short_verdicts = 0;
   for (uint64_t request = 0; request < kRequests; ++request) {
