@@ -75,6 +75,8 @@ struct DraftSettings {
   // flat; but the tokens it keeps then depend on the draft, where the top
   // tokens' matching rule keeps autoregressive sampling's own (verifier.h).
   bool sample_drafts = false;
+  // Whether this slot's children are drawn from q (else its top tokens).
+  bool draws_from_q() const { return sample_drafts && !sampling.greedy(); }
 };
 
 // A slot to propose for, and how deep (Drafter::propose_batch), and what

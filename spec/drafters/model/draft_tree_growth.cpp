@@ -86,7 +86,7 @@ class TreeGrowth {
   TreeGrowth(const TreeToGrow& job, int64_t vocab, const DraftTruncation& cut)
       : job_(job),
         vocab_(vocab),
-        deterministic_(job.settings->sampling.greedy() || !job.settings->sample_drafts),
+        deterministic_(!job.settings->draws_from_q()),
         truncated_(cut.applied_to(job.settings->sampling)) {
     out_.tree.deterministic = deterministic_;
     frontier_ = {{-1, job.main}};

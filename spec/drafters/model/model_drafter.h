@@ -50,8 +50,7 @@ class ModelDrafter : public SlotDrafter<Slot> {
     std::vector<std::vector<size_t>> batches(1);
     for (size_t i = 0; i < asks.size(); ++i) {
       const Slot* s = this->slots_.find(asks[i].slot);
-      const bool alone = !model_->rows_independent() &&
-                         (s == nullptr || (s->settings.sample_drafts && !s->settings.sampling.greedy()));
+      const bool alone = !model_->rows_independent() && (s == nullptr || s->settings.draws_from_q());
       if (alone) {
         batches.push_back({i});
       } else {

@@ -27,7 +27,7 @@ void StandDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, cons
 DraftTree StandDrafter::propose(uint64_t slot, int max_depth) {
   StandSlot& s = slots_.at(slot);
   s.placed.clear();
-  const bool deterministic = s.settings.sampling.greedy() || !s.settings.sample_drafts;
+  const bool deterministic = !s.settings.draws_from_q();
   DraftTree draft;
   draft.deterministic = deterministic;
   draft.without_replacement = !deterministic;
