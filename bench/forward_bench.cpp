@@ -10,6 +10,7 @@
 
 #include "bench/median_seconds.h"
 #include "bench/resident_memory.h"
+#include "models/base/counter_rng.h"
 #include "models/base/median.h"
 #include "models/base/sampling.h"
 #include "models/panel_gemm.h"
@@ -168,8 +169,8 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
 
   // The parts of a decode step that grow with the vocabulary: the LM head's
   // one-row product, and turning its logits into a sampled token on the
-  // host (softmax at temperature 1, the draw; a top-p cut adds a partial
-  // sort whose size depends on how peaked the model is).
+  // host (softmax at temperature 1, the race every engine draws by; a top-p
+  // cut adds a partial sort whose size depends on how peaked the model is).
   torch::NoGradGuard no_grad;
   const at::Tensor hidden = torch::randn({1, config.hidden_size}, model.tensor_options());
   const models::Linear& lm_head = model.weights().lm_head;
@@ -179,7 +180,7 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   const SamplingParams sampling;
   result.sampling_seconds = median_seconds(options.repeats * 4, [&] {
     sampling_distribution(logits.data_ptr<float>(), vocab, sampling, probs.data());
-    sample_from(probs.data(), vocab, 0.5);
+    race_from(probs.data(), vocab, stream_bits({}));
   });
 
   const auto prompt = filler_tokens(options.prefill_tokens, vocab);

@@ -27,8 +27,8 @@ struct AcceptanceOptions {
   uint64_t seed = 0;
   int32_t eos = -1;
   // Sampled requests draw their drafts from q' (DraftSettings::
-  // sample_drafts) rather than propose its top tokens; the engines' default
-  // by default, so that alpha is what they see.
+  // sample_drafts) rather than propose q's winner of the target's race; the
+  // engines' default by default, so that alpha is what they see.
   bool sample_drafts = false;
   // The q' drawn drafts are drawn from and carry: the engines' cut by
   // default.

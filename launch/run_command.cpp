@@ -381,8 +381,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_flag("--sampled-drafts", o->engine.sample_drafts,
                 "Sampled requests draw their drafts from the draft's distribution (model and stand drafters), "
                 "verified by rejection sampling: their tokens then depend on the draft, and each round drafts "
-                "--draft-length tokens. Default: the draft's top tokens, kept where they match the target's own "
-                "draw, so that tokens equal ar's");
+                "--draft-length tokens. Default: the winner of the race the target samples by, run over the "
+                "draft's distribution, kept where it is the target's own token, so that tokens equal ar's");
   cmd->add_option("--k-config", o->engine.k_config, "Draft tree shape, children per depth (e.g. 2 2 1)");
   cmd->add_option("--drafters", o->engine.drafters, "seed engines: drafter threads (0 = automatic)")
       ->capture_default_str();

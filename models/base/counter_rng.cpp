@@ -16,6 +16,16 @@ void mul_hi_lo(uint32_t a, uint32_t b, uint32_t& hi, uint32_t& lo) {
   lo = static_cast<uint32_t>(product);
 }
 
+// The Philox block of a key's fields.
+std::array<uint32_t, 4> words_of(const RngKey& k) {
+  const std::array<uint32_t, 4> counter = {
+      static_cast<uint32_t>(k.request), static_cast<uint32_t>(k.request >> 32), k.position,
+      (static_cast<uint32_t>(k.purpose) << 24) ^ k.index};
+  const std::array<uint32_t, 2> key = {static_cast<uint32_t>(k.seed),
+                                       static_cast<uint32_t>(k.seed >> 32)};
+  return philox4x32(counter, key);
+}
+
 }  // namespace
 
 std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> ctr, std::array<uint32_t, 2> key) {
@@ -31,15 +41,15 @@ std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> ctr, std::array<uint3
 }
 
 double uniform(const RngKey& k) {
-  const std::array<uint32_t, 4> counter = {
-      static_cast<uint32_t>(k.request), static_cast<uint32_t>(k.request >> 32), k.position,
-      (static_cast<uint32_t>(k.purpose) << 24) ^ k.index};
-  const std::array<uint32_t, 2> key = {static_cast<uint32_t>(k.seed),
-                                       static_cast<uint32_t>(k.seed >> 32)};
-  const auto words = philox4x32(counter, key);
+  const auto words = words_of(k);
   // 53 bits: 27 from the first word, 26 from the second.
   const uint64_t bits = (static_cast<uint64_t>(words[0] >> 5) << 26) | (words[1] >> 6);
   return static_cast<double>(bits) * (1.0 / 9007199254740992.0);  // 2^-53
+}
+
+uint64_t stream_bits(const RngKey& k) {
+  const auto words = words_of(k);
+  return (static_cast<uint64_t>(words[2]) << 32) | words[3];
 }
 
 }  // namespace seed

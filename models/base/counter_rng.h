@@ -37,6 +37,10 @@ std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> counter, std::array<u
 // A uniform double in [0, 1) with 53 random bits, a pure function of `key`.
 double uniform(const RngKey& key);
 
+// 64 random bits, a pure function of `key`: the stream of a vocabulary's
+// worth of uniforms, one per token (token_uniform).
+uint64_t stream_bits(const RngKey& key);
+
 // splitmix64's finaliser (Steele et al., OOPSLA'14): a bijection of 64-bit
 // words in which every input bit moves every output bit; what hashes and
 // derived stream ids are made with.
@@ -46,6 +50,17 @@ inline uint64_t mix64(uint64_t x) {
   x ^= x >> 27;
   x *= 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
+}
+
+// The uniform in (0, 1) of `token` in `stream` (stream_bits): splitmix64's
+// output `token + 1` steps after the state `stream`, its top 53 bits, the
+// middle of their interval (never 0, so that its log is finite). One
+// multiply-xorshift hash per token, so that a vocabulary's worth costs about
+// what a pass over its logits does; logit_summary.cpp computes the same
+// words with tensor operations where the logits are.
+inline double token_uniform(uint64_t stream, int64_t token) {
+  const uint64_t bits = mix64(stream + static_cast<uint64_t>(token + 1) * 0x9e3779b97f4a7c15ULL) >> 11;
+  return (static_cast<double>(bits) + 0.5) * (1.0 / 9007199254740992.0);  // 2^-53
 }
 
 }  // namespace seed

@@ -1,4 +1,4 @@
-// Sampling distribution and inverse-CDF draw (see sampling.h).
+// Sampling distribution and its draws (see sampling.h).
 //
 // Cost is linear in the vocabulary unless top-p is on: no sort when top-k and
 // top-p are off, nth_element for top-k, and for top-p only the head of the
@@ -12,6 +12,7 @@
 #include <numeric>
 #include <vector>
 
+#include "models/base/counter_rng.h"
 #include "models/base/error.h"
 #include "models/base/exp_nonpositive.h"
 
@@ -219,6 +220,28 @@ int32_t sample_from(const float* probs, int64_t vocab, double u) {
   // The running sum can end a rounding short of `total` (summed in another
   // order); the draw as u -> 1 is the last token with mass.
   return last_nonzero;
+}
+
+int32_t race_from(const float* weights, int64_t vocab, uint64_t stream) {
+  check_vocab(vocab);
+  // -log(u) >= 1 - u: a token whose 1 - u is already over the best ratio
+  // times its weight cannot win, which spares the log of nearly every token
+  // of a long tail.
+  double best = std::numeric_limits<double>::infinity();
+  int32_t winner = -1;
+  for (int64_t v = 0; v < vocab; ++v) {
+    const double w = weights[v];
+    if (!(w > 0.0) || std::isinf(w)) continue;
+    const double u = token_uniform(stream, v);
+    if (1.0 - u >= best * w) continue;
+    const double ratio = -std::log(u) / w;
+    if (ratio < best) {
+      best = ratio;
+      winner = static_cast<int32_t>(v);
+    }
+  }
+  SEED_CHECK(winner >= 0, kInvalidArgument) << "no positive finite weight among " << vocab << " tokens; nothing to draw";
+  return winner;
 }
 
 }  // namespace seed

@@ -3,9 +3,11 @@
 // Speculative decoding is lossless only if the draft's q and the target's p
 // are the *same* transformation of each model's logits (temperature, top-k,
 // top-p) as plain sampling uses. So this file computes that distribution
-// explicitly, and draws from it by inverse CDF with a uniform from the
-// counter-based RNG (counter_rng.h): a draw is a pure function of
-// (logits, params, key). No torch: plain float spans, usable by every layer.
+// explicitly, and draws from it with randomness from the counter-based RNG
+// (counter_rng.h): by inverse CDF with one uniform (sample_from), or by an
+// exponential race with one uniform per token (race_from). A draw is a pure
+// function of (logits, params, key). No torch: plain float spans, usable by
+// every layer.
 #pragma once
 
 #include <cstdint>
@@ -57,5 +59,16 @@ float softmax_prob(const float* logits, const SoftmaxScale& scale, float tempera
 // returns a zero-probability index. Throws kInvalidArgument if u is outside
 // [0, 1) or the mass is not positive and finite.
 int32_t sample_from(const float* probs, int64_t vocab, double u);
+
+// Exponential-race draw (Gumbel-max in other words): the index v with
+// weights[v] > 0 that minimises E_v / weights[v], E_v = -log(token_uniform(
+// stream, v)) being one Exp(1) variable per token; ties to the lower index.
+// E_v / w_v is Exp(w_v), and the least of independent exponentials is v
+// with probability w_v / sum(w): a draw from the normalised weights.
+// Speculation races two distributions on one stream: a draft proposes its
+// own winner, which is the target's wherever p and q are close, whatever
+// the vocabulary's order (the coupling of drafter-invariant speculative
+// decoding). Throws kInvalidArgument if no weight is positive and finite.
+int32_t race_from(const float* weights, int64_t vocab, uint64_t stream);
 
 }  // namespace seed

@@ -71,11 +71,12 @@ struct DraftSettings {
   // Sampled requests: draw the children from q instead, i.i.d. (a draft
   // model) or without replacement (STAND; DraftTree::without_replacement),
   // and send q with them. The verifier tests drawn tokens by rejection
-  // sampling against q, which accepts somewhat more of them where q is
-  // flat; but the tokens it keeps then depend on the draft, where the top
-  // tokens' matching rule keeps autoregressive sampling's own (verifier.h).
+  // sampling against q; the tokens it keeps then depend on the draft,
+  // where the matching rule keeps autoregressive sampling's own
+  // (verifier.h).
   bool sample_drafts = false;
-  // Whether this slot's children are drawn from q (else its top tokens).
+  // Whether this slot's children are drawn from q (else q's winner of the
+  // target's race, then its top tokens).
   bool draws_from_q() const { return sample_drafts && !sampling.greedy(); }
 };
 

@@ -147,13 +147,18 @@ TopTokens TargetRows::top(int64_t context, int k) {
 }
 
 RowDraw TargetRows::row_draw(const FinalDraw& draw) const {
-  return {summary_.first_row + draw.context, sampling_.temperature, summary_of(draw.context), &draw.residual, draw.u};
+  return {summary_.first_row + draw.context, sampling_.temperature, summary_of(draw.context), &draw.residual, draw.u,
+          draw.race};
 }
 
 int32_t TargetRows::draw(const FinalDraw& draw) {
   if (draws_remotely()) return summary_.rows->draw({row_draw(draw)}).front();
   const float* p = row(draw.context);
   const Residual& r = draw.residual;
+  if (draw.race) {
+    SEED_CHECK(r.is_p(), kInternal) << "TargetRows: a race is run over p, not a residual";
+    return race_from(p, vocab_, *draw.race);
+  }
   if (r.is_p()) return sample_from(p, vocab_, draw.u);
   std::vector<float> residual(static_cast<size_t>(vocab_));
   for (int64_t v = 0; v < vocab_; ++v) residual[static_cast<size_t>(v)] = static_cast<float>(r.rest * p[v]);
@@ -161,9 +166,9 @@ int32_t TargetRows::draw(const FinalDraw& draw) {
   return sample_from(residual.data(), vocab_, draw.u);
 }
 
-int32_t TargetRows::sample(int64_t context, double u) {
+int32_t TargetRows::sample(int64_t context, uint64_t stream) {
   Context& c = at(context);
-  if (c.sampled < 0) c.sampled = draw(FinalDraw{context, Residual{}, u});
+  if (c.sampled < 0) c.sampled = draw(FinalDraw{context, Residual{}, 0.0, stream});
   return c.sampled;
 }
 

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/base/sampling.h"
@@ -63,11 +64,14 @@ struct Residual {
 };
 
 // The token that ends a verdict: drawn from `residual` of p at `context` by
-// inverse CDF in vocabulary order (sample_from) with the uniform u.
+// inverse CDF in vocabulary order (sample_from) with the uniform u, or,
+// where `race` is set, p's own token (the residual being p): the winner of
+// the exponential race on that stream (race_from), as sampling alone draws.
 struct FinalDraw {
   int64_t context = 0;
   Residual residual;
   double u = 0.0;
+  std::optional<uint64_t> race;
 };
 
 // What the device holding a row of logits reports of it. For sampled
@@ -95,6 +99,7 @@ struct RowDraw {
   RowSummary summary;
   const Residual* residual = nullptr;
   double u = 0.0;
+  std::optional<uint64_t> race;  // as FinalDraw::race
 };
 
 // Rows of logits that stay where they were computed (a GPU's memory).
@@ -104,8 +109,9 @@ class LogitRows {
   // Writes row `row` (vocab floats) into `out`.
   virtual void copy_row(int64_t row, float* out) const = 0;
   // Per draw, the token drawn from its residual of p (as RowSummary
-  // defines it from the row), as sample_from draws: every draw computed
-  // where the rows are, one copy of the tokens back.
+  // defines it from the row), as sample_from draws, or p's race winner as
+  // race_from draws: every draw computed where the rows are, one copy of
+  // the tokens back.
   virtual std::vector<int32_t> draw(const std::vector<RowDraw>& draws) const = 0;
 };
 
@@ -154,10 +160,10 @@ class TargetRows {
   // row, or, from a summary of rows sampled by temperature alone, drawn
   // where the logits are (LogitRows::draw).
   int32_t draw(const FinalDraw& draw);
-  // The token sample_from draws from p at `context` with `u`: draw() from p
-  // itself, kept per context (a context is sampled with one uniform), or
+  // p's own token at `context`: the winner of the race on `stream`
+  // (race_from), kept per context (a context is sampled with one stream), or
   // the token set_sample gave it.
-  int32_t sample(int64_t context, double u);
+  int32_t sample(int64_t context, uint64_t stream);
   // Records `token` as p's draw at `context`, made elsewhere (a batch of
   // draws where the rows are: draw_final_tokens).
   void set_sample(int64_t context, int32_t token);

@@ -248,7 +248,7 @@ void walk_sampling(const VerifyRequest& request, Walk& walk) {
     }
     if (accepted == n) {
       const double u = uniform({request.seed, request.request, position, RngPurpose::kResample, 0});
-      walk.draw = FinalDraw{context, std::move(r), u};
+      walk.draw = FinalDraw{context, std::move(r), u, std::nullopt};
       return;
     }
     walk.accepted.push_back(accepted);
@@ -274,7 +274,7 @@ Walk walk(const VerifyRequest& request) {
     walk_matching(request, walk, [&](int64_t context, uint32_t) { return p.argmax(context); });
   } else if (matches_target_draws(request)) {
     walk_matching(request, walk, [&](int64_t context, uint32_t depth) {
-      return p.sample(context, target_uniform(request, depth));
+      return p.sample(context, target_stream(request.seed, request.request, request.base_position + depth));
     });
   } else {
     walk_sampling(request, walk);
@@ -282,8 +282,8 @@ Walk walk(const VerifyRequest& request) {
   return walk;
 }
 
-double target_uniform(const VerifyRequest& request, uint32_t depth) {
-  return uniform({request.seed, request.request, request.base_position + depth, RngPurpose::kResample, 0});
+uint64_t target_stream(uint64_t seed, uint64_t request, uint32_t position) {
+  return stream_bits({seed, request, position, RngPurpose::kResample, 0});
 }
 
 bool matches_target_draws(const VerifyRequest& request) {
@@ -297,7 +297,8 @@ std::vector<FinalDraw> target_draws(const VerifyRequest& request) {
   std::vector<FinalDraw> draws;
   for (size_t c = 0; c < depth.size(); ++c) {
     if (c > 0) depth[c] = depth[static_cast<size_t>(draft.parents[c - 1] + 1)] + 1;
-    draws.push_back({static_cast<int64_t>(c), Residual{}, target_uniform(request, depth[c])});
+    draws.push_back({static_cast<int64_t>(c), Residual{}, 0.0,
+                     target_stream(request.seed, request.request, request.base_position + depth[c])});
   }
   return draws;
 }

@@ -10,14 +10,16 @@
 //
 //   greedy       accept a child iff it is argmax p; bonus = argmax p.
 //   matching     sampled requests with a deterministic draft: at each
-//                context the target draws its own token from p with the
-//                uniform autoregressive sampling draws that position with
-//                (target_uniform); a child is accepted iff it is that token,
-//                else that token ends the verdict. So the tokens are, one
-//                for one, those sampling from p alone gives: they depend
-//                neither on the drafter nor on the draft's length or shape.
-//                A drafted x is accepted with probability p(x), as under
-//                the rule below with q one-hot at x.
+//                context the target draws its own token from p by the
+//                exponential race autoregressive sampling runs at that
+//                position (target_stream, race_from); a child is accepted
+//                iff it is that token, else that token ends the verdict. So
+//                the tokens are, one for one, those sampling from p alone
+//                gives: they depend neither on the drafter nor on the
+//                draft's length or shape. A draft that runs the same race
+//                over its own q proposes the target's token whenever q is
+//                close to p, with probability about Leviathan's sum of
+//                min(p, q) (drafter-invariant speculative decoding).
 //   sampling     Leviathan et al. 2023 / Chen et al. 2023: accept child x
 //                with probability min(1, p(x) / q(x)); on rejection the next
 //                token comes from norm(max(0, p - q)).
@@ -34,8 +36,8 @@
 //                renormalised (recursive rejection sampling, Jeon et al.
 //                2024), both in the ratio and in the next residual.
 // Drafts from q (DraftSettings::sample_drafts) take the last two rules;
-// deterministic ones (a draft's top tokens, n-gram and prompt lookup) the
-// matching rule.
+// deterministic ones (a draft's race winners and top tokens, n-gram and
+// prompt lookup) the matching rule.
 //
 // Randomness: every uniform comes from counter_rng keyed by the request's
 // seed and id and the *absolute position* of the token being decided
@@ -127,17 +129,18 @@ struct Walk {
   std::optional<FinalDraw> draw;   // sampling: the draw that gives it
 };
 
-// The uniform the target's token `depth` tokens after the prefix is drawn
-// with: the one autoregressive sampling uses at that position (an empty
-// draft's last token), which is what makes matching give its tokens.
-double target_uniform(const VerifyRequest& request, uint32_t depth);
+// The stream of the race that draws the target's token at absolute
+// `position` of the request with `seed` and id `request`: the one
+// autoregressive sampling runs there (an empty draft's last token), which
+// is what makes matching give its tokens, and the one drafters race q on.
+uint64_t target_stream(uint64_t seed, uint64_t request, uint32_t position);
 
 // Whether `request` takes the matching rule: a sampled request whose draft
 // is deterministic or empty.
 bool matches_target_draws(const VerifyRequest& request);
 
 // The matching rule's draws, one per context of the draft in order: p with
-// the uniform of the context's depth. Throws as walk() does for a
+// the race stream of the context's position. Throws as walk() does for a
 // malformed request.
 std::vector<FinalDraw> target_draws(const VerifyRequest& request);
 

@@ -78,7 +78,8 @@ struct EngineOptions {
   bool adaptive_draft_length = true;
   // Sampled requests draw their drafts from the draft's q, which the
   // verifier tests by rejection sampling (RunSettings::sample_drafts);
-  // false: they propose its top tokens, and keep sampling's own tokens.
+  // false: they propose q's winner of the target's race (verifier.h), and
+  // keep sampling's own tokens.
   bool sample_drafts = false;
   // Draft models: the q' sampled drafts are drawn from and carry.
   DraftTruncation draft_cut;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -15,6 +16,26 @@ namespace {
 template <typename T>
 at::Tensor on_host(const std::vector<T>& values, torch::Dtype dtype) {
   return torch::tensor(values, torch::TensorOptions().dtype(dtype));
+}
+
+// x >> shift with zeros shifted in: int64 tensors shift arithmetically.
+at::Tensor shift_right(const at::Tensor& x, int64_t shift) {
+  return x.__rshift__(shift).bitwise_and((int64_t{1} << (64 - shift)) - 1);
+}
+
+// Per row of `weights` [rows x vocab], race_from's winner on its row of
+// `stream` [rows x 1]: token_uniform's words made with int64 arithmetic,
+// which wraps as uint64's does, then the least -log(u) / weight (no
+// shortcut: every token's ratio at once).
+at::Tensor race_winners(const at::Tensor& weights, const at::Tensor& stream, const at::Tensor& ids) {
+  constexpr auto word = [](uint64_t w) { return static_cast<int64_t>(w); };
+  at::Tensor x = stream + (ids.unsqueeze(0) + 1) * word(0x9e3779b97f4a7c15ULL);
+  x = x.bitwise_xor(shift_right(x, 30)) * word(0xbf58476d1ce4e5b9ULL);
+  x = x.bitwise_xor(shift_right(x, 27)) * word(0x94d049bb133111ebULL);
+  x = x.bitwise_xor(shift_right(x, 31));
+  const at::Tensor u = (shift_right(x, 11).to(torch::kDouble) + 0.5) * (1.0 / 9007199254740992.0);
+  const at::Tensor ratio = -u.log() / weights.to(torch::kDouble);
+  return ratio.masked_fill_(weights <= 0.0f, std::numeric_limits<double>::infinity()).argmin(1);
 }
 
 // The rows of one verified forward, where the forward left them.
@@ -37,16 +58,20 @@ std::vector<int32_t> DeviceRows::draw(const std::vector<RowDraw>& draws) const {
   if (draws.empty()) return {};
   torch::NoGradGuard no_grad;
   const int64_t count = static_cast<int64_t>(draws.size()), vocab = logits_.size(1);
-  // One upload: per draw its row, largest logit, temperature, scale, rest
-  // and uniform; then (draw, token, value) per entry of the residuals. Every
-  // number is exact in double.
-  constexpr int64_t kPerDraw = 8;
+  // One upload: per draw its row, largest logit, temperature, scale, rest,
+  // uniform, top-k/top-p cut and race stream (its two halves, -1 for none);
+  // then (draw, token, value) per entry of the residuals. Every number is
+  // exact in double.
+  constexpr int64_t kPerDraw = 10;
   std::vector<double> packed;
   int64_t entries = 0;
   for (const RowDraw& d : draws) {
     const RowSummary& s = d.summary;
+    const double stream_high = d.race ? static_cast<double>(*d.race >> 32) : -1.0;
+    const double stream_low = d.race ? static_cast<double>(*d.race & 0xffffffffULL) : -1.0;
     packed.insert(packed.end(), {static_cast<double>(d.row), s.softmax.max_logit, d.temperature, s.softmax.scale,
-                                 d.residual->rest, d.u, static_cast<double>(s.last_kept), s.last_kept_logit});
+                                 d.residual->rest, d.u, static_cast<double>(s.last_kept), s.last_kept_logit,
+                                 stream_high, stream_low});
     entries += static_cast<int64_t>(d.residual->ids.size());
   }
   for (int64_t i = 0; i < count; ++i) {
@@ -78,13 +103,23 @@ std::vector<int32_t> DeviceRows::draw(const std::vector<RowDraw>& draws) const {
     const at::Tensor e = all.narrow(0, kPerDraw * count, 3 * entries).view({entries, 3});
     r.index_put_({e.select(1, 0).to(torch::kLong), e.select(1, 1).to(torch::kLong)}, e.select(1, 2).to(torch::kFloat));
   }
-  // sample_from: the first token whose running sum exceeds u times the
-  // mass; the last token with mass where the sum ends a rounding short.
-  const at::Tensor cumulative = r.to(torch::kDouble).cumsum(1);
-  const at::Tensor target = cumulative.select(1, vocab - 1).unsqueeze(1) * column(5, torch::kDouble);
-  const at::Tensor first = (cumulative <= target).sum(1);
-  const at::Tensor last = std::get<0>(torch::where(r > 0, ids, torch::full_like(ids, -1)).max(1));
-  const at::Tensor tokens = torch::minimum(first, last).to(torch::kCPU, torch::kInt).contiguous();
+  const auto races = [](const RowDraw& d) { return d.race.has_value(); };
+  at::Tensor drawn;
+  if (!std::all_of(draws.begin(), draws.end(), races)) {
+    // sample_from: the first token whose running sum exceeds u times the
+    // mass; the last token with mass where the sum ends a rounding short.
+    const at::Tensor cumulative = r.to(torch::kDouble).cumsum(1);
+    const at::Tensor target = cumulative.select(1, vocab - 1).unsqueeze(1) * column(5, torch::kDouble);
+    const at::Tensor first = (cumulative <= target).sum(1);
+    const at::Tensor last = std::get<0>(torch::where(r > 0, ids, torch::full_like(ids, -1)).max(1));
+    drawn = torch::minimum(first, last);
+  }
+  if (std::any_of(draws.begin(), draws.end(), races)) {
+    const at::Tensor stream = column(8, torch::kLong).__lshift__(32).bitwise_or(column(9, torch::kLong));
+    const at::Tensor winners = race_winners(p, stream, ids);
+    drawn = drawn.defined() ? torch::where(column(8, torch::kDouble).squeeze(1) >= 0.0, winners, drawn) : winners;
+  }
+  const at::Tensor tokens = drawn.to(torch::kCPU, torch::kInt).contiguous();
 
   std::vector<int32_t> out(tokens.data_ptr<int32_t>(), tokens.data_ptr<int32_t>() + count);
   for (size_t i = 0; i < out.size(); ++i) {

@@ -32,9 +32,9 @@ int main(int argc, char** argv) {
     const std::vector<int32_t> prompt = tokenizer->encode(argv[2], /*add_bos=*/true);
     at::Tensor logits = model->forward({{sequence, prompt, {}}}, cache, models::LogitsFor::kLast)[0];
 
-    // 4. Decode: turn logits into the sampling distribution, draw with a uniform
-    //    keyed by (seed, request, position) as every engine draws a token no
-    //    draft proposed (spec/api/verifier.h), feed the token back.
+    // 4. Decode: turn logits into the sampling distribution, draw by a race
+    //    keyed by (seed, request, position) as every engine draws its tokens
+    //    (spec/api/verifier.h), feed the token back.
     const SamplingParams sampling{/*temperature=*/0.8f, /*top_k=*/40, /*top_p=*/0.95f};
     std::vector<float> probs(vocab);
     models::TextStream stream(*tokenizer);
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
       sampling_distribution(logits.data_ptr<float>(), vocab, sampling, probs.data());
       const RngKey key{/*seed=*/1, /*request=*/0, static_cast<uint32_t>(cache.length(sequence)),
                        RngPurpose::kResample};
-      const int32_t token = sample_from(probs.data(), vocab, uniform(key));
+      const int32_t token = race_from(probs.data(), vocab, stream_bits(key));
       if (token == tokenizer->eos_id()) break;
       std::cout << stream.push(token) << std::flush;
       logits = model->forward({{sequence, {token}, {}}}, cache, models::LogitsFor::kLast)[0];

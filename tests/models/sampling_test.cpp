@@ -1,5 +1,5 @@
-// Sampling distribution, inverse-CDF draw and the counter RNG, including
-// chi-square checks that draws follow the distribution they claim.
+// Sampling distribution, inverse-CDF and race draws and the counter RNG,
+// including chi-square checks that draws follow the distribution they claim.
 #include "models/base/sampling.h"
 
 #include <gtest/gtest.h>
@@ -265,6 +265,113 @@ TEST(CounterRngTest, UniformsPassChiSquareOverTwentyBins) {
   const double p = chi_square_p_value(counts, std::vector<double>(kBins, 1.0 / kBins), kDraws);
   std::printf("uniform chi-square over %d bins: p = %.4f\n", kBins, p);
   EXPECT_GT(p, kMinPValue);
+}
+
+TEST(CounterRngTest, TokenUniformsLieInTheOpenUnitIntervalAndPassChiSquare) {
+  constexpr int kBins = 20;
+  constexpr int64_t kTokens = 200000;
+  // Along one stream's tokens, and one token's value along streams.
+  std::vector<int64_t> along_tokens(kBins, 0), along_streams(kBins, 0);
+  const uint64_t stream = stream_bits({2024, 3, 17, RngPurpose::kResample, 0});
+  for (int64_t v = 0; v < kTokens; ++v) {
+    const double u = token_uniform(stream, v);
+    ASSERT_GT(u, 0.0);
+    ASSERT_LT(u, 1.0);
+    ++along_tokens[static_cast<size_t>(u * kBins)];
+    const uint64_t other = stream_bits({2024, 3, static_cast<uint32_t>(v), RngPurpose::kResample, 0});
+    ++along_streams[static_cast<size_t>(token_uniform(other, 5) * kBins)];
+  }
+  const std::vector<double> flat(kBins, 1.0 / kBins);
+  EXPECT_GT(chi_square_p_value(along_tokens, flat, kTokens), kMinPValue);
+  EXPECT_GT(chi_square_p_value(along_streams, flat, kTokens), kMinPValue);
+}
+
+TEST(RaceFromTest, WinnersFollowTheWeights) {
+  const std::vector<float> logits = {1.2f, -0.3f, 2.0f, 0.4f, kNegInf, 0.9f, -1.5f, 1.6f, 0.1f, -0.8f};
+  const auto probs = distribution(logits, SamplingParams{0.7f, 6, 1.0f});
+  std::vector<float> scaled;  // the same weights, not normalised
+  for (const float p : probs) scaled.push_back(p * 3.7f);
+  constexpr int64_t kDraws = 200000;
+  std::vector<int64_t> counts(logits.size(), 0);
+  for (int64_t i = 0; i < kDraws; ++i) {
+    const uint64_t stream = stream_bits({7, static_cast<uint64_t>(i), 0, RngPurpose::kResample, 0});
+    const int32_t token = race_from(probs.data(), static_cast<int64_t>(probs.size()), stream);
+    ASSERT_GT(probs[static_cast<size_t>(token)], 0.0f);
+    if (i < 2000) {
+      ASSERT_EQ(race_from(scaled.data(), static_cast<int64_t>(scaled.size()), stream), token);
+    }
+    ++counts[static_cast<size_t>(token)];
+  }
+  std::vector<double> expected(probs.begin(), probs.end());
+  const double p = chi_square_p_value(counts, expected, kDraws);
+  std::printf("raced tokens chi-square (T 0.7, top-k 6, 5 dof): p = %.4f\n", p);
+  EXPECT_GT(p, kMinPValue);
+}
+
+// race_from skips the log of tokens that cannot win; its winner is the
+// plain argmin of every token's ratio, over a long-tailed vocabulary.
+TEST(RaceFromTest, TheShortcutPicksThePlainArgmin) {
+  constexpr int64_t kVocab = 5000;
+  std::vector<float> weights(kVocab);
+  for (int64_t v = 0; v < kVocab; ++v) {
+    const double u = uniform({9, 0, static_cast<uint32_t>(v), RngPurpose::kSample, 0});
+    weights[static_cast<size_t>(v)] = v % 97 == 0 ? 0.0f : static_cast<float>(std::exp(-12.0 * u));
+  }
+  for (uint32_t i = 0; i < 500; ++i) {
+    const uint64_t stream = stream_bits({9, 1, i, RngPurpose::kResample, 0});
+    int32_t plain = -1;
+    double best = std::numeric_limits<double>::infinity();
+    for (int64_t v = 0; v < kVocab; ++v) {
+      if (weights[static_cast<size_t>(v)] <= 0.0f) continue;
+      const double ratio = -std::log(token_uniform(stream, v)) / weights[static_cast<size_t>(v)];
+      if (ratio < best) {
+        best = ratio;
+        plain = static_cast<int32_t>(v);
+      }
+    }
+    ASSERT_EQ(race_from(weights.data(), kVocab, stream), plain) << "stream " << i;
+  }
+}
+
+// The coupling: racing two distributions on one stream gives the same
+// winner with probability at least (1 - TV) / (1 + TV), however far apart
+// in the vocabulary their mass lies; an independent draw from q agrees
+// only sum(p q) of the time.
+TEST(RaceFromTest, CloseDistributionsOftenShareTheirWinner) {
+  constexpr int64_t kVocab = 256;
+  std::vector<float> p(kVocab), q(kVocab);
+  double p_mass = 0.0, q_mass = 0.0;
+  for (int64_t v = 0; v < kVocab; ++v) {
+    const double u = uniform({11, 0, static_cast<uint32_t>(v), RngPurpose::kSample, 0});
+    const double w = std::exp(-6.0 * u);
+    p[static_cast<size_t>(v)] = static_cast<float>(w);
+    q[static_cast<size_t>(v)] = static_cast<float>(w * (v % 3 == 0 ? 1.6 : 0.8));
+    p_mass += p[static_cast<size_t>(v)];
+    q_mass += q[static_cast<size_t>(v)];
+  }
+  double tv = 0.0, overlap_of_independent = 0.0;
+  for (int64_t v = 0; v < kVocab; ++v) {
+    tv += 0.5 * std::abs(p[static_cast<size_t>(v)] / p_mass - q[static_cast<size_t>(v)] / q_mass);
+    overlap_of_independent += p[static_cast<size_t>(v)] / p_mass * q[static_cast<size_t>(v)] / q_mass;
+  }
+  constexpr int kRaces = 20000;
+  int agree = 0;
+  for (uint32_t i = 0; i < kRaces; ++i) {
+    const uint64_t stream = stream_bits({11, 2, i, RngPurpose::kResample, 0});
+    agree += race_from(p.data(), kVocab, stream) == race_from(q.data(), kVocab, stream);
+  }
+  const double rate = static_cast<double>(agree) / kRaces;
+  const double bound = (1.0 - tv) / (1.0 + tv);
+  std::printf("coupled races agree %.3f of the time; TV %.3f, bound %.3f, independent draws %.3f\n", rate, tv,
+              bound, overlap_of_independent);
+  EXPECT_GT(rate, bound - 4.0 * std::sqrt(bound * (1.0 - bound) / kRaces));
+  EXPECT_GT(bound, 5.0 * overlap_of_independent);
+}
+
+TEST(RaceFromTest, RejectsRowsWithoutWeight) {
+  const std::vector<float> zeros = {0.0f, 0.0f, -1.0f};
+  EXPECT_THROW(race_from(zeros.data(), 3, 42), Error);
+  EXPECT_THROW(race_from(zeros.data(), 0, 42), Error);
 }
 
 TEST(SamplingChiSquareTest, DrawsFollowTemperatureTopKDistribution) {

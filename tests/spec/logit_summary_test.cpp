@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -287,17 +288,44 @@ Residual rejected_residual() { return Residual{1.25, {37, 5, 40}, {0.0, 0.0, 0.0
 
 // Draws where the logits are give the host's token (the two compute p with
 // different exps, which moves a draw only for a u within a rounding of a
-// boundary: none of these), and a batch gives what each draw gives alone.
+// boundary: none of these), and a batch gives what each draw gives alone:
+// inverse-CDF draws from p and from a residual, and races over p, mixed in
+// one batch and races alone (as the matching rule batches them).
 TEST(LogitSummaryTest, DeviceDrawsAreTheHostDraws) {
   const at::Tensor logits = peaked_logits(1, 9);
   const SamplingParams sampling{1.3f};
   const DraftTree empty;
   TargetRows summarised(std::move(summarize_logits(logits, {{0, &empty, sampling}}).front()), kVocab, sampling);
   TargetRows host(logits.data_ptr<float>(), 1, kVocab, sampling);
-  std::vector<FinalDraw> draws;
-  for (uint32_t i = 0; i < 2000; ++i) {
-    const double u = uniform({7, 0, i, RngPurpose::kResample, 0});
-    draws.push_back(FinalDraw{0, i % 2 == 0 ? Residual{} : rejected_residual(), u});
+  std::vector<FinalDraw> draws, races;
+  for (uint32_t i = 0; i < 3000; ++i) {
+    const RngKey key{7, 0, i, RngPurpose::kResample, 0};
+    if (i % 3 == 0) {
+      draws.push_back(FinalDraw{0, Residual{}, 0.0, stream_bits(key)});
+      races.push_back(draws.back());
+    } else {
+      draws.push_back(FinalDraw{0, i % 3 == 1 ? Residual{} : rejected_residual(), uniform(key), std::nullopt});
+    }
+  }
+  std::vector<const FinalDraw*> race_pointers;
+  for (const FinalDraw& d : races) race_pointers.push_back(&d);
+  const std::vector<int32_t> raced =
+      draw_final_tokens(std::vector<TargetRows*>(races.size(), &summarised), race_pointers);
+  std::set<int32_t> winners;
+  for (size_t i = 0; i < races.size(); ++i) {
+    ASSERT_EQ(raced[i], host.draw(races[i])) << "race " << i;
+    winners.insert(raced[i]);
+  }
+  EXPECT_GT(winners.size(), 3u);  // the races are not all won by p's top token
+  for (const SamplingParams& cut : samplings()) {
+    if (cut.greedy()) continue;
+    TargetRows cut_summarised(std::move(summarize_logits(logits, {{0, &empty, cut}}).front()), kVocab, cut);
+    TargetRows cut_host(logits.data_ptr<float>(), 1, kVocab, cut);
+    for (uint32_t i = 0; i < 200; ++i) {
+      const FinalDraw race{0, Residual{}, 0.0, stream_bits({5, 1, i, RngPurpose::kResample, 0})};
+      ASSERT_EQ(cut_summarised.draw(race), cut_host.draw(race))
+          << "T " << cut.temperature << " top-k " << cut.top_k << " top-p " << cut.top_p << " race " << i;
+    }
   }
   const std::vector<TargetRows*> targets(draws.size(), &summarised);
   std::vector<const FinalDraw*> pointers;
@@ -309,7 +337,7 @@ TEST(LogitSummaryTest, DeviceDrawsAreTheHostDraws) {
     if (i < 50) {
       ASSERT_EQ(batched[i], summarised.draw(draws[i])) << "draw " << i;
     }
-    if (i % 2 == 1) {
+    if (i % 3 == 2) {
       ASSERT_NE(batched[i], 37);
       ASSERT_NE(batched[i], 5);
     }
@@ -329,7 +357,8 @@ TEST(LogitSummaryTest, DeviceDrawsFollowTheResidual) {
   constexpr int64_t kDraws = 100000;
   std::vector<RowDraw> draws;
   for (uint32_t i = 0; i < kDraws; ++i) {
-    draws.push_back({0, 1.0f, summary.contexts[0], &residual, uniform({3, 0, i, RngPurpose::kResample, 0})});
+    draws.push_back(
+        {0, 1.0f, summary.contexts[0], &residual, uniform({3, 0, i, RngPurpose::kResample, 0}), std::nullopt});
   }
   std::vector<int64_t> counts(6, 0);
   for (const int32_t token : summary.rows->draw(draws)) ++counts[static_cast<size_t>(token)];

@@ -146,9 +146,13 @@ TEST(RealShapeEngines, EveryEngineGivesArTokensOnAQwen3ShapedPair) {
 
 // A draft stored in float32 beside a bfloat16 target is held in bfloat16
 // (draft_load_options). Here the draft holds the target's own values, so
-// held in bfloat16 its logits are the target's bits and even drafts drawn
-// from its q (= p) are always accepted; a draft stored narrower than its
-// target is not widened.
+// held in bfloat16 its logits are the target's bits, and every drafted
+// token is accepted even where p is nearly flat over 128,256 tokens (T =
+// 16): the draft's race over q (= p) on the target's stream is the
+// target's token. A draft's top token would be accepted p(top) of the
+// time, small there, and so would drafts drawn from q' (its 32 most likely
+// tokens); at T = 1, where those hold p's mass, drawn drafts pass rejection
+// sampling too. A draft stored narrower than its target is not widened.
 TEST(RealShapeEngines, AFloat32DraftOfABfloat16TargetIsHeldInBfloat16) {
   const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_dtype_" + std::to_string(::getpid()));
   models::testing::write_portable_model(std::string(SEED_GOLDEN_DIR) + "/llama3.config.json",
@@ -159,7 +163,6 @@ TEST(RealShapeEngines, AFloat32DraftOfABfloat16TargetIsHeldInBfloat16) {
   models::CausalLM::load((dir / "target").string(), {})->save((dir / "draft").string(), torch::kFloat);
 
   EngineOptions o = pair_options(dir, "seed-batch");
-  o.sample_drafts = true;
   EXPECT_EQ(draft_load_options(o).weights_dtype, models::WeightDtype::kBFloat16);
   EXPECT_EQ(models::CausalLM::load(o.draft, draft_load_options(o))->weights().lm_head.dtype(), torch::kBFloat16);
   std::vector<GenRequest> requests;
@@ -167,15 +170,18 @@ TEST(RealShapeEngines, AFloat32DraftOfABfloat16TargetIsHeldInBfloat16) {
     GenRequest r;
     r.prompt_tokens = {128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234};
     r.max_new_tokens = 12;
-    r.sampling.temperature = 1.0f;
     r.seed = 3;
     r.stream = static_cast<uint64_t>(i);
     requests.push_back(r);
   }
-  const std::unique_ptr<Engine> engine = make_engine(o);
-  for (const Completion& c : engine->generate(requests)) ASSERT_NE(c.finish, FinishReason::kError) << c.error;
-  EXPECT_GT(engine->stats().accepted_tokens, 0);
-  EXPECT_EQ(engine->stats().rejections, 0);
+  for (const bool sample_drafts : {false, true}) {
+    o.sample_drafts = sample_drafts;
+    for (GenRequest& r : requests) r.sampling.temperature = sample_drafts ? 1.0f : 16.0f;
+    const std::unique_ptr<Engine> engine = make_engine(o);
+    for (const Completion& c : engine->generate(requests)) ASSERT_NE(c.finish, FinishReason::kError) << c.error;
+    EXPECT_GT(engine->stats().accepted_tokens, 0) << "sampled drafts " << sample_drafts;
+    EXPECT_EQ(engine->stats().rejections, 0) << "sampled drafts " << sample_drafts;
+  }
 
   // The other way round: the bfloat16 folder drafts for the float32 one,
   // and keeps its bfloat16; a dtype asked for is every model's.

@@ -9,6 +9,7 @@
 
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"
+#include "spec/api/verifier.h"
 #include "spec/drafters/model/pruned_tree_builder.h"
 
 namespace seed::spec {
@@ -37,13 +38,29 @@ DraftRow sparse_distribution(const float* logits, int64_t vocab, const SamplingP
   return {std::move(support.ids), std::move(support.probs)};
 }
 
+// The k children of a deterministic tree at `position`: the top k tokens,
+// except that a sampled request's first child is the winner of the race
+// the target runs there, run over q (`race_q`, the draft's distribution
+// under the request's sampling): the target's own token wherever q is close
+// to p, where q's top token is only p(top) likely to be.
+std::vector<int32_t> deterministic_children(const float* logits, int64_t vocab, const DraftSettings& settings,
+                                            const float* race_q, uint32_t position, int k) {
+  if (race_q == nullptr) return top_tokens(logits, vocab, k);
+  const int32_t winner = race_from(race_q, vocab, target_stream(settings.seed, settings.stream, position));
+  std::vector<int32_t> children = {winner};
+  for (const int32_t token : top_tokens(logits, vocab, k)) {
+    if (token != winner && static_cast<int>(children.size()) < k) children.push_back(token);
+  }
+  return children;
+}
+
 // The k children a fixed shape gives the node after `parent` (-1: the
-// prefix), at `position`: the top k tokens of a deterministic tree, else k
-// draws from q' (`params`), whose row it stores in tree.q.
+// prefix), at `position`: deterministic_children for a deterministic tree,
+// else k draws from q' (`params`), whose row it stores in tree.q.
 std::vector<int32_t> fixed_children(const float* logits, int64_t vocab, const DraftSettings& settings,
-                                    const SamplingParams& params, int32_t parent, uint32_t position, int k,
-                                    DraftTree& tree, std::vector<float>& dense) {
-  if (tree.deterministic) return top_tokens(logits, vocab, k);
+                                    const SamplingParams& params, const float* race_q, int32_t parent,
+                                    uint32_t position, int k, DraftTree& tree, std::vector<float>& dense) {
+  if (tree.deterministic) return deterministic_children(logits, vocab, settings, race_q, position, k);
   // Row c of q is context c: the prefix (c = 0) or the path to node c - 1.
   const size_t context = static_cast<size_t>(parent + 1);
   tree.q.resize(std::max(tree.q.size(), context + 1));
@@ -125,8 +142,9 @@ class TreeGrowth {
       } else {
         const uint32_t at = static_cast<uint32_t>(job_.position + d);
         if (deterministic_) sampling_distribution(row, vocab_, confidence_, confidence_row_.data());
+        const float* race_q = deterministic_ && !job_.settings->sampling.greedy() ? confidence_row_.data() : nullptr;
         for (const int32_t token :
-             fixed_children(row, vocab_, *job_.settings, truncated_, open.node, at, k, tree, dense_)) {
+             fixed_children(row, vocab_, *job_.settings, truncated_, race_q, open.node, at, k, tree, dense_)) {
           children.push_back(static_cast<int32_t>(tree.tokens.size()));
           tree.tokens.push_back(token);
           tree.parents.push_back(open.node);

@@ -3,7 +3,8 @@
 // (EddDrafter) share once each has the logits at the slot's context.
 //
 // Every node of a level is one of the top tokens of q at its parent's
-// context (drawn from q when DraftSettings::sample_drafts; a pruned tree's
+// context, a sampled request's first one the winner of the target's race
+// over q (drawn from q when DraftSettings::sample_drafts; a pruned tree's
 // are its top-k by path confidence)
 // and, unless it is the last level, fed back in one batched forward to get q
 // at its own context. A node with several children forks its cache sequence
