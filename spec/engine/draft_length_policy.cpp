@@ -35,8 +35,11 @@ DraftLengthPolicy::DraftLengthPolicy(int longest, int drafters, double wider_pri
 
 void DraftLengthPolicy::add_draft(int64_t tokens, double seconds) {
   if (tokens <= 0) return;
+  if (drafts_stale_) drafts_ = LineFit{};
+  drafts_stale_ = false;
+  const double most = drafts_.weight() >= kMinLineWeight ? kOutlier * draft_s(static_cast<int>(tokens)) : seconds;
   drafts_.scale(kDecay);
-  drafts_.add(double(tokens), seconds);
+  drafts_.add(double(tokens), std::min(seconds, most));
 }
 
 void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, double seconds, bool wider) {
@@ -126,9 +129,12 @@ int DraftLengthPolicy::next(double width, bool caught_up) {
   // that each length's rows are timed together, at the width they run at.
   const int length = best(width);
   if (length == 0) {
+    // Two forwards: a request starting also reads its prompt in its first
+    // draft, so the second is the one timed.
+    drafts_stale_ = true;
     if (!caught_up) return 0;
     if (forward_count_ - explored_at_ >= kExploreIdleEvery) explored_at_ = forward_count_;
-    return forward_count_ == explored_at_ ? 1 : 0;
+    return forward_count_ - explored_at_ < 2 ? 1 : 0;
   }
   if (measured() && undrafted_timed_ == 0) return 0;
   const int64_t phase = forward_count_ % kExploreEvery;

@@ -31,23 +31,30 @@
 // all of it is taken as per token.
 //
 // Measurements decay: alpha and the drafts within some tens, the forward
-// line within a few hundred forwards (it moves with the contexts). A
-// forward timed over kOutlier times its line (the machine busy for a
-// moment) counts as kOutlier times it: early in a run a few drafting
+// line within a few hundred forwards (it moves with the contexts); drafts
+// timed before drafting stopped give way to the next one timed, hundreds
+// of forwards later (below). A forward or a draft timed over kOutlier
+// times its line (the machine busy for a moment) counts as kOutlier times
+// it: early in a run a few drafting
 // forwards fix the line's slope, and one such forward could stop drafting
 // that pays, after which only rounds without drafts are timed (on a 2-core
-// CPU, 2 runs in 20 of a benchmark that drafting sped up 1.17x), and one
-// such round without drafts could keep drafting that does not pay (only
-// explorations time such rounds again while drafting); forwards that stay
-// dear still move their line, by up to that much each. Once a
+// CPU, 2 runs in 20 of a benchmark that drafting sped up 1.17x, and
+// drafts timed while other work held the cores for 0.4 s stopped it for
+// most of a run in 4 of 36); and one such round without drafts could keep
+// drafting that does not pay (only explorations time such rounds again
+// while drafting). Forwards and drafts that stay dear still move their lines, by
+// up to that much each. Once a
 // draft and a forward are measured, rounds draft nothing until one such
 // round is timed, so that plain batching is measured before drafting is
 // kept. While the best length is k > 0, the last forward of every
 // kExploreEvery tries, in turn, none (the last two then), k / 2 and k + 1,
 // so that the lines stay fitted where they are compared; while it is 0,
 // one forward in kExploreIdleEvery (or the first after it with a request
-// starting) drafts one token for its requests whose drafters are caught
-// up, so that acceptance stays measured. An exploration takes every request
+// starting) and the next one draft one token for their requests whose
+// drafters are caught up, so that acceptance and the drafts stay measured
+// (a request's first draft also reads its prompt and is not timed, so a
+// single forward would time no draft where only starting requests are
+// caught up). An exploration takes every request
 // of its forward (the next() calls between two add_forward()s). A round without drafts right
 // after one with drafts is no measure of plain batching (on a 2-core CPU
 // it took 1.4x as long as the next, most likely the drafting having pushed
@@ -117,7 +124,7 @@ class DraftLengthPolicy {
   static constexpr double kLineDecay = 0.995;  // per forward on the line
   static constexpr double kMinLineWeight = 4;    // forwards (decayed) before a line stands on its own
   static constexpr double kMinRowVariance = 0.25;  // spread of rows (or tokens) before a slope is fitted
-  static constexpr double kOutlier = 1.5;  // a forward over this times its line counts as this much
+  static constexpr double kOutlier = 1.5;  // a forward or draft over this times its line counts as this much
 
  private:
   bool measured() const;
@@ -143,6 +150,7 @@ class DraftLengthPolicy {
   double wider_s_ = 0, wider_line_s_ = 0;  // wider forwards: measured, and the line's
   double drafting_forwards_ = 0, drafting_wider_ = 0;  // forwards of drafts, and those that ran wider
   LineFit drafts_;  // seconds by tokens
+  bool drafts_stale_ = false;  // timed before drafting stopped: the next draft timed replaces them
   double accepted_ = 0, tested_ = 0;  // decayed
   double tested_in_all_ = 0;          // not decayed: the bet's evidence
   int64_t forward_count_ = 0, explored_at_ = 0;

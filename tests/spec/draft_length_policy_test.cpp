@@ -182,9 +182,30 @@ TEST(DraftLengthPolicyTest, FollowsDraftsThatBecomeDear) {
   DraftLengthPolicy policy(4, 1);
   measure(policy, 4, 1, flat, /*draft_ms=*/0.02, /*accept=*/0.9);
   EXPECT_EQ(policy.best(1), 4);
-  // The machine gets busy with other work: drafts now cost a forward.
-  for (int i = 0; i < 100; ++i) policy.add_draft(4, 4 * kMs);
+  // The machine gets busy with other work: drafts now cost a forward,
+  // each counted as at most kOutlier times the line.
+  for (int i = 0; i < 400; ++i) policy.add_draft(4, 4 * kMs);
   EXPECT_EQ(policy.best(1), 0);
+}
+
+TEST(DraftLengthPolicyTest, DraftingNothingTimesASteadyDraftWhenItExploresAndResumes) {
+  // One request at a time, whose drafts were timed dear (the machine busy
+  // with other work): its drafter is caught up only where a request starts,
+  // and a request's first draft also reads its prompt, so it is not timed.
+  // Explorations time the draft after it; drafts cheap again resume drafting.
+  DraftLengthPolicy policy(7, 1);
+  measure(policy, 7, 1, flat, /*draft_ms=*/2.0, /*accept=*/0.95);
+  ASSERT_EQ(policy.best(1), 0);
+  int drafted_last = 0;
+  for (int forward = 0; forward < 4 * DraftLengthPolicy::kExploreIdleEvery; ++forward) {
+    const bool starting = forward % 100 == 0;
+    const int k = policy.next(1, starting || drafted_last > 0);
+    policy.add_forward(1, k, flat(k + 1), false);
+    if (k > 0 && !starting) policy.add_draft(k, 0.01 * k * kMs);
+    for (int i = 0; i < k; ++i) policy.add_verdict(1, false);
+    drafted_last = k;
+  }
+  EXPECT_GT(policy.best(1), 0);
 }
 
 TEST(DraftLengthPolicyTest, ExploresTheNeighboursOfTheBestAndNoneAWholeForwardAtATime) {
@@ -211,7 +232,7 @@ TEST(DraftLengthPolicyTest, ExploresTheNeighboursOfTheBestAndNoneAWholeForwardAt
   EXPECT_EQ(at[2] - at[1], DraftLengthPolicy::kExploreEvery);
 }
 
-TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenAWholeForwardNowAndThen) {
+TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenTwoWholeForwardsNowAndThen) {
   DraftLengthPolicy policy(4, 1);
   measure(policy, 4, 1, flat, /*draft_ms=*/1.0, /*accept=*/1.0);
   ASSERT_EQ(policy.best(2), 0);
@@ -224,7 +245,7 @@ TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenAWholeForwardNowAn
     drafting_forwards += first;
     policy.add_forward(2, 2 * first, flat(2 * (1 + first)), false);
   }
-  EXPECT_EQ(drafting_forwards, kForwards / DraftLengthPolicy::kExploreIdleEvery);
+  EXPECT_EQ(drafting_forwards, 2 * kForwards / DraftLengthPolicy::kExploreIdleEvery);
 }
 
 TEST(DraftLengthPolicyTest, DraftingNothingExploresOnlyWhereTheDrafterIsCaughtUp) {
@@ -241,6 +262,9 @@ TEST(DraftLengthPolicyTest, DraftingNothingExploresOnlyWhereTheDrafterIsCaughtUp
   EXPECT_EQ(policy.next(2, true), 1);
   EXPECT_EQ(policy.next(2, true), 1);  // the rest of its forward
   policy.add_forward(2, 2, flat(4), false);
+  EXPECT_EQ(policy.next(2, false), 0);
+  EXPECT_EQ(policy.next(2, true), 1);  // the forward after it
+  policy.add_forward(2, 1, flat(3), false);
   EXPECT_EQ(policy.next(2, true), 0);
 }
 
@@ -267,6 +291,16 @@ TEST(DraftLengthPolicyTest, AForwardFarSlowerThanItsLineCountsAsOnlySomewhatSlow
   measure_a_few_rounds(policy, 0.9);
   ASSERT_GT(policy.best(3), 0);
   policy.add_forward(3, 3, 3 * 0.9 * kMs, true);
+  EXPECT_GT(policy.best(3), 0);
+}
+
+TEST(DraftLengthPolicyTest, ADraftFarSlowerThanItsLineCountsAsOnlySomewhatSlower) {
+  // A few drafts timed a hundred times their line (the drafter's thread
+  // descheduled for a moment) would make drafting look dear enough to stop.
+  DraftLengthPolicy policy(4, 1);
+  measure_a_few_rounds(policy, 0.9);
+  ASSERT_GT(policy.best(3), 0);
+  for (int i = 0; i < 3; ++i) policy.add_draft(1, 100 * 0.03 * kMs);
   EXPECT_GT(policy.best(3), 0);
 }
 
