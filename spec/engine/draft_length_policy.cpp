@@ -10,17 +10,12 @@ namespace seed::spec {
 
 namespace {
 
-// `fit`'s seconds for a forward of `rows` rows. REQUIRES fit.weight() > 0.
-double line_s(const LineFit& fit, double rows, double min_variance) {
-  return fit.mean_y() + fit.cost_slope(min_variance) * (rows - fit.mean_x());
-}
-
 // Adds a forward to `fit`, at most kOutlier times its line once the line
 // stands on its own (DraftLengthPolicy's header says why).
 void add_clamped(LineFit& fit, double rows, double seconds) {
   fit.scale(DraftLengthPolicy::kLineDecay);
   const bool stands = fit.weight() >= DraftLengthPolicy::kMinLineWeight;
-  const double most = stands ? DraftLengthPolicy::kOutlier * line_s(fit, rows, DraftLengthPolicy::kMinRowVariance)
+  const double most = stands ? DraftLengthPolicy::kOutlier * fit.cost_at(rows, DraftLengthPolicy::kMinRowVariance)
                              : seconds;
   fit.add(rows, std::min(seconds, most));
 }
@@ -47,7 +42,7 @@ void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, double s
   const double rows = double(sequences + drafted);
   if (wider && own_forwards_.weight() >= kMinLineWeight) {
     wider_s_ = wider_s_ * kDecay + seconds;
-    wider_line_s_ = wider_line_s_ * kDecay + line_s(own_forwards_, rows, kMinRowVariance);
+    wider_line_s_ = wider_line_s_ * kDecay + own_forwards_.cost_at(rows, kMinRowVariance);
   }
   if (drafted > 0) {
     drafting_forwards_ = drafting_forwards_ * kDecay + 1;
@@ -80,14 +75,14 @@ double DraftLengthPolicy::wider_ratio() const { return wider_line_s_ > 0 ? wider
 
 double DraftLengthPolicy::own_s(double rows) const {
   if (own_forwards_.weight() >= kMinLineWeight || wider_forwards_.weight() == 0) {
-    return line_s(own_forwards_, rows, kMinRowVariance);
+    return own_forwards_.cost_at(rows, kMinRowVariance);
   }
-  return line_s(wider_forwards_, rows, kMinRowVariance) / wider_ratio();
+  return wider_forwards_.cost_at(rows, kMinRowVariance) / wider_ratio();
 }
 
 double DraftLengthPolicy::wider_s(double rows) const {
   if (wider_forwards_.weight() >= kMinLineWeight || own_forwards_.weight() == 0) {
-    return line_s(wider_forwards_, rows, kMinRowVariance);
+    return wider_forwards_.cost_at(rows, kMinRowVariance);
   }
   return own_s(rows) * wider_ratio();
 }
@@ -105,7 +100,7 @@ double DraftLengthPolicy::speedup(int k, double width) const {
   const double draft_s = k > 0 ? width * this->draft_s(k) / drafting : 0.0;
   // Rounds without drafts run on the drafters' cores too (timed apart
   // once seen); the others as measured.
-  const double plain_s = undrafted_forwards_.weight() > 0 ? line_s(undrafted_forwards_, width, kMinRowVariance)
+  const double plain_s = undrafted_forwards_.weight() > 0 ? undrafted_forwards_.cost_at(width, kMinRowVariance)
                                                           : wider_s(width);
   const double wide = drafting_forwards_ > 0 ? drafting_wider_ / drafting_forwards_ : 0.0;
   const double rows = width * (k + 1);

@@ -8,7 +8,7 @@
 #include <iterator>
 
 #include "models/base/error.h"
-#include "spec/engine/wider_team.h"
+#include "spec/engine/team_threads.h"
 
 namespace seed::spec {
 
@@ -102,7 +102,7 @@ void DrafterPool::wake() {
   wake_locked();
 }
 
-bool DrafterPool::draft_here() {
+bool DrafterPool::draft_here(bool widen) {
   if (!threaded_) return false;
   std::unique_lock<std::mutex> lock(mutex_);
   Worker* here = nullptr;  // the idle drafter with the most work waiting
@@ -119,7 +119,7 @@ bool DrafterPool::draft_here() {
   lock.unlock();
   std::vector<Proposal> proposals;
   {
-    const WiderTeam team(draft_threads_);
+    const TeamThreads team(omp_get_max_threads() + (widen ? draft_threads_ : 0));
     proposals = run(*here, tasks, dead);
   }
   lock.lock();

@@ -85,14 +85,14 @@ class DrafterPool {
   // wake() hands every drafter's waiting work to its own thread, to draft
   // while the target works (before each target forward);
   // draft_here() drafts one waiting batch on the calling thread, its team
-  // widened by the idle drafter thread's cores, and hands the other
-  // drafters' waiting work to their threads; false when no batch waits for
-  // an idle drafter. A target with nothing to verify drafts so, rather
+  // widened by the idle drafter thread's cores where `widen`, and hands
+  // the other drafters' waiting work to their threads; false when no batch
+  // waits for an idle drafter. A target with nothing to verify drafts so, rather
   // than leave its cores idle while the drafter threads take theirs: with
   // one drafter, a round is drafted as one batch on every core, then
   // verified on every core.
   void wake();
-  bool draft_here();
+  bool draft_here(bool widen);
   // Waits until every drafter has done the work it holds, then forgets the
   // proposals still queued (they point into the calls' sequences).
   void drain();

@@ -29,6 +29,8 @@ class LineFit {
     if (w_ == 0 || x_variance() < min_variance) return 0;
     return std::clamp(slope(), 0.0, mean_y() / std::max(mean_x(), 1.0) * 0.9);
   }
+  // The cost at `x` on that slope. REQUIRES weight() > 0.
+  double cost_at(double x, double min_variance) const { return mean_y() + cost_slope(min_variance) * (x - mean_x()); }
 
  private:
   double w_ = 0, x_ = 0, y_ = 0, xx_ = 0, xy_ = 0;

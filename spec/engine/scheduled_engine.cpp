@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "models/base/error.h"
-#include "spec/engine/wider_team.h"
+#include "spec/engine/team_threads.h"
 
 namespace seed::spec {
 namespace {
@@ -26,7 +26,7 @@ std::optional<DraftLengthPolicy> draft_length_policy(const RunSettings& settings
   if (!settings.adaptive_draft_length || !chain || drafters.empty()) return std::nullopt;
   if (!loop.threaded) return DraftLengthPolicy(static_cast<int>(k.size()), 1);
   // Rounds without drafts run on the cores of drafter threads drafting
-  // here too (WiderTeam).
+  // here too (TeamThreads).
   const auto here = std::count_if(drafters.begin(), drafters.end(), [](const auto& d) { return d->drafts_here(); });
   const double target_threads = omp_get_max_threads();
   const double drafter_threads = static_cast<double>(here) * loop.draft_threads;
@@ -233,6 +233,8 @@ void ScheduledEngine::retire(Call& call, Sequence& seq, bool drafter_holds_it) {
 }
 
 void ScheduledEngine::step() {
+  const bool single = team_width_.single();
+  const TeamThreads team(single ? 1 : omp_get_max_threads());
   if (!unseen_.empty() && queue_.empty() && drafters_.busy_threads() == 0) {
     // Nothing to verify until draft ranks are done: the target computes
     // the prompts it will verify first meanwhile. Drafters here share its
@@ -261,7 +263,7 @@ void ScheduledEngine::step() {
   // its forward takes every ready draft (a round's drafts then join one
   // forward). What is left drafts on the drafters' threads while the
   // target verifies.
-  while ((queue_.empty() || queue_.takes_every_ready()) && drafters_.draft_here()) {
+  while ((queue_.empty() || queue_.takes_every_ready()) && drafters_.draft_here(!single)) {
   }
   drafters_.wake();
   std::vector<Proposal> taken = queue_.take();
@@ -311,15 +313,22 @@ void ScheduledEngine::step() {
   const Clock::time_point t0 = Clock::now();
   // A forward while no drafter works takes the drafters' cores too, as
   // plain batching would have them.
-  const bool wider = drafters_.busy_threads() > 0 && drafters_.idle();
+  const bool wider = !single && drafters_.busy_threads() > 0 && drafters_.idle();
   std::vector<Verdict> verdicts;
+  int threads = 0;
   {
-    const WiderTeam team(wider ? drafters_.busy_threads() : 0);
+    const TeamThreads wider_team(omp_get_max_threads() + (wider ? drafters_.busy_threads() : 0));
+    threads = omp_get_max_threads();
     verdicts = target_->verify(items);
   }
   const double verify_s = seconds_since(t0);
   account(verify_s, verified, fresh, before);
-  if (fresh.empty()) measure_round(proposals, verified, verdicts, verify_s, wider);
+  if (fresh.empty()) {
+    measure_round(proposals, verified, verdicts, verify_s, wider);
+    int64_t rows = 0;
+    for (const VerifyItem& item : items) rows += 1 + static_cast<int64_t>(item.draft->tokens.size());
+    team_width_.add(rows, verify_s, threads > 1);
+  }
   queue_.verified(slots);
   std::vector<DraftTask> next;  // drafted together
   for (size_t i = 0; i < verified.size(); ++i) {

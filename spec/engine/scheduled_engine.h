@@ -61,6 +61,7 @@
 
 #include "spec/api/drafter.h"
 #include "spec/engine/draft_length_policy.h"
+#include "spec/engine/team_width_policy.h"
 #include "spec/engine/drafter_pool.h"
 #include "spec/api/engine.h"
 #include "spec/engine/request_run.h"
@@ -172,6 +173,7 @@ class ScheduledEngine : public Engine {
   // Set with settings_.adaptive_draft_length, a chain and a drafter: the
   // draft lengths of the requests whose length varies.
   std::optional<DraftLengthPolicy> draft_length_;
+  TeamWidthPolicy team_width_;  // the target's forwards on its team or on one thread
   size_t in_flight_;
   VerifyQueue queue_;
   DrafterPool drafters_;  // after queue_: its workers push into it

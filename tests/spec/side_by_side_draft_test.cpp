@@ -287,8 +287,8 @@ TEST_F(SideBySideDraftTest, WokenWorkDraftsOnTheDrafterThreadAndWorkDraftedHereO
       advances.push_back(DraftTask::advance(*p.seq, first_node_and(p.draft, 1), 3));
     }
     pool.post(std::move(advances));
-    EXPECT_TRUE(pool.draft_here());
-    EXPECT_FALSE(pool.draft_here());  // nothing waits
+    EXPECT_TRUE(pool.draft_here(/*widen=*/true));
+    EXPECT_FALSE(pool.draft_here(/*widen=*/true));  // nothing waits
     EXPECT_EQ(queue.take().size(), 2u);
     pool.post({DraftTask::finish(seqs[0]), DraftTask::finish(seqs[1])});
     pool.drain();

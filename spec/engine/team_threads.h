@@ -1,0 +1,27 @@
+// TeamThreads: this thread's OpenMP team at `threads` while in scope: wider
+// for work that runs while the threads owning those cores wait (a forward
+// while the drafter threads are idle, a draft while the target is), one
+// thread where other processes hold the cores (TeamWidthPolicy). The
+// thread's own setting: at::set_num_threads would rebuild ATen's pools.
+#pragma once
+
+#include <omp.h>
+
+namespace seed::spec {
+
+class TeamThreads {
+ public:
+  explicit TeamThreads(int threads) : before_(omp_get_max_threads()), threads_(threads) {
+    if (threads_ != before_) omp_set_num_threads(threads_);
+  }
+  ~TeamThreads() {
+    if (threads_ != before_) omp_set_num_threads(before_);
+  }
+  TeamThreads(const TeamThreads&) = delete;
+  TeamThreads& operator=(const TeamThreads&) = delete;
+
+ private:
+  int before_, threads_;
+};
+
+}  // namespace seed::spec
