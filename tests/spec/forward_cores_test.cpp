@@ -178,8 +178,11 @@ TEST_F(ForwardCoresTest, ForwardsThatStallOnTheTeamMoveToOneThreadAndKeepTheirTo
   EXPECT_EQ(teams.front(), 2);
   int on_the_team = 0;
   for (size_t i = kAfter; i < teams.size(); ++i) on_the_team += teams[i] > 1 ? 1 : 0;
-  EXPECT_GE(on_the_team, 1);  // the first stalled forward
-  EXPECT_LE(on_the_team, 8);
+  // Two stalled forwards, then probes of the team (two forwards each) 16,
+  // 32, 64 forwards apart: a few in a hundred, where every forward would
+  // stall without the choice.
+  EXPECT_GE(on_the_team, 2);
+  EXPECT_LE(on_the_team, 16);
 }
 
 }  // namespace
