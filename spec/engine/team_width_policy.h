@@ -60,7 +60,7 @@ class TeamWidthPolicy {
   int64_t since_probe_ = 0;
   int64_t probe_every_ = kFirstProbe;
   int64_t single_every_ = kFirstProbe;  // probe_every_ on one thread
-  int64_t since_switch_ = 0;
+  int64_t since_switch_ = kProbeEvery;  // forwards since the width last changed (the start: long ago)
 };
 
 }  // namespace seed::spec

@@ -96,6 +96,7 @@ TEST(TeamWidthPolicyTest, ProbesOfTheTeamBackOffWhileTheMachineStaysBusy) {
   }
   ASSERT_GE(probes.size(), 4u);
   EXPECT_LE(probes.size(), 10u);  // 16, 32, ..., 1024 apart
+  EXPECT_EQ(probes[0], 3 + static_cast<size_t>(TeamWidthPolicy::kFirstProbe));  // the switch was forward 2
   for (size_t p = 2; p < probes.size(); ++p) {
     EXPECT_GE(probes[p] - probes[p - 1], probes[p - 1] - probes[p - 2]) << "probe " << p;
   }
