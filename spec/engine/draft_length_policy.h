@@ -40,7 +40,7 @@
 // that pays, after which only rounds without drafts are timed (on a 2-core
 // CPU, 2 runs in 20 of a benchmark that drafting sped up 1.17x, and
 // drafts timed while other work held the cores for 0.4 s stopped it for
-// most of a run in 4 of 36); and one such round without drafts could keep
+// most of a run in 7 of 47); and one such round without drafts could keep
 // drafting that does not pay (only explorations time such rounds again
 // while drafting). Forwards and drafts that stay dear still move their lines, by
 // up to that much each. Once a
