@@ -28,12 +28,15 @@ DraftLengthPolicy::DraftLengthPolicy(int longest, int drafters, double wider_pri
   SEED_CHECK(drafters >= 1, kInvalidArgument) << "draft length policy: " << drafters << " drafters";
 }
 
-void DraftLengthPolicy::add_draft(int64_t tokens, double seconds) {
+void DraftLengthPolicy::add_draft(int64_t tokens, double seconds, int64_t batch) {
   if (tokens <= 0) return;
-  if (drafts_stale_) drafts_ = LineFit{};
+  if (drafts_stale_) drafts_ = LineFit{}, draft_batches_ = 0;
   drafts_stale_ = false;
-  const double most = drafts_.weight() >= kMinLineWeight ? kOutlier * draft_s(static_cast<int>(tokens)) : seconds;
+  const double most = drafts_.weight() >= kMinLineWeight
+                          ? kOutlier * draft_s(static_cast<int>(tokens), static_cast<double>(batch))
+                          : seconds;
   drafts_.scale(kDecay);
+  draft_batches_ = draft_batches_ * kDecay + static_cast<double>(batch);
   drafts_.add(double(tokens), std::min(seconds, most));
 }
 
@@ -87,17 +90,22 @@ double DraftLengthPolicy::wider_s(double rows) const {
   return own_s(rows) * wider_ratio();
 }
 
-double DraftLengthPolicy::draft_s(int k) const {
+double DraftLengthPolicy::draft_s(int k, double batch) const {
+  const double narrower = std::max(1.0, draft_batches_ / drafts_.weight() / batch);
   const double per_token = drafts_.mean_y() / drafts_.mean_x();
-  if (drafts_.x_variance() < kMinRowVariance) return per_token * k;
+  if (drafts_.x_variance() < kMinRowVariance) return narrower * per_token * k;
   const double slope = std::clamp(drafts_.slope(), 0.0, per_token);
-  return drafts_.mean_y() + slope * (k - drafts_.mean_x());
+  return narrower * (drafts_.mean_y() + slope * (k - drafts_.mean_x()));
 }
 
 double DraftLengthPolicy::speedup(int k, double width) const {
+  return speedup_at(k, width, hopeful_acceptance());
+}
+
+double DraftLengthPolicy::speedup_at(int k, double width, double alpha) const {
   if (!measured()) return 0;
   const double drafting = std::min<double>(drafters_, width);  // drafter threads busy at once
-  const double draft_s = k > 0 ? width * this->draft_s(k) / drafting : 0.0;
+  const double draft_s = k > 0 ? width * this->draft_s(k, width / drafting) / drafting : 0.0;
   // Rounds without drafts run on the drafters' cores too (timed apart
   // once seen); the others as measured.
   const double plain_s = undrafted_forwards_.weight() > 0 ? undrafted_forwards_.cost_at(width, kMinRowVariance)
@@ -105,7 +113,7 @@ double DraftLengthPolicy::speedup(int k, double width) const {
   const double wide = drafting_forwards_ > 0 ? drafting_wider_ / drafting_forwards_ : 0.0;
   const double rows = width * (k + 1);
   const double round_s = wide * wider_s(rows) + (1 - wide) * own_s(rows) + draft_s;
-  return tau_max(hopeful_acceptance(), k) * plain_s / round_s;
+  return tau_max(alpha, k) * plain_s / round_s;
 }
 
 int DraftLengthPolicy::best(double width) const {
@@ -128,7 +136,11 @@ int DraftLengthPolicy::next(double width, bool caught_up) {
     // draft, so the second is the one timed.
     drafts_stale_ = true;
     if (!caught_up) return 0;
-    if (forward_count_ - explored_at_ >= kExploreIdleEvery) explored_at_ = forward_count_;
+    bool hopeless = true;  // no length pays even at alpha 1
+    for (int k = 1; k <= longest_ && hopeless; ++k) hopeless = speedup_at(k, width, 1) <= 1;
+    if (forward_count_ - explored_at_ >= (hopeless ? kExploreHopelessEvery : kExploreIdleEvery)) {
+      explored_at_ = forward_count_;
+    }
     return forward_count_ - explored_at_ < 2 ? 1 : 0;
   }
   if (measured() && undrafted_timed_ == 0) return 0;

@@ -28,7 +28,13 @@
 // its tokens too, fitted over steady rounds only (Proposal::verdicts):
 // what every draft costs whatever its length (a draft rank's round trip)
 // and what each token adds; until drafts of different lengths are seen,
-// all of it is taken as per token.
+// all of it is taken as per token. It is the cost at the batch width it
+// was measured at: a narrower batch is taken to cost as much as that one
+// (on a GPU a draft step costs its launches whatever its width), so each
+// of its drafts more; a wider one as much per draft (on a CPU rows cost).
+// Either way drafting is not taken as cheaper than it is: with a draft as
+// dear as its target, on a 2-core CPU, drafts timed in batches of three
+// made a lone request's look three times as cheap as they were.
 //
 // Measurements decay: alpha and the drafts within some tens, the forward
 // line within a few hundred forwards (it moves with the contexts); drafts
@@ -54,12 +60,18 @@
 // drafters are caught up, so that acceptance and the drafts stay measured
 // (a request's first draft also reads its prompt and is not timed, so a
 // single forward would time no draft where only starting requests are
-// caught up). An exploration takes every request
-// of its forward (the next() calls between two add_forward()s). A round without drafts right
-// after one with drafts is no measure of plain batching (on a 2-core CPU
-// it took 1.4x as long as the next, most likely the drafting having pushed
-// the target's weights out of the caches), so such a round is not timed as
-// one; drafting nothing is explored two rounds at a time.
+// caught up). Where drafting would not pay even were every token accepted
+// (a draft as dear as its target: on a GPU a small model's step, bound by
+// its launches), acceptance is not worth measuring, and only one forward
+// in kExploreHopelessEvery explores, to time the drafts again: the catch-up
+// of one exploration of six starting requests, each draft reading its
+// prompt, had taken 11% of a benchmark's time. An exploration takes every
+// request of its forward (the next() calls between two add_forward()s). A
+// round without drafts right after one with drafts is no measure of plain
+// batching (on a 2-core CPU it took 1.4x as long as the next, most likely
+// the drafting having pushed the target's weights out of the caches), so
+// such a round is not timed as one; drafting nothing is explored two
+// rounds at a time.
 //
 // The alpha bet on is the smoothed one plus one standard error of all the
 // drafted tokens tested so far. A few rejections early in a run cannot
@@ -91,8 +103,8 @@ class DraftLengthPolicy {
   DraftLengthPolicy(int longest, int drafters, double wider_prior = 1);
 
   // A proposal of `tokens` drafted tokens took `seconds` to draft (a
-  // steady round's).
-  void add_draft(int64_t tokens, double seconds);
+  // steady round's share of its batch of `batch` sequences).
+  void add_draft(int64_t tokens, double seconds, int64_t batch);
   // A target forward verified `sequences` drafts holding `drafted` tokens
   // in `seconds` (no prompt computed in it); `wider`: on the idle drafter
   // threads' cores too.
@@ -120,6 +132,7 @@ class DraftLengthPolicy {
 
   static constexpr int kExploreEvery = 16;
   static constexpr int kExploreIdleEvery = 256;
+  static constexpr int kExploreHopelessEvery = 2048;
   static constexpr double kDecay = 0.97;      // per draft, verdict or wider forward
   static constexpr double kLineDecay = 0.995;  // per forward on the line
   static constexpr double kMinLineWeight = 4;    // forwards (decayed) before a line stands on its own
@@ -129,6 +142,8 @@ class DraftLengthPolicy {
  private:
   bool measured() const;
   double hopeful_acceptance() const;  // the alpha bet on
+  // speedup() at acceptance `alpha`.
+  double speedup_at(int k, double width, double alpha) const;
 
   // Seconds of a forward of `rows` rows on the target's threads, and on
   // the drafters' cores too: each line where it has forwards, else the
@@ -137,8 +152,8 @@ class DraftLengthPolicy {
   double wider_s(double rows) const;
   // Wider forwards over the target's own line: measured, else the prior.
   double wider_ratio() const;
-  // Seconds of one draft of k > 0 tokens.
-  double draft_s(int k) const;
+  // Seconds of one draft of k > 0 tokens in a batch of `batch` (its share).
+  double draft_s(int k, double batch) const;
 
   int longest_;
   int drafters_;
@@ -150,6 +165,7 @@ class DraftLengthPolicy {
   double wider_s_ = 0, wider_line_s_ = 0;  // wider forwards: measured, and the line's
   double drafting_forwards_ = 0, drafting_wider_ = 0;  // forwards of drafts, and those that ran wider
   LineFit drafts_;  // seconds by tokens
+  double draft_batches_ = 0;  // the batch widths of those drafts, summed as drafts_ weighs them
   bool drafts_stale_ = false;  // timed before drafting stopped: the next draft timed replaces them
   double accepted_ = 0, tested_ = 0;  // decayed
   double tested_in_all_ = 0;          // not decayed: the bet's evidence

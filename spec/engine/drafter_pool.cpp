@@ -197,7 +197,10 @@ std::vector<Proposal> DrafterPool::run(Worker& worker, const std::vector<DraftTa
     }
   }
   const double share = seconds_since(t0) / static_cast<double>(tasks.size());
-  for (Proposal& proposal : proposals) proposal.draft_s = share;
+  for (Proposal& proposal : proposals) {
+    proposal.draft_s = share;
+    proposal.draft_batch = static_cast<int64_t>(tasks.size());
+  }
   return proposals;
 }
 

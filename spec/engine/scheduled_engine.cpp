@@ -183,7 +183,8 @@ void ScheduledEngine::measure_round(const std::vector<Proposal*>& proposals, con
     // A step's cost from steady rounds only: a sequence's first proposal
     // also computed its prompt, one after rounds without drafts their tokens.
     if (proposals[i]->verdicts == 1) {
-      draft_length_->add_draft(static_cast<int64_t>(draft.tokens.size()), proposals[i]->draft_s);
+      draft_length_->add_draft(static_cast<int64_t>(draft.tokens.size()), proposals[i]->draft_s,
+                               proposals[i]->draft_batch);
     }
     if (length_varies(request) && !draft.tokens.empty()) {
       const auto accepted = static_cast<int64_t>(verdicts[i].accepted.size());

@@ -24,6 +24,7 @@ struct Proposal {
   int64_t ready_at = 0;  // the scheduler's forward count when it was queued
   DraftTree draft;       // empty: the target decodes one token
   double draft_s = 0;    // its share of the time of the batch it was drafted in
+  int64_t draft_batch = 1;  // the sequences of that batch
   // Verdicts its drafter took in before drafting it: 1 in steady rounds,
   // more after rounds that drafted nothing (its draft_s then includes
   // catching up on their tokens), 0 for a sequence's first.

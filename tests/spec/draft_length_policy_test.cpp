@@ -14,15 +14,16 @@ constexpr double kMs = 1e-3;
 
 // Forwards of every width 1..max_width, drafting 0..longest tokens each
 // (`wider`: on the drafters' cores too), timed by `seconds(rows)`; drafts of
-// `draft_ms` a token after `latency_ms` each; then one-token verdicts, a
-// fraction `accept` of them accepted, spread evenly.
+// `draft_ms` a token after `latency_ms` each (their shares of batches of
+// `draft_batch`); then one-token verdicts, a fraction `accept` of them
+// accepted, spread evenly.
 void measure(DraftLengthPolicy& policy, int longest, int max_width, const std::function<double(int)>& seconds,
-             double draft_ms, double accept, bool wider = false, double latency_ms = 0) {
+             double draft_ms, double accept, bool wider = false, double latency_ms = 0, int64_t draft_batch = 1) {
   for (int width = 1; width <= max_width; ++width) {
     for (int k = 0; k <= longest; ++k) {
       const int rows = width * (k + 1);
       policy.add_forward(width, rows - width, seconds(rows), wider);
-      if (k > 0) policy.add_draft(k, (latency_ms + k * draft_ms) * kMs);
+      if (k > 0) policy.add_draft(k, (latency_ms + k * draft_ms) * kMs, draft_batch);
     }
   }
   for (int i = 0; i < 200; ++i) {
@@ -47,6 +48,20 @@ TEST(DraftLengthPolicyTest, DraftsThatCostAForwardDraftNothing) {
   measure(policy, 4, 1, flat, /*draft_ms=*/1.0, /*accept=*/1.0);
   for (int k = 1; k <= 4; ++k) EXPECT_LT(policy.speedup(k, 1), 1) << "k = " << k;
   EXPECT_EQ(policy.best(1), 0);
+}
+
+TEST(DraftLengthPolicyTest, DraftsTimedInWiderBatchesCostALoneRequestAsMuchAsTheirBatch) {
+  // Drafts timed at a third of a forward's time a token as their shares of
+  // batches of three: a lone request's draft is not taken as cheaper than
+  // that batch (on a GPU it is not; on a CPU a little), so it drafts
+  // nothing where shares of batches of one would draft.
+  DraftLengthPolicy batched(7, 1), alone(7, 1);
+  measure(batched, 7, 1, flat, /*draft_ms=*/0.3, /*accept=*/0.8, false, 0, /*draft_batch=*/3);
+  measure(alone, 7, 1, flat, /*draft_ms=*/0.3, /*accept=*/0.8, false, 0, /*draft_batch=*/1);
+  EXPECT_GT(alone.best(1), 0);
+  EXPECT_EQ(batched.best(1), 0);
+  // Three requests drafted by one drafter cost the batch's time either way.
+  EXPECT_DOUBLE_EQ(batched.speedup(4, 3), alone.speedup(4, 3));
 }
 
 TEST(DraftLengthPolicyTest, CheapDraftsOnFreeRowsDraftTheLongest) {
@@ -134,7 +149,7 @@ TEST(DraftLengthPolicyTest, RoundsWithoutDraftsCostWhatTheyWereTimedAt) {
   for (int i = 0; i < 100; ++i) {
     for (const int k : {3, 7}) {
       policy.add_forward(6, 6 * k, (1 + 0.05 * 6 * (k + 1)) * kMs, /*wider=*/true);
-      policy.add_draft(k, 0.01 * k * kMs);
+      policy.add_draft(k, 0.01 * k * kMs, 1);
     }
     if (i % 10 == 0) {  // two in a row: the first after drafting is not timed
       policy.add_forward(6, 0, 0.3 * kMs, /*wider=*/true);
@@ -154,7 +169,7 @@ TEST(DraftLengthPolicyTest, ARoundWithoutDraftsRightAfterDraftingIsNoMeasureOfPl
   for (int cycle = 0; cycle < 20; ++cycle) {
     for (int i = 0; i < 10; ++i) {
       policy.add_forward(6, 18, 2 * kMs, /*wider=*/true);
-      policy.add_draft(3, 0.03 * kMs);
+      policy.add_draft(3, 0.03 * kMs, 1);
     }
     policy.add_forward(6, 0, 0.9 * kMs, /*wider=*/true);
     policy.add_forward(6, 0, 0.5 * kMs, /*wider=*/true);
@@ -172,7 +187,7 @@ TEST(DraftLengthPolicyTest, TimesTwoRoundsWithoutDraftsOnceDraftingIsMeasured) {
     const int k = policy.next(1, true);
     lengths.push_back(k);
     policy.add_forward(1, k, flat(k + 1), false);
-    if (k > 0) policy.add_draft(k, 0.01 * k * kMs);
+    if (k > 0) policy.add_draft(k, 0.01 * k * kMs, 1);
     for (int i = 0; i < k; ++i) policy.add_verdict(1, false);
   }
   EXPECT_EQ(lengths, (std::vector<int>{7, 0, 0, 7, 7}));
@@ -184,7 +199,7 @@ TEST(DraftLengthPolicyTest, FollowsDraftsThatBecomeDear) {
   EXPECT_EQ(policy.best(1), 4);
   // The machine gets busy with other work: drafts now cost a forward,
   // each counted as at most kOutlier times the line.
-  for (int i = 0; i < 400; ++i) policy.add_draft(4, 4 * kMs);
+  for (int i = 0; i < 400; ++i) policy.add_draft(4, 4 * kMs, 1);
   EXPECT_EQ(policy.best(1), 0);
 }
 
@@ -194,14 +209,14 @@ TEST(DraftLengthPolicyTest, DraftingNothingTimesASteadyDraftWhenItExploresAndRes
   // and a request's first draft also reads its prompt, so it is not timed.
   // Explorations time the draft after it; drafts cheap again resume drafting.
   DraftLengthPolicy policy(7, 1);
-  measure(policy, 7, 1, flat, /*draft_ms=*/2.0, /*accept=*/0.95);
+  measure(policy, 7, 1, flat, /*draft_ms=*/0.9, /*accept=*/0.8);
   ASSERT_EQ(policy.best(1), 0);
   int drafted_last = 0;
   for (int forward = 0; forward < 4 * DraftLengthPolicy::kExploreIdleEvery; ++forward) {
     const bool starting = forward % 100 == 0;
     const int k = policy.next(1, starting || drafted_last > 0);
     policy.add_forward(1, k, flat(k + 1), false);
-    if (k > 0 && !starting) policy.add_draft(k, 0.01 * k * kMs);
+    if (k > 0 && !starting) policy.add_draft(k, 0.01 * k * kMs, 1);
     for (int i = 0; i < k; ++i) policy.add_verdict(1, false);
     drafted_last = k;
   }
@@ -233,8 +248,10 @@ TEST(DraftLengthPolicyTest, ExploresTheNeighboursOfTheBestAndNoneAWholeForwardAt
 }
 
 TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenTwoWholeForwardsNowAndThen) {
+  // Drafts that would pay were they accepted, all rejected: acceptance
+  // might recover.
   DraftLengthPolicy policy(4, 1);
-  measure(policy, 4, 1, flat, /*draft_ms=*/1.0, /*accept=*/1.0);
+  measure(policy, 4, 1, flat, /*draft_ms=*/0.5, /*accept=*/0.0);
   ASSERT_EQ(policy.best(2), 0);
   int drafting_forwards = 0;
   constexpr int kForwards = 4 * DraftLengthPolicy::kExploreIdleEvery;
@@ -248,11 +265,26 @@ TEST(DraftLengthPolicyTest, DraftingNothingStillDraftsOneTokenTwoWholeForwardsNo
   EXPECT_EQ(drafting_forwards, 2 * kForwards / DraftLengthPolicy::kExploreIdleEvery);
 }
 
+TEST(DraftLengthPolicyTest, DraftsThatWouldNotPayWereAllAcceptedExploreOnlyToTimeThemAgain) {
+  // Drafts that cost a forward: acceptance is not worth measuring, each
+  // exploration's drafts reading their requests' prompts.
+  DraftLengthPolicy policy(4, 1);
+  measure(policy, 4, 1, flat, /*draft_ms=*/1.0, /*accept=*/1.0);
+  ASSERT_EQ(policy.best(2), 0);
+  int drafting_forwards = 0;
+  for (int i = 0; i < DraftLengthPolicy::kExploreHopelessEvery + DraftLengthPolicy::kExploreIdleEvery; ++i) {
+    const int k = policy.next(2, true);
+    drafting_forwards += k;
+    policy.add_forward(2, 2 * k, flat(2 * (1 + k)), false);
+  }
+  EXPECT_EQ(drafting_forwards, 2);
+}
+
 TEST(DraftLengthPolicyTest, DraftingNothingExploresOnlyWhereTheDrafterIsCaughtUp) {
   // Requests whose drafters would first read a long context never explore;
   // once one is due, the next caught-up request (one starting) does.
   DraftLengthPolicy policy(4, 1);
-  measure(policy, 4, 1, flat, /*draft_ms=*/1.0, /*accept=*/1.0);
+  measure(policy, 4, 1, flat, /*draft_ms=*/0.5, /*accept=*/0.0);
   ASSERT_EQ(policy.best(2), 0);
   for (int i = 0; i < 2 * DraftLengthPolicy::kExploreIdleEvery; ++i) {
     ASSERT_EQ(policy.next(2, false), 0) << "forward " << i;
@@ -276,7 +308,7 @@ void measure_a_few_rounds(DraftLengthPolicy& policy, double drafted_ms) {
   for (int i = 0; i < 10; ++i) {
     policy.add_forward(3, 3, drafted_ms * kMs, true);
     for (int r = 0; r < 3; ++r) {
-      policy.add_draft(1, 0.03 * kMs);
+      policy.add_draft(1, 0.03 * kMs, 1);
       const bool accepted = (3 * i + r) % 10 != 9;
       policy.add_verdict(accepted ? 1 : 0, !accepted);
     }
@@ -300,7 +332,7 @@ TEST(DraftLengthPolicyTest, ADraftFarSlowerThanItsLineCountsAsOnlySomewhatSlower
   DraftLengthPolicy policy(4, 1);
   measure_a_few_rounds(policy, 0.9);
   ASSERT_GT(policy.best(3), 0);
-  for (int i = 0; i < 3; ++i) policy.add_draft(1, 100 * 0.03 * kMs);
+  for (int i = 0; i < 3; ++i) policy.add_draft(1, 100 * 0.03 * kMs, 1);
   EXPECT_GT(policy.best(3), 0);
 }
 
@@ -322,7 +354,7 @@ void measure_plain_batching_winning(DraftLengthPolicy& policy) {
   for (int i = 0; i < 12; ++i) {
     policy.add_forward(6, 6, 1.55 * kMs, true);
     for (int r = 0; r < 6; ++r) {
-      policy.add_draft(1, 0.04 * kMs);
+      policy.add_draft(1, 0.04 * kMs, 1);
       const bool accepted = (6 * i + r) % 10 != 9;
       policy.add_verdict(accepted ? 1 : 0, !accepted);
     }
@@ -363,7 +395,7 @@ void measure_acceptance_under_the_break_even(DraftLengthPolicy& policy, int verd
     const int k = 1 + round % 2;
     policy.add_forward(3, 3 * k, (0.18 + 0.14 * 3 * (k + 1)) * kMs, true);
     for (int r = 0; r < 3; ++r, ++v) {
-      policy.add_draft(k, 0.03 * k * kMs);
+      policy.add_draft(k, 0.03 * k * kMs, 1);
       const bool accepted = v % 5 != 4;
       policy.add_verdict(accepted ? 1 : 0, !accepted);
     }
