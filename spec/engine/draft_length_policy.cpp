@@ -116,6 +116,13 @@ double DraftLengthPolicy::speedup_at(int k, double width, double alpha) const {
   return tau_max(alpha, k) * plain_s / round_s;
 }
 
+bool DraftLengthPolicy::pays_all_accepted(double width) const {
+  for (int k = 1; k <= longest_; ++k) {
+    if (speedup_at(k, width, 1) > 1) return true;
+  }
+  return false;
+}
+
 int DraftLengthPolicy::best(double width) const {
   if (!measured()) return longest_;
   int best = 0;
@@ -136,9 +143,8 @@ int DraftLengthPolicy::next(double width, bool caught_up) {
     // draft, so the second is the one timed.
     drafts_stale_ = true;
     if (!caught_up) return 0;
-    bool hopeless = true;  // no length pays even at alpha 1
-    for (int k = 1; k <= longest_ && hopeless; ++k) hopeless = speedup_at(k, width, 1) <= 1;
-    if (forward_count_ - explored_at_ >= (hopeless ? kExploreHopelessEvery : kExploreIdleEvery)) {
+    const int64_t since = forward_count_ - explored_at_;
+    if (since >= kExploreHopelessEvery || (since >= kExploreIdleEvery && pays_all_accepted(width))) {
       explored_at_ = forward_count_;
     }
     return forward_count_ - explored_at_ < 2 ? 1 : 0;

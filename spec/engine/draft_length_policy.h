@@ -144,6 +144,9 @@ class DraftLengthPolicy {
   double hopeful_acceptance() const;  // the alpha bet on
   // speedup() at acceptance `alpha`.
   double speedup_at(int k, double width, double alpha) const;
+  // Some length would pay for forwards of `width` requests were every
+  // drafted token accepted.
+  bool pays_all_accepted(double width) const;
 
   // Seconds of a forward of `rows` rows on the target's threads, and on
   // the drafters' cores too: each line where it has forwards, else the
