@@ -30,14 +30,15 @@ DraftLengthPolicy::DraftLengthPolicy(int longest, int drafters, double wider_pri
 
 void DraftLengthPolicy::add_draft(int64_t tokens, double seconds, int64_t batch) {
   if (tokens <= 0) return;
-  if (drafts_stale_) drafts_ = LineFit{}, draft_batches_ = 0;
+  if (drafts_stale_) drafts_ = LineFit{}, draft_steps_ = LineFit{};
   drafts_stale_ = false;
-  const double most = drafts_.weight() >= kMinLineWeight
-                          ? kOutlier * draft_s(static_cast<int>(tokens), static_cast<double>(batch))
-                          : seconds;
+  const double width = static_cast<double>(batch);
+  const double most = drafts_.weight() >= kMinLineWeight ? kOutlier * draft_s(static_cast<int>(tokens), width) : seconds;
+  const double batch_s = std::min(seconds, most) * width;
   drafts_.scale(kDecay);
-  draft_batches_ = draft_batches_ * kDecay + static_cast<double>(batch);
-  drafts_.add(double(tokens), std::min(seconds, most));
+  draft_steps_.scale(kDecay);
+  drafts_.add(double(tokens), batch_s);
+  draft_steps_.add(width, batch_s / double(tokens));
 }
 
 void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, double seconds, bool wider) {
@@ -91,11 +92,16 @@ double DraftLengthPolicy::wider_s(double rows) const {
 }
 
 double DraftLengthPolicy::draft_s(int k, double batch) const {
-  const double narrower = std::max(1.0, draft_batches_ / drafts_.weight() / batch);
   const double per_token = drafts_.mean_y() / drafts_.mean_x();
-  if (drafts_.x_variance() < kMinRowVariance) return narrower * per_token * k;
-  const double slope = std::clamp(drafts_.slope(), 0.0, per_token);
-  return narrower * (drafts_.mean_y() + slope * (k - drafts_.mean_x()));
+  const double slope =
+      drafts_.x_variance() < kMinRowVariance ? per_token : std::clamp(drafts_.slope(), 0.0, per_token);
+  const double batch_s = drafts_.mean_y() + slope * (k - drafts_.mean_x());
+  return batch_s * draft_step_scale(batch) / batch;
+}
+
+double DraftLengthPolicy::draft_step_scale(double batch) const {
+  if (draft_steps_.x_variance() < kMinRowVariance) return std::max(1.0, batch / draft_steps_.mean_x());
+  return draft_steps_.cost_at(batch, kMinRowVariance) / draft_steps_.mean_y();
 }
 
 double DraftLengthPolicy::speedup(int k, double width) const {

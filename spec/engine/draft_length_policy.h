@@ -24,17 +24,19 @@
 // target (launches): both are where a fixed length loses to plain
 // batching.
 //
-// A draft's time (its share of the batch it was drafted in) is a line in
-// its tokens too, fitted over steady rounds only (Proposal::verdicts):
-// what every draft costs whatever its length (a draft rank's round trip)
-// and what each token adds; until drafts of different lengths are seen,
-// all of it is taken as per token. It is the cost at the batch width it
-// was measured at: a narrower batch is taken to cost as much as that one
-// (on a GPU a draft step costs its launches whatever its width), so each
-// of its drafts more; a wider one as much per draft (on a CPU rows cost).
-// Either way drafting is not taken as cheaper than it is: with a draft as
-// dear as its target, on a 2-core CPU, drafts timed in batches of three
-// made a lone request's look three times as cheap as they were.
+// A batch of drafts' time is a line in their tokens too, fitted over
+// steady rounds only (Proposal::verdicts): what every draft costs whatever
+// its length (a draft rank's round trip) and what each token adds; until
+// drafts of different lengths are seen, all of it is taken as per token.
+// A draft step's time is a line in the batch's width (on a CPU rows cost;
+// on a GPU a small draft's step costs its launches whatever its width),
+// and each draft costs its batch's time over its width. Until batches of
+// different widths are timed, a narrower batch is taken to cost as much as
+// those timed and a wider one as much per draft, so that drafting is not
+// taken as cheaper than it is: with a draft as dear as its target, on a
+// 2-core CPU, drafts timed in batches of three made a lone request's look
+// three times as cheap as they were. (On a 2-core CPU the zoo draft's
+// step for a lone request costs about half its step for six.)
 //
 // Measurements decay: alpha and the drafts within some tens, the forward
 // line within a few hundred forwards (it moves with the contexts); drafts
@@ -157,6 +159,9 @@ class DraftLengthPolicy {
   double wider_ratio() const;
   // Seconds of one draft of k > 0 tokens in a batch of `batch` (its share).
   double draft_s(int k, double batch) const;
+  // What a draft step of `batch` sequences costs over one at the widths
+  // timed (the steps line; before it spreads, above).
+  double draft_step_scale(double batch) const;
 
   int longest_;
   int drafters_;
@@ -167,8 +172,8 @@ class DraftLengthPolicy {
   int64_t undrafted_timed_ = 0;            // forwards without drafts after one without
   double wider_s_ = 0, wider_line_s_ = 0;  // wider forwards: measured, and the line's
   double drafting_forwards_ = 0, drafting_wider_ = 0;  // forwards of drafts, and those that ran wider
-  LineFit drafts_;  // seconds by tokens
-  double draft_batches_ = 0;  // the batch widths of those drafts, summed as drafts_ weighs them
+  LineFit drafts_;       // a batch's seconds by the tokens of its draft
+  LineFit draft_steps_;  // a batch's seconds per drafted token by its width
   bool drafts_stale_ = false;  // timed before drafting stopped: the next draft timed replaces them
   double accepted_ = 0, tested_ = 0;  // decayed
   double tested_in_all_ = 0;          // not decayed: the bet's evidence

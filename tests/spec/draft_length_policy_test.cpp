@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <vector>
 
 namespace seed::spec {
 namespace {
@@ -13,23 +14,35 @@ namespace {
 constexpr double kMs = 1e-3;
 
 // Forwards of every width 1..max_width, drafting 0..longest tokens each
-// (`wider`: on the drafters' cores too), timed by `seconds(rows)`; drafts of
-// `draft_ms` a token after `latency_ms` each (their shares of batches of
-// `draft_batch`); then one-token verdicts, a fraction `accept` of them
-// accepted, spread evenly.
-void measure(DraftLengthPolicy& policy, int longest, int max_width, const std::function<double(int)>& seconds,
-             double draft_ms, double accept, bool wider = false, double latency_ms = 0, int64_t draft_batch = 1) {
+// (`wider`: on the drafters' cores too), timed by `seconds(rows)`.
+void time_forwards(DraftLengthPolicy& policy, int longest, int max_width, const std::function<double(int)>& seconds,
+                   bool wider = false) {
   for (int width = 1; width <= max_width; ++width) {
     for (int k = 0; k <= longest; ++k) {
       const int rows = width * (k + 1);
       policy.add_forward(width, rows - width, seconds(rows), wider);
-      if (k > 0) policy.add_draft(k, (latency_ms + k * draft_ms) * kMs, draft_batch);
     }
   }
+}
+
+// One-token verdicts, a fraction `accept` of them accepted, spread evenly.
+void give_verdicts(DraftLengthPolicy& policy, double accept) {
   for (int i = 0; i < 200; ++i) {
     const bool accepted = static_cast<int>((i + 1) * accept) > static_cast<int>(i * accept);
     policy.add_verdict(accepted ? 1 : 0, !accepted);
   }
+}
+
+// time_forwards(), with drafts of 1..longest tokens for each width, of
+// `draft_ms` a token after `latency_ms` each (their shares of batches of
+// `draft_batch`); then give_verdicts().
+void measure(DraftLengthPolicy& policy, int longest, int max_width, const std::function<double(int)>& seconds,
+             double draft_ms, double accept, bool wider = false, double latency_ms = 0, int64_t draft_batch = 1) {
+  time_forwards(policy, longest, max_width, seconds, wider);
+  for (int width = 1; width <= max_width; ++width) {
+    for (int k = 1; k <= longest; ++k) policy.add_draft(k, (latency_ms + k * draft_ms) * kMs, draft_batch);
+  }
+  give_verdicts(policy, accept);
 }
 
 double flat(int) { return 1 * kMs; }                    // a GPU with headroom: rows are free
@@ -52,9 +65,9 @@ TEST(DraftLengthPolicyTest, DraftsThatCostAForwardDraftNothing) {
 
 TEST(DraftLengthPolicyTest, DraftsTimedInWiderBatchesCostALoneRequestAsMuchAsTheirBatch) {
   // Drafts timed at a third of a forward's time a token as their shares of
-  // batches of three: a lone request's draft is not taken as cheaper than
-  // that batch (on a GPU it is not; on a CPU a little), so it drafts
-  // nothing where shares of batches of one would draft.
+  // batches of three, and at no other width: a lone request's draft is not
+  // taken as cheaper than that batch (on a GPU it is not; on a CPU a
+  // little), so it drafts nothing where shares of batches of one would.
   DraftLengthPolicy batched(7, 1), alone(7, 1);
   measure(batched, 7, 1, flat, /*draft_ms=*/0.3, /*accept=*/0.8, false, 0, /*draft_batch=*/3);
   measure(alone, 7, 1, flat, /*draft_ms=*/0.3, /*accept=*/0.8, false, 0, /*draft_batch=*/1);
@@ -62,6 +75,40 @@ TEST(DraftLengthPolicyTest, DraftsTimedInWiderBatchesCostALoneRequestAsMuchAsThe
   EXPECT_EQ(batched.best(1), 0);
   // Three requests drafted by one drafter cost the batch's time either way.
   EXPECT_DOUBLE_EQ(batched.speedup(4, 3), alone.speedup(4, 3));
+}
+
+// Drafts of 4 tokens timed as shares of batches of each width of
+// `widths` in turn, a draft step of a batch of `width` taking
+// `step_ms(width)`.
+void time_drafts(DraftLengthPolicy& policy, const std::vector<int>& widths, const std::function<double(int)>& step_ms) {
+  for (int i = 0; i < 8; ++i) {
+    for (int width : widths) policy.add_draft(4, 4 * step_ms(width) / width * kMs, width);
+  }
+}
+
+TEST(DraftLengthPolicyTest, DraftsTimedAtSeveralWidthsCostEachWidthWhatItsOwnBatchesCost) {
+  // A draft step's time a line in the batch's width: on a CPU each row
+  // costs, on a GPU a step costs its launches. Timed at widths 1 to 6, a
+  // width is taken to cost what drafts timed at it alone cost.
+  const std::vector<std::function<double(int)>> steps = {[](int width) { return 0.2 + 0.1 * width; },
+                                                          [](int) { return 0.3; }};
+  for (size_t s = 0; s < steps.size(); ++s) {
+    DraftLengthPolicy mixed(7, 1);
+    time_forwards(mixed, 7, 6, cpu_like);
+    time_drafts(mixed, {1, 2, 3, 4, 5, 6}, steps[s]);
+    give_verdicts(mixed, 0.9);
+    for (int width : {1, 6}) {
+      DraftLengthPolicy own(7, 1);
+      time_forwards(own, 7, 6, cpu_like);
+      time_drafts(own, {width}, steps[s]);
+      give_verdicts(own, 0.9);
+      for (int k = 1; k <= 7; ++k) {
+        EXPECT_NEAR(mixed.speedup(k, width), own.speedup(k, width), 1e-9)
+            << "step " << s << ", width " << width << ", k = " << k;
+      }
+      EXPECT_EQ(mixed.best(width), own.best(width)) << "step " << s << ", width " << width;
+    }
+  }
 }
 
 TEST(DraftLengthPolicyTest, CheapDraftsOnFreeRowsDraftTheLongest) {
