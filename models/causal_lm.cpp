@@ -357,6 +357,7 @@ CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions o
 CausalLM::~CausalLM() = default;
 
 int64_t CausalLM::captured_graphs() const { return graphs_ ? graphs_->captured() : 0; }
+int64_t CausalLM::graph_warm_ups() const { return graphs_ ? graphs_->warm_ups() : 0; }
 
 KvCache CausalLM::make_cache(KvCacheOptions cache_options) const {
   const bool bfloat16_kv = cpu_layers_ && !weights_.layers.empty() && weights_.layers[0].qkv.dtype() == torch::kBFloat16;

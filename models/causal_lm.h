@@ -135,6 +135,9 @@ class CausalLM {
   bool rows_independent() const { return cpu_layers_; }
   // CUDA graphs captured so far (0 off CUDA or with LoadOptions::cuda_graphs off).
   int64_t captured_graphs() const;
+  // Forwards so far that warmed up a CUDA graph rather than replay one
+  // (ForwardGraphs::warm_ups; 0 where none are captured). Thread-safe.
+  int64_t graph_warm_ups() const;
   // A KV cache matching this model's shape (this rank's kv heads) and
   // device, in its compute dtype; on CPU a model of bfloat16 matrices keeps
   // its keys and values in bfloat16 too (as transformers' bfloat16 run

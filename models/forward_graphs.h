@@ -40,6 +40,10 @@ class ForwardGraphs {
   virtual at::Tensor run(const Key& key, const at::Tensor& index, const Body& body) = 0;
   // Graphs captured so far (tests and benchmarks read it).
   virtual int64_t captured() const = 0;
+  // Forwards so far that did not replay a graph: each shape's first (run
+  // eagerly) and second (captured). They cost many replays, so a forward
+  // timed across one is no measure of the others. Thread-safe.
+  virtual int64_t warm_ups() const = 0;
 };
 
 // Graphs on `device`; null where it is not a GPU or libtorch has no CUDA.

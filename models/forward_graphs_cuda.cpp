@@ -39,9 +39,13 @@ class CudaForwardGraphs final : public ForwardGraphs {
       c10::cuda::CUDAStreamGuard on_stream(stream_);
       Entry& entry = entries_[key];
       if (entry.runs++ == 0) {
+        ++warm_ups_;
         result = body(index.to(device_));
       } else {
-        if (!entry.graph) capture(entry, index, body);
+        if (!entry.graph) {
+          ++warm_ups_;
+          capture(entry, index, body);
+        }
         entry.input.copy_(index);
         entry.graph->replay();
         result = entry.output.clone();
@@ -59,6 +63,11 @@ class CudaForwardGraphs final : public ForwardGraphs {
     int64_t n = 0;
     for (const auto& [key, entry] : entries_) n += entry.graph != nullptr;
     return n;
+  }
+
+  int64_t warm_ups() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return warm_ups_;
   }
 
  private:
@@ -92,6 +101,7 @@ class CudaForwardGraphs final : public ForwardGraphs {
   const decltype(at::cuda::graph_pool_handle()) pool_;
   mutable std::mutex mutex_;
   std::map<Key, Entry> entries_;
+  int64_t warm_ups_ = 0;
 };
 
 }  // namespace

@@ -129,6 +129,10 @@ class Drafter {
   // draft rank's drafter is not: its thread only waits, so its idleness
   // frees no core for the target's forwards.
   virtual bool drafts_here() const { return true; }
+  // Forwards of its model so far that warmed up a CUDA graph rather than
+  // replay one (PrefillStats::graph_warm_ups): drafts made across one are
+  // no measure of the others. Thread-safe.
+  virtual int64_t graph_warm_ups() const { return 0; }
 };
 
 }  // namespace seed::spec

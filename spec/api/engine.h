@@ -108,6 +108,10 @@ struct PrefillStats {
   int64_t verify_rounds = 0;
   double forward_s = 0;
   double host_verify_s = 0;
+  // The model's forwards that warmed up a CUDA graph rather than replay
+  // one (models::ForwardGraphs::warm_ups): an operation across one is no
+  // measure of the others, so the engine's policies do not time it.
+  int64_t graph_warm_ups = 0;
 };
 
 // Step-level speculation (spec/lookahead/lookahead_engine.h): drafted

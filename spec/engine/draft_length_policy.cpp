@@ -41,23 +41,24 @@ void DraftLengthPolicy::add_draft(int64_t tokens, double seconds, int64_t batch)
   draft_steps_.add(width, batch_s / double(tokens));
 }
 
-void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, double seconds, bool wider) {
+void DraftLengthPolicy::add_forward(int64_t sequences, int64_t drafted, std::optional<double> seconds, bool wider) {
   if (sequences <= 0) return;
-  const double rows = double(sequences + drafted);
-  if (wider && own_forwards_.weight() >= kMinLineWeight) {
-    wider_s_ = wider_s_ * kDecay + seconds;
-    wider_line_s_ = wider_line_s_ * kDecay + own_forwards_.cost_at(rows, kMinRowVariance);
-  }
+  ++forward_count_;
   if (drafted > 0) {
     drafting_forwards_ = drafting_forwards_ * kDecay + 1;
     drafting_wider_ = drafting_wider_ * kDecay + (wider ? 1 : 0);
   }
   const bool steady_undrafted = drafted == 0 && !last_drafted_;
   last_drafted_ = drafted > 0;
+  if (!seconds) return;
+  const double rows = double(sequences + drafted);
+  if (wider && own_forwards_.weight() >= kMinLineWeight) {
+    wider_s_ = wider_s_ * kDecay + *seconds;
+    wider_line_s_ = wider_line_s_ * kDecay + own_forwards_.cost_at(rows, kMinRowVariance);
+  }
   if (steady_undrafted) ++undrafted_timed_;
-  if (steady_undrafted && wider) add_clamped(undrafted_forwards_, rows, seconds);
-  add_clamped(wider ? wider_forwards_ : own_forwards_, rows, seconds);
-  ++forward_count_;
+  if (steady_undrafted && wider) add_clamped(undrafted_forwards_, rows, *seconds);
+  add_clamped(wider ? wider_forwards_ : own_forwards_, rows, *seconds);
 }
 
 void DraftLengthPolicy::add_verdict(int64_t accepted, bool rejected) {
@@ -73,7 +74,9 @@ double DraftLengthPolicy::hopeful_acceptance() const {
   return std::min(1.0, alpha + std::sqrt(alpha * (1 - alpha) / (tested_in_all_ + 2)));
 }
 
-bool DraftLengthPolicy::measured() const { return drafts_.weight() > 0 && forward_count_ > 0; }
+bool DraftLengthPolicy::measured() const {
+  return drafts_.weight() > 0 && own_forwards_.weight() + wider_forwards_.weight() > 0;
+}
 
 double DraftLengthPolicy::wider_ratio() const { return wider_line_s_ > 0 ? wider_s_ / wider_line_s_ : wider_prior_; }
 

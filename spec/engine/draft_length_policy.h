@@ -90,6 +90,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "spec/engine/line_fit.h"
 
@@ -108,9 +109,10 @@ class DraftLengthPolicy {
   // steady round's share of its batch of `batch` sequences).
   void add_draft(int64_t tokens, double seconds, int64_t batch);
   // A target forward verified `sequences` drafts holding `drafted` tokens
-  // in `seconds` (no prompt computed in it); `wider`: on the idle drafter
-  // threads' cores too.
-  void add_forward(int64_t sequences, int64_t drafted, double seconds, bool wider);
+  // in `seconds` (no prompt computed in it; unset where its time is no
+  // measure of the others: it warmed up a CUDA graph); `wider`: on the idle
+  // drafter threads' cores too.
+  void add_forward(int64_t sequences, int64_t drafted, std::optional<double> seconds, bool wider);
   // A chain's verdict: `accepted` of its drafted tokens, and
   // whether a drafted token was rejected.
   void add_verdict(int64_t accepted, bool rejected);

@@ -158,6 +158,7 @@ std::vector<Proposal> DrafterPool::run(Worker& worker, const std::vector<DraftTa
     return proposals;
   }
   const Clock::time_point t0 = Clock::now();
+  const int64_t warm_ups = worker.drafter->graph_warm_ups();
   std::vector<DraftAsk> asks;
   std::vector<size_t> asked;  // the task of each ask
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -197,9 +198,11 @@ std::vector<Proposal> DrafterPool::run(Worker& worker, const std::vector<DraftTa
     }
   }
   const double share = seconds_since(t0) / static_cast<double>(tasks.size());
+  const bool timed = worker.drafter->graph_warm_ups() == warm_ups;
   for (Proposal& proposal : proposals) {
     proposal.draft_s = share;
     proposal.draft_batch = static_cast<int64_t>(tasks.size());
+    proposal.draft_timed = timed;
   }
   return proposals;
 }

@@ -254,6 +254,7 @@ PrefillStats ModelTarget::prefill_stats() const {
   stats.kv_peak_bytes = cache.peak_bytes;
   stats.kv_live_bytes = cache_.bytes_in_use();
   stats.evicted_blocks = cache.evicted_blocks;
+  stats.graph_warm_ups = model_->graph_warm_ups();
   return stats;
 }
 

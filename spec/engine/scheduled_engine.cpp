@@ -173,7 +173,7 @@ int ScheduledEngine::depth_of(const Sequence& seq) {
 }
 
 void ScheduledEngine::measure_round(const std::vector<Proposal*>& proposals, const std::vector<Sequence*>& verified,
-                                    const std::vector<Verdict>& verdicts, double verify_s, bool wider) {
+                                    const std::vector<Verdict>& verdicts, std::optional<double> verify_s, bool wider) {
   if (!draft_length_) return;
   int64_t drafted = 0;
   for (size_t i = 0; i < proposals.size(); ++i) {
@@ -182,7 +182,7 @@ void ScheduledEngine::measure_round(const std::vector<Proposal*>& proposals, con
     drafted += static_cast<int64_t>(draft.tokens.size());
     // A step's cost from steady rounds only: a sequence's first proposal
     // also computed its prompt, one after rounds without drafts their tokens.
-    if (proposals[i]->verdicts == 1) {
+    if (proposals[i]->verdicts == 1 && proposals[i]->draft_timed) {
       draft_length_->add_draft(static_cast<int64_t>(draft.tokens.size()), proposals[i]->draft_s,
                                proposals[i]->draft_batch);
     }
@@ -325,10 +325,12 @@ void ScheduledEngine::step() {
   const double verify_s = seconds_since(t0);
   account(verify_s, verified, fresh, before);
   if (fresh.empty()) {
-    measure_round(proposals, verified, verdicts, verify_s, wider);
+    // A forward that warmed up a CUDA graph costs many replays: untimed.
+    const bool timed = target_prefill_.graph_warm_ups == before.graph_warm_ups;
+    measure_round(proposals, verified, verdicts, timed ? std::optional<double>(verify_s) : std::nullopt, wider);
     int64_t rows = 0;
     for (const VerifyItem& item : items) rows += 1 + static_cast<int64_t>(item.draft->tokens.size());
-    team_width_.add(rows, verify_s, threads > 1);
+    if (timed) team_width_.add(rows, verify_s, threads > 1);
   }
   queue_.verified(slots);
   std::vector<DraftTask> next;  // drafted together

@@ -155,10 +155,11 @@ class ScheduledEngine : public Engine {
   int depth_of(const Sequence& seq);
   // What step() measured in a forward that computed no prompt, for
   // draft_length_, before the verdicts are applied: the proposals' draft
-  // times (of steady rounds, Proposal::verdicts), the forward (`wider`: on
-  // the drafters' cores too), the verdicts of chains whose length varies.
+  // times (of steady rounds, Proposal::verdicts, where timed), the forward
+  // (unset `verify_s`: untimed; `wider`: on the drafters' cores too), the
+  // verdicts of chains whose length varies.
   void measure_round(const std::vector<Proposal*>& proposals, const std::vector<Sequence*>& verified,
-                     const std::vector<Verdict>& verdicts, double verify_s, bool wider);
+                     const std::vector<Verdict>& verdicts, std::optional<double> verify_s, bool wider);
   // Adds one target operation to the stats: its time, the sequences it
   // verified, and its computed prompt tokens shared among `started` (the
   // sequences whose prompts it computed).

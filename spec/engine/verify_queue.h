@@ -25,6 +25,7 @@ struct Proposal {
   DraftTree draft;       // empty: the target decodes one token
   double draft_s = 0;    // its share of the time of the batch it was drafted in
   int64_t draft_batch = 1;  // the sequences of that batch
+  bool draft_timed = true;  // no CUDA graph warmed up meanwhile: draft_s measures the drafter
   // Verdicts its drafter took in before drafting it: 1 in steady rounds,
   // more after rounds that drafted nothing (its draft_s then includes
   // catching up on their tokens), 0 for a sequence's first.

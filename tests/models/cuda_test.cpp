@@ -68,7 +68,7 @@ TEST_P(CudaTest, TreesAndPackedBatchesEqualTheCpu) {
 
 // Replayed CUDA graphs compute what eager forwards compute, in bfloat16: a
 // batch decoding (one shape again and again: run, captured, replayed) and
-// token trees verified on it twice (the second replayed).
+// token trees verified on it three times (run, captured, replayed).
 TEST_P(CudaTest, GraphsReplayWhatEagerForwardsCompute) {
   constexpr double kBfloat16Tolerance = 5e-2;  // key positions padded to the graph's bucket: other sum orders
   LoadOptions graphed, eager;
@@ -93,7 +93,9 @@ TEST_P(CudaTest, GraphsReplayWhatEagerForwardsCompute) {
   }
   const std::vector<int32_t> parents = {-1, 0, 0, 1};
   const auto nodes = tokens_of(parents.size(), V, 8);
+  int64_t warm_ups_before_replay = 0;
   for (int round = 0; round < 3; ++round) {
+    if (round == 2) warm_ups_before_replay = with_graphs->graph_warm_ups();
     const int64_t g_length = gc.length(g0), e_length = ec.length(e0);
     const at::Tensor g = with_graphs->forward({{g0, nodes, parents}, {g1, {nodes[0]}, {}}}, gc, LogitsFor::kAll);
     const at::Tensor e = without->forward({{e0, nodes, parents}, {e1, {nodes[0]}, {}}}, ec, LogitsFor::kAll);
@@ -105,6 +107,11 @@ TEST_P(CudaTest, GraphsReplayWhatEagerForwardsCompute) {
   }
   EXPECT_GE(with_graphs->captured_graphs(), 2);  // the decode shape and the tree's
   EXPECT_EQ(without->captured_graphs(), 0);
+  // Each graph's shape ran eagerly and was captured; the tree's third
+  // forward replayed.
+  EXPECT_GE(with_graphs->graph_warm_ups(), 2 * with_graphs->captured_graphs());
+  EXPECT_EQ(with_graphs->graph_warm_ups(), warm_ups_before_replay);
+  EXPECT_EQ(without->graph_warm_ups(), 0);
 }
 
 // Decode steps and trees read the paged cache in place (paged_attention.h)

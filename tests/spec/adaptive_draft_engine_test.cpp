@@ -3,12 +3,14 @@
 // nothing, with `ar`'s tokens; free drafts that are always accepted, on a
 // target whose forwards cost the same with or without them, keep being
 // drafted after the rounds the policy explores without, and their
-// drafter sees every verdict in order when it drafts again; sampled
+// drafter sees every verdict in order when it drafts again; drafts and
+// forwards that warm up a CUDA graph are not timed; sampled
 // requests keep their whole draft length, so a seed gives the same tokens
 // either way.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -66,20 +68,22 @@ class RoundLog {
 };
 
 // A draft model's drafter whose every proposal of a token or more first
-// waits `latency`, so that a draft step costs many target forwards.
+// waits `latency`, so that a draft step costs many target forwards; with
+// `warms_up`, as a model warming up a CUDA graph in each would.
 class SlowDrafter final : public Drafter {
  public:
-  SlowDrafter(std::shared_ptr<const models::CausalLM> draft, std::chrono::milliseconds latency)
-      : inner_(make_draft_model_drafter(std::move(draft))), latency_(latency) {}
+  SlowDrafter(std::shared_ptr<const models::CausalLM> draft, std::chrono::milliseconds latency, bool warms_up = false)
+      : inner_(make_draft_model_drafter(std::move(draft))), latency_(latency), warms_up_(warms_up) {}
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings& settings) override {
     log.started(slot, tokens);
     inner_->start(slot, tokens, settings);
   }
   DraftTree propose(uint64_t slot, int max_depth) override {
-    if (max_depth > 0) std::this_thread::sleep_for(latency_);
+    if (max_depth > 0) std::this_thread::sleep_for(latency_), ++proposals_;
     log.proposing(slot, max_depth);
     return inner_->propose(slot, max_depth);
   }
+  int64_t graph_warm_ups() const override { return warms_up_ ? proposals_.load() : 0; }
   void advance(uint64_t slot, const Verdict& verdict) override {
     log.advanced(slot, verdict);
     inner_->advance(slot, verdict);
@@ -91,6 +95,8 @@ class SlowDrafter final : public Drafter {
  private:
   std::unique_ptr<Drafter> inner_;
   std::chrono::milliseconds latency_;
+  bool warms_up_;
+  std::atomic<int64_t> proposals_{0};
 };
 
 // A drafter that knows each request's whole greedy sequence (prompt and
@@ -143,18 +149,43 @@ class LaunchBoundTarget final : public ::seed::testing::ForwardingTarget {
   std::chrono::milliseconds latency_;
 };
 
+// A target whose every forward warms up a CUDA graph, as far as the
+// engine can tell (PrefillStats::graph_warm_ups).
+class WarmingTarget final : public ::seed::testing::ForwardingTarget {
+ public:
+  using ForwardingTarget::ForwardingTarget;
+  std::vector<Verdict> verify(const std::vector<VerifyItem>& items) override {
+    ++forwards_;
+    return ForwardingTarget::verify(items);
+  }
+  PrefillStats prefill_stats() const override {
+    PrefillStats stats = ForwardingTarget::prefill_stats();
+    stats.graph_warm_ups = forwards_;
+    return stats;
+  }
+
+ private:
+  int64_t forwards_ = 0;  // the engine's loop alone calls verify
+};
+
 class AdaptiveDraftEngineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { pairs_ = new ::seed::testing::TestModelPairs("seed_adaptive_draft_test"); }
   static void TearDownTestSuite() { delete pairs_; }
 
+  // Which of the pair warms up a CUDA graph in every call, as the engine sees it.
+  enum class WarmUps { kNone, kDrafts, kForwards };
+
   // seed-batch over the test pair with one SlowDrafter (kept in `drafter`),
   // chains of three, forwards of up to `max_batch` drafts.
   static std::unique_ptr<ScheduledEngine> engine(bool adaptive, std::chrono::milliseconds latency,
                                                  SlowDrafter** drafter, size_t max_batch = 16,
-                                                 bool sample_drafts = false) {
-    auto target = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pairs_->pair.target));
-    auto slow = std::make_unique<SlowDrafter>(models::CausalLM::load(pairs_->pair.draft), latency);
+                                                 bool sample_drafts = false, WarmUps warm_ups = WarmUps::kNone) {
+    auto model = std::shared_ptr<models::CausalLM>(models::CausalLM::load(pairs_->pair.target));
+    std::unique_ptr<Target> target = std::make_unique<ModelTarget>(model);
+    if (warm_ups == WarmUps::kForwards) target = std::make_unique<WarmingTarget>(std::move(target));
+    auto slow = std::make_unique<SlowDrafter>(models::CausalLM::load(pairs_->pair.draft), latency,
+                                              warm_ups == WarmUps::kDrafts);
     *drafter = slow.get();
     std::vector<std::unique_ptr<Drafter>> drafters;
     drafters.push_back(std::move(slow));
@@ -162,7 +193,7 @@ class AdaptiveDraftEngineTest : public ::testing::Test {
     settings.k_config = {1, 1, 1};
     settings.adaptive_draft_length = adaptive;
     settings.sample_drafts = sample_drafts;
-    return ScheduledEngine::seed("seed-batch", std::make_unique<ModelTarget>(target), std::move(drafters), settings,
+    return ScheduledEngine::seed("seed-batch", std::move(target), std::move(drafters), settings,
                                  Scheduler(SchedulePolicy::kBatch, max_batch), 1);
   }
 
@@ -213,6 +244,23 @@ TEST_P(DraftsThatCostManyForwards, LeaveRoundsUndraftedWithArsTokens) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Temperatures, DraftsThatCostManyForwards, ::testing::Values(0.0f, 1.0f));
+
+TEST_F(AdaptiveDraftEngineTest, DraftsAndForwardsThatWarmUpAGraphAreNotTimed) {
+  // The dear drafts of the test above, which stop drafting once timed;
+  // where every draft, or every forward, warms up a CUDA graph, neither is
+  // a measure, and the rounds keep drafting their whole length but for
+  // the explorations.
+  const std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);
+  SlowDrafter* drafter = nullptr;
+  auto fixed = engine(false, std::chrono::milliseconds(2), &drafter, 2);
+  const std::vector<std::vector<int32_t>> tokens = tokens_of(fixed->generate(requests));
+  for (WarmUps warm_ups : {WarmUps::kDrafts, WarmUps::kForwards}) {
+    auto adaptive = engine(true, std::chrono::milliseconds(2), &drafter, 2, false, warm_ups);
+    EXPECT_EQ(tokens_of(adaptive->generate(requests)), tokens);
+    EXPECT_GT(2 * adaptive->stats().drafted_tokens, fixed->stats().drafted_tokens)
+        << (warm_ups == WarmUps::kDrafts ? "drafts" : "forwards") << " warm up";
+  }
+}
 
 TEST_F(AdaptiveDraftEngineTest, DraftsThatPayResumeAfterTheRoundsExploredWithoutWithEveryVerdictInOrder) {
   const std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);

@@ -111,6 +111,20 @@ TEST(DraftLengthPolicyTest, DraftsTimedAtSeveralWidthsCostEachWidthWhatItsOwnBat
   }
 }
 
+TEST(DraftLengthPolicyTest, AForwardWithoutATimeCountsButMovesNoLine) {
+  // A forward that warmed up a CUDA graph costs many replays: it is no
+  // measure of the others, and alone it measures nothing.
+  DraftLengthPolicy timed(7, 1), untimed(7, 1), only(7, 1);
+  measure(timed, 7, 4, cpu_like, /*draft_ms=*/0.05, /*accept=*/0.8);
+  measure(untimed, 7, 4, cpu_like, /*draft_ms=*/0.05, /*accept=*/0.8);
+  untimed.add_forward(4, 28, std::nullopt, false);
+  for (int k = 0; k <= 7; ++k) EXPECT_DOUBLE_EQ(untimed.speedup(k, 4), timed.speedup(k, 4)) << "k = " << k;
+  only.add_draft(3, 0.05 * kMs, 1);
+  only.add_forward(1, 3, std::nullopt, false);
+  EXPECT_EQ(only.speedup(3, 1), 0);
+  EXPECT_EQ(only.best(1), 7);
+}
+
 TEST(DraftLengthPolicyTest, CheapDraftsOnFreeRowsDraftTheLongest) {
   DraftLengthPolicy policy(7, 1);
   measure(policy, 7, 1, flat, /*draft_ms=*/0.01, /*accept=*/0.9);

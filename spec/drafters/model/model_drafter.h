@@ -40,6 +40,7 @@ class ModelDrafter : public SlotDrafter<Slot> {
   DraftTree propose(uint64_t slot, int max_depth) override {
     return std::move(draft_side_by_side({{slot, max_depth}}).front());
   }
+  int64_t graph_warm_ups() const override { return model_->graph_warm_ups(); }
   // The tokens a draft sampled from q leads to follow its logits' bits, so
   // it joins the batch only where a row's logits are the bits it gets alone
   // (the CPU layers); elsewhere (a GPU's kernels choose by batch size) it
