@@ -100,6 +100,8 @@ nlohmann::json ForwardBenchResult::to_json() const {
                             {"lm_head_ms", lm_head_seconds * 1e3},
                             {"sampling_ms", sampling_seconds * 1e3},
                             {"resident_bytes", resident_bytes},
+                            {"graphs_captured", graphs_captured},
+                            {"graph_warm_ups", graph_warm_ups},
                             {"contexts", nlohmann::json::array()}};
   for (const ContextFigures& context : contexts) figures["contexts"].push_back(context.to_json());
   figures.update(contexts.front().to_json());
@@ -183,8 +185,14 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
     race_from(probs.data(), vocab, stream_bits({}));
   });
 
+  // With CUDA graphs a new shape's first forward runs eagerly and its
+  // second captures: both are warm-ups.
+  const auto forward_seconds = [](int repeats, const std::function<void()>& forward) {
+    forward();
+    return median_seconds(repeats, forward);
+  };
   const auto prompt = filler_tokens(options.prefill_tokens, vocab);
-  const double prefill_s = median_seconds(options.repeats, [&] {
+  const double prefill_s = forward_seconds(options.repeats, [&] {
     const models::SequenceId prompt_seq = cache.create();
     wait_for(model.forward({{prompt_seq, prompt, {}}}, cache, models::LogitsFor::kLast));
     cache.release(prompt_seq);
@@ -198,7 +206,7 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
     std::map<int64_t, double> seconds;
     for (int64_t k : options.widths) {
       const auto tokens = filler_tokens(k, vocab);
-      seconds[k] = median_seconds(options.repeats * 4, [&] {
+      seconds[k] = forward_seconds(options.repeats * 4, [&] {
         wait_for(model.forward({{seqs[c], tokens, {}}}, cache, models::LogitsFor::kAll));
         cache.truncate(seqs[c], figures.context_tokens);
       });
@@ -209,6 +217,8 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
     }
   }
   result.resident_bytes = peak_resident_bytes();
+  result.graphs_captured = model.captured_graphs();
+  result.graph_warm_ups = model.graph_warm_ups();
   return result;
 }
 

@@ -76,6 +76,12 @@ struct ForwardBenchResult {
   // Peak resident memory of the process (getrusage) after loading and
   // running: the weights, the KV blocks written, and the runtime.
   int64_t resident_bytes = 0;
+  // CUDA graphs the model captured over the benchmark, and its forwards
+  // that warmed one up (ran a new shape eagerly or captured it) rather than
+  // replay one: 0 off a GPU and with --eager. The timed figures are medians
+  // over forwards after each shape's warm-up.
+  int64_t graphs_captured = 0;
+  int64_t graph_warm_ups = 0;
 
   // The first context's figures at the top level (the figures of a run at
   // one context), every context's under "contexts".

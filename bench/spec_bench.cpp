@@ -201,6 +201,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     total.prefill.verify_rounds += s.prefill.verify_rounds;
     total.prefill.forward_s += s.prefill.forward_s;
     total.prefill.host_verify_s += s.prefill.host_verify_s;
+    total.prefill.graph_warm_ups += s.prefill.graph_warm_ups;
     total.draft_s += s.draft_s;
     total.steps += s.steps;
   }
@@ -228,6 +229,8 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     row.host_verify_s_per_round = total.prefill.host_verify_s / rounds;
   }
   row.drafted_tokens = total.drafted_tokens;
+  row.target_forwards = total.target_forwards;
+  row.graph_warm_ups = total.prefill.graph_warm_ups;
   row.resident_bytes = peak_resident_bytes();
   if (row.tokens > 0) row.draft_ms_per_token = 1e3 * total.draft_s / static_cast<double>(row.tokens);
   if (o.sample_ranks) add_rank_figures(ranks_before, o.sample_ranks(), row.tokens, row);
@@ -260,6 +263,8 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"prefill_tokens", r.prefill_tokens},
                          {"host_verify_s_per_round", r.host_verify_s_per_round},
                          {"target_forward_s_per_round", r.target_forward_s_per_round},
+                         {"target_forwards", r.target_forwards},
+                         {"graph_warm_ups", r.graph_warm_ups},
                          {"resident_bytes", r.resident_bytes},
                          {"threads", r.threads}};
     if (r.pct_threshold > 0) row["pct_threshold"] = r.pct_threshold;

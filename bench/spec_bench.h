@@ -124,6 +124,10 @@ struct SpecBenchRow {
   // and the verifier's host work after it (PrefillStats).
   double target_forward_s_per_round = 0;
   double host_verify_s_per_round = 0;
+  // Over all repeats, the target's forwards, and those that warmed up a
+  // CUDA graph rather than replay one (0 off a GPU and with --eager).
+  int64_t target_forwards = 0;
+  int64_t graph_warm_ups = 0;
   // This process's peak resident set once the row ran (rank 0's under mpirun).
   int64_t resident_bytes = 0;
   std::string threads;  // the thread split the row ran with (plan_threads)

@@ -61,6 +61,10 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
                            100 * r.sampling_seconds / first.decode_seconds_per_token)
             << fmt::format("prefill   {:8.1f} tokens/s  ({} tokens)\n", r.prefill_tokens_per_s,
                            options.bench.prefill_tokens);
+  if (r.graph_warm_ups > 0) {
+    std::cout << fmt::format("graphs    {} CUDA graphs captured; {} forwards warmed one up (untimed)\n",
+                             r.graphs_captured, r.graph_warm_ups);
+  }
   for (const bench::ContextFigures& c : r.contexts) {
     std::cout << fmt::format("forward time of k tokens relative to 1 (after {} cached tokens):\n", c.context_tokens)
               << "          k     ";
@@ -150,6 +154,11 @@ void print_spec_row(const bench::SpecBenchRow& r) {
   if (!r.lookahead.empty()) {
     std::cout << fmt::format("            lookahead {}: step acceptance {:.3f}, {:.2f} steps per request and round\n",
                              r.lookahead, r.step_acceptance, r.steps_per_round);
+  }
+  if (r.graph_warm_ups > 0) {
+    std::cout << fmt::format("            CUDA graphs: {} of {} target forwards warmed one up (ran a new shape "
+                             "eagerly or captured it)\n",
+                             r.graph_warm_ups, r.target_forwards);
   }
   std::cout << std::flush;
 }

@@ -7,9 +7,10 @@
 // (graph_key_positions), so that a handful of graphs serve a whole run.
 // A shape's first forward runs eagerly (warming up cuBLAS and the
 // allocator on the graphs' stream), its second is captured, every later
-// one copies the index data into the graph's static input and replays.
-// Graphs share one memory pool; forwards through them are serialised on
-// one stream, ordered after and before the caller's stream by events.
+// one copies the index data into the graph's static input and replays
+// (CapturedShapes). Graphs share one memory pool; forwards through them
+// are serialised on one stream, ordered after and before the caller's
+// stream by events.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -17,6 +18,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -44,6 +47,37 @@ class ForwardGraphs {
   // eagerly) and second (captured). They cost many replays, so a forward
   // timed across one is no measure of the others. Thread-safe.
   virtual int64_t warm_ups() const = 0;
+};
+
+// Which shapes a ForwardGraphs holds graphs for, and what a shape's next
+// forward does: its first runs eagerly, its second captures, later ones
+// replay. Past `capacity` shapes the least recently used is forgotten, so
+// that a run whose contexts cross into a new key bucket recaptures only
+// the shapes it still uses, not every one. Not thread-safe.
+class CapturedShapes {
+ public:
+  enum class Step { kEager, kCapture, kReplay };
+
+  explicit CapturedShapes(size_t capacity);
+  // What `key`'s next forward does; `key` becomes the most recently used.
+  // A new key past capacity forgets the least recently used one and
+  // returns it in `forgotten` (its graph is to be dropped).
+  Step next(const ForwardGraphs::Key& key, std::optional<ForwardGraphs::Key>& forgotten);
+  // `key`'s capture succeeded: its forwards replay from now on (one that
+  // failed is captured again next time).
+  void captured(const ForwardGraphs::Key& key);
+  // kEager and kCapture steps so far (ForwardGraphs::warm_ups).
+  int64_t warm_ups() const { return warm_ups_; }
+
+ private:
+  struct Shape {
+    bool ran = false, has_graph = false;
+    std::list<ForwardGraphs::Key>::iterator use;  // its place in uses_
+  };
+  const size_t capacity_;
+  std::map<ForwardGraphs::Key, Shape> shapes_;
+  std::list<ForwardGraphs::Key> uses_;  // most recently used first
+  int64_t warm_ups_ = 0;
 };
 
 // Graphs on `device`; null where it is not a GPU or libtorch has no CUDA.

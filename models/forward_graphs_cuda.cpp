@@ -13,10 +13,10 @@
 namespace seed::models {
 namespace {
 
-// Shapes past this many are dropped all at once. A run uses a handful at a
-// time, but each graph keeps its logits output ([B*S, vocab] floats, 32 MB
-// for 64 rows of a 128K vocabulary) and a KV pool that grew leaves its
-// graphs behind.
+// Shapes past this many forget the least recently used. A run uses a
+// handful at a time, but each graph keeps its logits output ([B*S, vocab]
+// floats, 32 MB for 64 rows of a 128K vocabulary) and a KV pool that grew
+// leaves its graphs behind.
 constexpr size_t kMaxGraphs = 64;
 
 class CudaForwardGraphs final : public ForwardGraphs {
@@ -24,7 +24,8 @@ class CudaForwardGraphs final : public ForwardGraphs {
   explicit CudaForwardGraphs(const c10::Device& device)
       : device_(device),
         stream_(c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index())),
-        pool_(at::cuda::graph_pool_handle()) {}
+        pool_(at::cuda::graph_pool_handle()),
+        shapes_(kMaxGraphs) {}
 
   at::Tensor run(const Key& key, const at::Tensor& index, const Body& body) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -33,22 +34,23 @@ class CudaForwardGraphs final : public ForwardGraphs {
     at::cuda::CUDAEvent inputs_ready;
     inputs_ready.record(caller);
     inputs_ready.block(stream_);
-    if (entries_.size() >= kMaxGraphs && entries_.find(key) == entries_.end()) entries_.clear();
+    std::optional<Key> forgotten;
+    const CapturedShapes::Step step = shapes_.next(key, forgotten);
+    if (forgotten) graphs_.erase(*forgotten);
     at::Tensor result;
     {
       c10::cuda::CUDAStreamGuard on_stream(stream_);
-      Entry& entry = entries_[key];
-      if (entry.runs++ == 0) {
-        ++warm_ups_;
+      if (step == CapturedShapes::Step::kEager) {
         result = body(index.to(device_));
       } else {
-        if (!entry.graph) {
-          ++warm_ups_;
-          capture(entry, index, body);
+        if (step == CapturedShapes::Step::kCapture) {
+          graphs_[key] = capture(index, body);
+          shapes_.captured(key);
         }
-        entry.input.copy_(index);
-        entry.graph->replay();
-        result = entry.output.clone();
+        Graph& graph = graphs_.at(key);
+        graph.input.copy_(index);
+        graph.graph->replay();
+        result = graph.output.clone();
       }
     }
     at::cuda::CUDAEvent done;
@@ -60,48 +62,46 @@ class CudaForwardGraphs final : public ForwardGraphs {
 
   int64_t captured() const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    int64_t n = 0;
-    for (const auto& [key, entry] : entries_) n += entry.graph != nullptr;
-    return n;
+    return static_cast<int64_t>(graphs_.size());
   }
 
   int64_t warm_ups() const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return warm_ups_;
+    return shapes_.warm_ups();
   }
 
  private:
-  struct Entry {
-    int64_t runs = 0;
+  struct Graph {
     std::unique_ptr<at::cuda::CUDAGraph> graph;
     at::Tensor input, output;  // static: the graph reads and writes these addresses
   };
 
-  void capture(Entry& entry, const at::Tensor& index, const Body& body) {
-    entry.input = torch::empty(index.sizes(), index.options().device(device_));
-    entry.input.copy_(index);
-    auto graph = std::make_unique<at::cuda::CUDAGraph>();
+  Graph capture(const at::Tensor& index, const Body& body) {
+    Graph captured;
+    captured.input = torch::empty(index.sizes(), index.options().device(device_));
+    captured.input.copy_(index);
+    captured.graph = std::make_unique<at::cuda::CUDAGraph>();
     // Thread-local: drafters on other threads keep launching work meanwhile.
-    graph->capture_begin(pool_, cudaStreamCaptureModeThreadLocal);
+    captured.graph->capture_begin(pool_, cudaStreamCaptureModeThreadLocal);
     try {
-      entry.output = body(entry.input);
+      captured.output = body(captured.input);
     } catch (...) {
       try {
-        graph->capture_end();
+        captured.graph->capture_end();
       } catch (...) {
       }
       throw;
     }
-    graph->capture_end();
-    entry.graph = std::move(graph);
+    captured.graph->capture_end();
+    return captured;
   }
 
   const c10::Device device_;
   const c10::cuda::CUDAStream stream_;
   const decltype(at::cuda::graph_pool_handle()) pool_;
   mutable std::mutex mutex_;
-  std::map<Key, Entry> entries_;
-  int64_t warm_ups_ = 0;
+  CapturedShapes shapes_;
+  std::map<Key, Graph> graphs_;
 };
 
 }  // namespace

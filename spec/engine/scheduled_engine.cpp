@@ -389,6 +389,7 @@ void ScheduledEngine::note_prefill(const PrefillStats& after) {
   stats_.prefill.verify_rounds = after.verify_rounds - prefill_base_.verify_rounds;
   stats_.prefill.forward_s = after.forward_s - prefill_base_.forward_s;
   stats_.prefill.host_verify_s = after.host_verify_s - prefill_base_.host_verify_s;
+  stats_.prefill.graph_warm_ups = after.graph_warm_ups - prefill_base_.graph_warm_ups;
   stats_.prefill.kv_peak_bytes = after.kv_peak_bytes;
   stats_.prefill.kv_live_bytes = after.kv_live_bytes;
   target_prefill_ = after;

@@ -119,6 +119,48 @@ TEST(ForwardGraphs, KeyPositionsGrowByAQuarterOfTheirPowerOfTwo) {
   EXPECT_EQ(graph_key_positions(8193), 10240);
 }
 
+using Step = CapturedShapes::Step;
+
+// next() for a key, with the key it made the cache forget (-1: none).
+std::pair<Step, int64_t> next(CapturedShapes& shapes, int64_t key) {
+  std::optional<ForwardGraphs::Key> forgotten;
+  const Step step = shapes.next({key}, forgotten);
+  return {step, forgotten ? forgotten->at(0) : -1};
+}
+
+TEST(CapturedShapes, AShapeRunsEagerlyThenCapturesThenReplays) {
+  CapturedShapes shapes(4);
+  EXPECT_EQ(next(shapes, 1).first, Step::kEager);
+  EXPECT_EQ(next(shapes, 1).first, Step::kCapture);
+  shapes.captured({1});
+  EXPECT_EQ(next(shapes, 1).first, Step::kReplay);
+  EXPECT_EQ(next(shapes, 1).first, Step::kReplay);
+  EXPECT_EQ(shapes.warm_ups(), 2);
+}
+
+TEST(CapturedShapes, AFailedCaptureIsCapturedAgain) {
+  CapturedShapes shapes(4);
+  next(shapes, 1);
+  EXPECT_EQ(next(shapes, 1).first, Step::kCapture);  // its capture threw: captured() not called
+  EXPECT_EQ(next(shapes, 1).first, Step::kCapture);
+  EXPECT_EQ(shapes.warm_ups(), 3);
+}
+
+TEST(CapturedShapes, PastCapacityTheLeastRecentlyUsedShapeIsForgotten) {
+  CapturedShapes shapes(2);
+  for (const int64_t key : {1, 2}) {
+    next(shapes, key);
+    next(shapes, key);
+    shapes.captured({key});
+  }
+  EXPECT_EQ(next(shapes, 1), std::make_pair(Step::kReplay, int64_t{-1}));
+  // 2 is the least recently used: 3 takes its place, and 1 keeps its graph.
+  EXPECT_EQ(next(shapes, 3), std::make_pair(Step::kEager, int64_t{2}));
+  EXPECT_EQ(next(shapes, 1), std::make_pair(Step::kReplay, int64_t{-1}));
+  EXPECT_EQ(next(shapes, 2), std::make_pair(Step::kEager, int64_t{3}));  // forgotten: warmed up again
+  EXPECT_EQ(shapes.warm_ups(), 6);
+}
+
 TEST(ForwardGraphs, NoneOffAGpu) { EXPECT_EQ(make_forward_graphs(c10::Device("cpu")), nullptr); }
 
 }  // namespace

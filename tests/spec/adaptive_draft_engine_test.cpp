@@ -259,6 +259,10 @@ TEST_F(AdaptiveDraftEngineTest, DraftsAndForwardsThatWarmUpAGraphAreNotTimed) {
     EXPECT_EQ(tokens_of(adaptive->generate(requests)), tokens);
     EXPECT_GT(2 * adaptive->stats().drafted_tokens, fixed->stats().drafted_tokens)
         << (warm_ups == WarmUps::kDrafts ? "drafts" : "forwards") << " warm up";
+    // The engine's stats count the target's warm-ups: here every forward's.
+    const PrefillStats& prefill = adaptive->stats().prefill;
+    EXPECT_GT(prefill.verify_rounds, 0);
+    EXPECT_EQ(prefill.graph_warm_ups, warm_ups == WarmUps::kForwards ? prefill.verify_rounds : 0);
   }
 }
 
