@@ -450,8 +450,10 @@ at::Tensor CausalLM::padded_forward(const std::vector<SequenceInput>& batch, con
   for (const SequenceInput& in : batch) soft_prompts |= in.soft_prompt.defined() && in.soft_prompt.size(0) > 0;
   const int64_t max_position = *std::max_element(plan.positions.begin(), plan.positions.end());
   const Rope::Tables rope = rope_->at_least(max_position + 1, options_);
-  const std::optional<PaddedShape> bucket =
-      graphs_ && logits && !soft_prompts ? graph_shape(plan.batch, plan.seq, keys_needed(plan)) : std::nullopt;
+  const int64_t key_step = attends_paged(plan.seq) ? kPagedAttentionSplitKeys : kGatheredKeyStep;
+  const std::optional<PaddedShape> bucket = graphs_ && logits && !soft_prompts
+                                                ? graph_shape(plan.batch, plan.seq, keys_needed(plan), key_step)
+                                                : std::nullopt;
   const PaddedBatch padded = pad_batch(plan, bucket ? *bucket : exact_shape(plan));
   const ForwardGraphs::Body body = [&](const at::Tensor& index) {
     return padded_body(index, padded, batch, cache, rope.cos, rope.sin, logits);
@@ -468,6 +470,10 @@ at::Tensor CausalLM::padded_forward(const std::vector<SequenceInput>& batch, con
   return every_row.index_select(0, torch::tensor(padded_logit_rows(plan, padded.seq), index).to(options_.device()));
 }
 
+bool CausalLM::attends_paged(int64_t seq) const {
+  return weights_.paged_attention && paged_attention_fits(options_, seq, config_.head_dim);
+}
+
 at::Tensor CausalLM::padded_body(const at::Tensor& index, const PaddedBatch& padded,
                                  const std::vector<SequenceInput>& batch, KvCache& cache, const at::Tensor& cos_table,
                                  const at::Tensor& sin_table, bool logits) const {
@@ -482,7 +488,7 @@ at::Tensor CausalLM::padded_body(const at::Tensor& index, const PaddedBatch& pad
                                          sin_table.index_select(0, parts.positions).unsqueeze(1));  // [B*S, 1, D]
   // Paged attention reads the parts in place; gathered keys need a mask.
   at::Tensor bias;
-  if (!weights_.paged_attention || !paged_attention_fits(options_, S, config_.head_dim)) {
+  if (!attends_paged(S)) {
     // Row g*S + s of a kv head's regrouped queries (attention()) is query s
     // of its group's head g.
     const int64_t group = shard_.heads / shard_.kv_heads;

@@ -206,6 +206,9 @@ class CausalLM {
   // graph where it can.
   at::Tensor padded_forward(const std::vector<SequenceInput>& batch, const ForwardPlan& plan, KvCache& cache,
                             bool logits) const;
+  // Whether attention of `seq` new rows a sequence reads the paged cache in
+  // place (paged_attention) rather than gathering keys behind a mask.
+  bool attends_paged(int64_t seq) const;
   // padded_forward's device work from the index data on the device; only
   // device work, so that it can be captured. `batch` for its soft prompts.
   at::Tensor padded_body(const at::Tensor& index, const PaddedBatch& padded, const std::vector<SequenceInput>& batch,

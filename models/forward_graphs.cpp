@@ -43,18 +43,17 @@ CapturedShapes::Step CapturedShapes::next(const ForwardGraphs::Key& key,
 
 void CapturedShapes::captured(const ForwardGraphs::Key& key) { shapes_.at(key).has_graph = true; }
 
-std::optional<PaddedShape> graph_shape(int64_t batch, int64_t seq, int64_t keys_needed_at_seq) {
+std::optional<PaddedShape> graph_shape(int64_t batch, int64_t seq, int64_t keys_needed_at_seq, int64_t key_step) {
   const int64_t B = power_of_two_at_least(batch), S = power_of_two_at_least(seq);
   if (B * S > kMaxGraphRows) return std::nullopt;
-  return PaddedShape{B, S, graph_key_positions(keys_needed_at_seq + S - seq), /*every_row=*/true};
+  return PaddedShape{B, S, graph_key_positions(keys_needed_at_seq + S - seq, key_step), /*every_row=*/true};
 }
 
-int64_t graph_key_positions(int64_t keys) {
-  constexpr int64_t kSmallest = 64;
+int64_t graph_key_positions(int64_t keys, int64_t step) {
   int64_t power = 1;
   while (power * 2 <= keys) power *= 2;
-  const int64_t step = std::max<int64_t>(kSmallest, power / 4);
-  return (keys + step - 1) / step * step;
+  const int64_t multiple = std::max(step, power / 4);
+  return (keys + multiple - 1) / multiple * multiple;
 }
 
 }  // namespace seed::models

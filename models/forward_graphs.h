@@ -85,17 +85,22 @@ std::unique_ptr<ForwardGraphs> make_forward_graphs(const c10::Device& device);
 
 // The shape a graph is captured for, for a plan of `batch` x `seq` rows
 // needing `keys` key positions: B and S rounded up to powers of two, T by
-// graph_key_positions; every row's logits out (the caller picks its own),
-// so that a run's verification rounds share a handful of shapes. Unset
-// where B*S passes kMaxGraphRows: such forwards (prompts) are compute-bound
-// and run eagerly.
+// graph_key_positions with `key_step`; every row's logits out (the caller
+// picks its own), so that a run's verification rounds share a handful of
+// shapes. Unset where B*S passes kMaxGraphRows: such forwards (prompts) are
+// compute-bound and run eagerly.
 constexpr int64_t kMaxGraphRows = 256;
-std::optional<PaddedShape> graph_shape(int64_t batch, int64_t seq, int64_t keys_needed_at_seq);
+std::optional<PaddedShape> graph_shape(int64_t batch, int64_t seq, int64_t keys_needed_at_seq, int64_t key_step);
 
 // The key positions a graph is captured for when a batch needs `keys`: a
-// multiple of a quarter of the power of two below (at least 64), so that a
-// context growing one token a step is recaptured every 25% of its length
-// and attends at most that much padding.
-int64_t graph_key_positions(int64_t keys);
+// multiple of a quarter of the power of two below, and of `step`, so that
+// a context growing one token a step is recaptured every 25% of its length
+// (or every `step`) and at most that much padding is attended. The step is
+// the padding that costs nothing: attention over gathered keys attends
+// every padded position (kGatheredKeyStep); paged attention reads only a
+// sequence's own keys, and padding costs it whole splits of keys
+// (kPagedAttentionSplitKeys), each a thread block that finds nothing to read.
+constexpr int64_t kGatheredKeyStep = 64;
+int64_t graph_key_positions(int64_t keys, int64_t step);
 
 }  // namespace seed::models

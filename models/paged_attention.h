@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "models/cuda/paged_attention_args.h"
 #include "models/padded_batch.h"
 
 namespace seed::models {
@@ -17,6 +18,11 @@ namespace seed::models {
 // and trees to verify. Longer forwards (prompts) gather their keys and run
 // SDPA, whose tensor-core products win at their sizes.
 constexpr int64_t kMaxPagedAttentionRows = 16;
+
+// Key positions one thread block of paged_attention reads (a split): a
+// forward's blocks cover its key positions in splits of this many, and
+// those past a sequence's own keys return at once.
+constexpr int64_t kPagedAttentionSplitKeys = cuda::kSplitKeys;
 
 // Whether paged_attention serves a forward of `seq` new rows a sequence
 // computing with `options`, heads of `head_dim`: this build has the kernels

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <set>
+
 #include "models/forward_graphs.h"
 #include "models/kv_cache.h"
 #include "models/padded_batch.h"
+#include "models/paged_attention.h"
 
 namespace seed::models {
 namespace {
@@ -100,23 +103,39 @@ TEST(PaddedBatch, PadsToAGraphsShape) {
 }
 
 TEST(ForwardGraphs, ShapesRoundBatchAndRowsToPowersOfTwo) {
-  const std::optional<PaddedShape> shape = graph_shape(3, 5, 40);
+  const std::optional<PaddedShape> shape = graph_shape(3, 5, 40, kGatheredKeyStep);
   ASSERT_TRUE(shape.has_value());
   EXPECT_EQ(shape->batch, 4);
   EXPECT_EQ(shape->seq, 8);
   EXPECT_EQ(shape->keys, 64);  // 40 + 3 padding rows, bucketed
   EXPECT_TRUE(shape->every_row);
-  EXPECT_FALSE(graph_shape(2, 200, 300).has_value());  // a prompt: 512 rows, eager
+  EXPECT_EQ(graph_shape(3, 5, 40, kPagedAttentionSplitKeys)->keys, 256);
+  EXPECT_FALSE(graph_shape(2, 200, 300, kGatheredKeyStep).has_value());  // a prompt: 512 rows, eager
 }
 
-TEST(ForwardGraphs, KeyPositionsGrowByAQuarterOfTheirPowerOfTwo) {
-  EXPECT_EQ(graph_key_positions(1), 64);
-  EXPECT_EQ(graph_key_positions(64), 64);
-  EXPECT_EQ(graph_key_positions(65), 128);
-  EXPECT_EQ(graph_key_positions(1000), 1024);
-  EXPECT_EQ(graph_key_positions(1025), 1280);
-  EXPECT_EQ(graph_key_positions(2049), 2560);
-  EXPECT_EQ(graph_key_positions(8193), 10240);
+TEST(ForwardGraphs, GatheredKeyPositionsGrowByAQuarterOfTheirPowerOfTwo) {
+  EXPECT_EQ(graph_key_positions(1, kGatheredKeyStep), 64);
+  EXPECT_EQ(graph_key_positions(64, kGatheredKeyStep), 64);
+  EXPECT_EQ(graph_key_positions(65, kGatheredKeyStep), 128);
+  EXPECT_EQ(graph_key_positions(300, kGatheredKeyStep), 320);
+  EXPECT_EQ(graph_key_positions(1000, kGatheredKeyStep), 1024);
+  EXPECT_EQ(graph_key_positions(1025, kGatheredKeyStep), 1280);
+  EXPECT_EQ(graph_key_positions(2049, kGatheredKeyStep), 2560);
+  EXPECT_EQ(graph_key_positions(8193, kGatheredKeyStep), 10240);
+}
+
+// Paged attention pays for padding only in whole splits of keys: a context
+// growing from 1 to 2,048 keys is captured for 8 key counts, not 16.
+TEST(ForwardGraphs, PagedKeyPositionsAreWholeSplits) {
+  std::set<int64_t> paged, gathered;
+  for (int64_t keys = 1; keys <= 2048; ++keys) {
+    paged.insert(graph_key_positions(keys, kPagedAttentionSplitKeys));
+    gathered.insert(graph_key_positions(keys, kGatheredKeyStep));
+  }
+  EXPECT_EQ(paged, (std::set<int64_t>{256, 512, 768, 1024, 1280, 1536, 1792, 2048}));
+  EXPECT_EQ(gathered.size(), 16u);
+  EXPECT_EQ(graph_key_positions(300, kPagedAttentionSplitKeys), 512);
+  EXPECT_EQ(graph_key_positions(8193, kPagedAttentionSplitKeys), 10240);  // a quarter of 8,192 past 8,192 keys
 }
 
 using Step = CapturedShapes::Step;
