@@ -465,9 +465,11 @@ at::Tensor CausalLM::padded_forward(const std::vector<SequenceInput>& batch, con
   const int64_t hidden = cache.hidden_layer() >= 0 ? reinterpret_cast<int64_t>(cache.hidden_states().data_ptr()) : 0;
   const ForwardGraphs::Key key = {padded.batch, padded.seq, padded.keys, reinterpret_cast<int64_t>(keys.data_ptr()),
                                   keys.size(0), hidden, cache.hidden_layer()};
-  const at::Tensor every_row = graphs_->run(key, padded.data, body);  // [B*S, V]
-  const auto index = torch::TensorOptions().dtype(torch::kLong);
-  return every_row.index_select(0, torch::tensor(padded_logit_rows(plan, padded.seq), index).to(options_.device()));
+  const at::Tensor rows = torch::tensor(padded_logit_rows(plan, padded.seq), torch::TensorOptions().dtype(torch::kLong))
+                             .to(options_.device());
+  return graphs_->run(key, padded.data, body, [&](const at::Tensor& every_row) {  // [B*S, V]
+    return every_row.index_select(0, rows);
+  });
 }
 
 bool CausalLM::attends_paged(int64_t seq) const {

@@ -37,10 +37,13 @@ class ForwardGraphs {
   // The forward: from the index data on the device to its result. Captured
   // bodies must launch only device work (no reads back to the host).
   using Body = std::function<at::Tensor(const at::Tensor& index_on_device)>;
+  // What the caller keeps of the body's result: a new tensor (the next
+  // replay overwrites a graph's output), such as the rows it asked for.
+  using Pick = std::function<at::Tensor(const at::Tensor& result)>;
 
   virtual ~ForwardGraphs() = default;
-  // body's result for `index` (int64, on the host). Thread-safe.
-  virtual at::Tensor run(const Key& key, const at::Tensor& index, const Body& body) = 0;
+  // pick(body's result for `index`) (int64, on the host). Thread-safe.
+  virtual at::Tensor run(const Key& key, const at::Tensor& index, const Body& body, const Pick& pick) = 0;
   // Graphs captured so far (tests and benchmarks read it).
   virtual int64_t captured() const = 0;
   // Forwards so far that did not replay a graph: each shape's first (run

@@ -27,7 +27,7 @@ class CudaForwardGraphs final : public ForwardGraphs {
         pool_(at::cuda::graph_pool_handle()),
         shapes_(kMaxGraphs) {}
 
-  at::Tensor run(const Key& key, const at::Tensor& index, const Body& body) override {
+  at::Tensor run(const Key& key, const at::Tensor& index, const Body& body, const Pick& pick) override {
     std::lock_guard<std::mutex> lock(mutex_);
     c10::cuda::CUDAGuard on_device(device_);
     const c10::cuda::CUDAStream caller = c10::cuda::getCurrentCUDAStream(device_.index());
@@ -41,7 +41,7 @@ class CudaForwardGraphs final : public ForwardGraphs {
     {
       c10::cuda::CUDAStreamGuard on_stream(stream_);
       if (step == CapturedShapes::Step::kEager) {
-        result = body(index.to(device_));
+        result = pick(body(index.to(device_)));
       } else {
         if (step == CapturedShapes::Step::kCapture) {
           graphs_[key] = capture(index, body);
@@ -50,7 +50,7 @@ class CudaForwardGraphs final : public ForwardGraphs {
         Graph& graph = graphs_.at(key);
         graph.input.copy_(index);
         graph.graph->replay();
-        result = graph.output.clone();
+        result = pick(graph.output);
       }
     }
     at::cuda::CUDAEvent done;

@@ -6,8 +6,8 @@
 #      bfloat16 after 16, 2,048 and 8,192 cached tokens (attention reading
 #      the paged cache in place, then gathering keys), of a Qwen3-0.6B-shaped
 #      one after 16 and 8,192, and of the zoo target;
-#   3. ToT-BFS on 3 puzzles with ar and seed-batch (the same answers and
-#      tokens, and the speedup), and the engines side by side.
+#   3. ToT-BFS on 3 puzzles with ar, ar-batch and seed-batch (the same
+#      answers and tokens, and the speedups), and the engines side by side.
 # Every command's output goes to OUT/log.txt, JSON figures beside it.
 #
 #   scripts/gpu_figures.sh [DEVICE] [OUT]   default: cuda:0 results/gpu-figures
@@ -47,7 +47,7 @@ if [[ $device == cuda* ]] && command -v nvidia-smi >/dev/null; then
   step nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
 fi
 
-step build/tests/models_test --gtest_filter='*Cuda*:*Golden*:*Qwen3*:*qwen3*:PaddedBatch*:ForwardGraphs*'
+step build/tests/models_test --gtest_filter='*Cuda*:*Golden*:*Qwen3*:*qwen3*:PaddedBatch*:ForwardGraphs*:CapturedShapes*'
 step build/tests/spec/spec_test --gtest_filter='*Cuda*:*Summar*:LogitSummary*'
 
 l1b=$(shape llama-3.2-1b)
@@ -62,11 +62,11 @@ if [[ ${WITH_8B:-0} == 1 ]]; then
   step "$seed" bench forward --model "$l8b" --device "$device" --context-tokens 16 2048 --json "$out/forward-8b.json"
 fi
 
-for engine in ar seed-batch; do
+for engine in ar ar-batch seed-batch; do
   step "$seed" run --task tasks/game24 --search bfs --engine "$engine" --device "$device" --limit 3 \
     --out "$out/bfs-$engine"
 done
-step "$seed" bench spec --device "$device" --n 1 3 --temperatures 0 1.0 --engines ar sd seed-batch --repeats 3 \
+step "$seed" bench spec --device "$device" --n 1 3 --temperatures 0 1.0 --engines ar ar-batch sd seed-batch --repeats 3 \
   --json "$out/spec.json"
 
 if ((${#failed[@]})); then
