@@ -104,6 +104,9 @@ float TargetRows::prob(int64_t context, int32_t token) {
     const auto& logits = summary_.token_logits;
     const auto it = std::lower_bound(logits.begin(), logits.end(), TokenLogit{context, token}, TokenLogit::before);
     if (it != logits.end() && it->context == context && it->token == token) return summary_prob(s, token, it->logit);
+    const auto top = summary_.top_logits.begin() + context * summary_.top;
+    const auto in_top = std::find_if(top, top + summary_.top, [&](const TokenLogit& t) { return t.token == token; });
+    if (in_top != top + summary_.top) return summary_prob(s, token, in_top->logit);
     return row(context)[token];
   }
   if (needs_row()) return row(context)[token];

@@ -145,8 +145,10 @@ class TargetRows {
   int64_t vocab() const { return vocab_; }
   const SamplingParams& sampling() const { return sampling_; }
 
-  // p(token) at `context`. Throws kInvalidArgument, as sampling_distribution
-  // does, if the context's logits hold a NaN or +inf or are all -inf.
+  // p(token) at `context`: from a summary, where it holds the token's logit
+  // (a drafted token, q's support or a top entry), else from the row.
+  // Throws kInvalidArgument, as sampling_distribution does, if the
+  // context's logits hold a NaN or +inf or are all -inf.
   float prob(int64_t context, int32_t token);
   // The whole p row [vocab] at `context`, computed on first use; valid while
   // this lives.

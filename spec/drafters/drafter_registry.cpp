@@ -13,8 +13,10 @@ std::unique_ptr<Drafter> make_drafter(DrafterKind kind, const DrafterResources& 
   switch (kind.value()) {
     case DrafterKind::kModel:
       SEED_CHECK(r.draft_model != nullptr, kInvalidArgument) << "--drafter model: needs a draft model (--draft)";
-      if (r.draft_model->config().is_edd()) return make_edd_drafter(r.draft_model, r.draft_cache, r.draft_cut);
-      return make_draft_model_drafter(r.draft_model, r.draft_cache, r.draft_cut);
+      if (r.draft_model->config().is_edd()) {
+        return make_edd_drafter(r.draft_model, r.draft_cache, r.draft_cut, r.draft_reads);
+      }
+      return make_draft_model_drafter(r.draft_model, r.draft_cache, r.draft_cut, r.draft_reads);
     case DrafterKind::kStand:
       SEED_CHECK(r.tables != nullptr, kInvalidArgument) << "--drafter stand: needs the engine's n-gram store";
       return std::make_unique<StandDrafter>(r.tables, r.vocab, r.tree);

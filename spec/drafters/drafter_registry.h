@@ -11,6 +11,7 @@
 #include "models/kv_cache.h"
 #include "spec/api/drafter.h"
 #include "spec/api/drafter_kind.h"
+#include "spec/engine/logit_reads.h"
 #include "spec/drafters/stand/ngram_store.h"
 #include "spec/drafters/stand/static_tree.h"
 #include "spec/drafters/aded/trigram_store.h"
@@ -25,6 +26,7 @@ struct DrafterResources {
   std::shared_ptr<const models::CausalLM> draft_model;  // kModel: shared, whole
   models::KvCacheOptions draft_cache;                    // kModel: each drafter's KV cache
   DraftTruncation draft_cut;                             // kModel: the q' sampled drafts carry
+  LogitReads draft_reads = LogitReads::kAuto;            // kModel: where its draft rows are read
   std::shared_ptr<NgramStore> tables;                    // kStand: the engine's per-group tables
   std::optional<StaticTree> tree;                        // kStand: none = each request's k_config
   int64_t vocab = 0;                                     // kStand: the target's vocabulary

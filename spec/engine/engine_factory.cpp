@@ -217,6 +217,7 @@ std::unique_ptr<ScheduledEngine> build(const EngineOptions& o, RunSettings setti
     resources.draft_model = models::CausalLM::load(o.draft, draft_load_options(o));
     resources.draft_cache = kv_cache_options(o, cache_count(o));
     resources.draft_cut = o.draft_cut;
+    resources.draft_reads = o.logit_reads;
     check_vocabularies(o, resources.draft_model->config().vocab_size, target->vocab_size());
   } else {
     // Only the vocabulary: the drafters hold (or are proxies for) the model.

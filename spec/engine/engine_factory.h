@@ -64,7 +64,8 @@ struct EngineOptions {
   // (models/cpu_kernel.h).
   std::optional<models::WeightDtype> weights_dtype;
   models::CpuKernel cpu_kernel = models::best_cpu_kernel();
-  // Where acceptance reads the target's logits (ModelTarget's LogitReads).
+  // Where acceptance reads the target's logits (ModelTarget's LogitReads),
+  // and draft models theirs (grow_draft_trees).
   LogitReads logit_reads = LogitReads::kAuto;
   bool cuda_graphs = true;  // GPU: forwards replay CUDA graphs (models::LoadOptions::cuda_graphs)
   // Draft shape: children per node at each depth. sd and seed use a chain of

@@ -325,8 +325,8 @@ void EngineTest::expect_sampled_engines_lossless(const std::string& device, Logi
 
 TEST_F(EngineTest, SampledEnginesAreLossless) { expect_sampled_engines_lossless("cpu"); }
 
-// A GPU verifies from a summary of each row computed where the logits are
-// (logit_summary.h); the same path on the CPU.
+// A GPU verifies, and drafts from a draft model, from a summary of each row
+// computed where the logits are (logit_summary.h); the same path on the CPU.
 TEST_F(EngineTest, SampledEnginesAreLosslessFromSummarisedLogits) {
   expect_sampled_engines_lossless("cpu", LogitReads::kDeviceSummary);
 }

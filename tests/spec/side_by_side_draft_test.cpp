@@ -24,6 +24,7 @@
 #include "spec/drafters/model/edd_drafter.h"
 #include "spec/engine/drafter_pool.h"
 #include "spec/engine/engine_factory.h"
+#include "spec/engine/logit_reads.h"
 #include "spec/engine/model_target.h"
 #include "spec/engine/scheduled_engine.h"
 #include "tests/spec/engine_fixtures.h"
@@ -168,6 +169,68 @@ TEST_F(SideBySideDraftTest, ABatchDraftsWhatEachSlotDraftsAlone) {
       }
       EXPECT_GT(drafted, 8u) << (edd ? "EDD, " : "") << shape.name;
     }
+  }
+}
+
+// A GPU's drafters read summaries of their rows where the logits are (top
+// tokens, their probabilities, a sampled request's race winner drawn
+// there) and copy whole rows only for pruned trees and draws from q: the
+// same drafts as rows read on the host, for every kind of slot in one
+// batch, levels and rounds on.
+TEST_F(SideBySideDraftTest, DraftRowsSummarisedWhereTheyAreDraftWhatHostRowsDraft) {
+  std::vector<DraftSettings> slots = {settings(0.0f, {1, 1, 1, 1}, 0),   // greedy chain
+                                      settings(1.0f, {1, 1, 1, 1}, 1),   // sampled chain: race winners
+                                      settings(0.8f, {2, 2, 1}, 2),      // sampled tree
+                                      settings(0.0f, {3, 2, 1}, 3),      // greedy tree
+                                      settings(1.0f, {3, 3, 3}, 4, PrunedTree{0.05f, 0.01f}),
+                                      settings(0.7f, {2, 1, 1}, 5),      // cut by top-k and top-p below
+                                      settings(1.0f, {1, 1, 1}, 6)};     // draws from q
+  slots[5].sampling.top_k = 3;
+  slots[5].sampling.top_p = 0.6f;
+  slots[6].sample_drafts = true;
+  const std::vector<int32_t> prompt = {5, 9, 2, 7};
+  for (const bool edd : {false, true}) {
+    auto on_host = edd ? make_edd_drafter(models::CausalLM::load(*edd_)) : make_draft_model_drafter(draft());
+    auto summarised = edd ? make_edd_drafter(models::CausalLM::load(*edd_), {}, {}, LogitReads::kDeviceSummary)
+                          : make_draft_model_drafter(draft(), {}, {}, LogitReads::kDeviceSummary);
+    const int64_t hidden = edd ? models::CausalLM::load(*edd_)->config().hidden_size : 0;
+    std::vector<int64_t> length(slots.size(), static_cast<int64_t>(prompt.size()));
+    std::vector<DraftAsk> asks;
+    for (uint64_t slot = 0; slot < slots.size(); ++slot) {
+      on_host->start(slot, prompt, slots[slot]);
+      summarised->start(slot, prompt, slots[slot]);
+      asks.push_back({slot, 4});
+    }
+    size_t drafted = 0;
+    for (int round = 0; round < 3; ++round) {
+      const std::vector<DraftResult> expected = on_host->propose_batch(asks);
+      const std::vector<DraftResult> got = summarised->propose_batch(asks);
+      for (size_t slot = 0; slot < slots.size(); ++slot) {
+        const std::string where =
+            std::string(edd ? "EDD, " : "") + "round " + std::to_string(round) + ", slot " + std::to_string(slot);
+        ASSERT_FALSE(expected[slot].error) << where;
+        ASSERT_FALSE(got[slot].error) << where;
+        const DraftTree& tree = got[slot].draft;
+        EXPECT_EQ(tree.tokens, expected[slot].draft.tokens) << where;
+        EXPECT_EQ(tree.parents, expected[slot].draft.parents) << where;
+        EXPECT_EQ(tree.q, expected[slot].draft.q) << where;
+        ASSERT_EQ(tree.confidence.size(), expected[slot].draft.confidence.size()) << where;
+        for (size_t i = 0; i < tree.confidence.size(); ++i) {
+          // A cut row's mass is summed where the logits are, in another order.
+          EXPECT_NEAR(tree.confidence[i], expected[slot].draft.confidence[i], 1e-6) << where << ", node " << i;
+        }
+        drafted += expected[slot].draft.tokens.size();
+        const bool first = length[slot] == static_cast<int64_t>(prompt.size());
+        const int64_t rows = expected[slot].draft.tokens.empty() ? 1 : 2;
+        const int64_t from = first ? 0 : length[slot] - 1;
+        const Verdict verdict = first_node_and(expected[slot].draft, static_cast<int32_t>((round * 7 + slot) % 64),
+                                               hidden, from, length[slot] + rows - 1 - from);
+        length[slot] += rows;
+        on_host->advance(slot, verdict);
+        summarised->advance(slot, verdict);
+      }
+    }
+    EXPECT_GT(drafted, 40u) << (edd ? "EDD" : "draft model");
   }
 }
 

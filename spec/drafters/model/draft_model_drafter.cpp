@@ -27,8 +27,9 @@ struct DraftModelSlot : ModelSlot {
 
 class DraftModelDrafter : public ModelDrafter<DraftModelSlot> {
  public:
-  DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options, DraftTruncation cut)
-      : ModelDrafter("drafter", std::move(model), cache_options, cut) {}
+  DraftModelDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options, DraftTruncation cut,
+                    LogitReads reads)
+      : ModelDrafter("drafter", std::move(model), cache_options, cut, reads) {}
 
   void advance(uint64_t slot, const Verdict& verdict) override;
 
@@ -113,8 +114,9 @@ void DraftModelDrafter::advance(uint64_t slot, const Verdict& verdict) {
 }  // namespace
 
 std::unique_ptr<Drafter> make_draft_model_drafter(std::shared_ptr<const models::CausalLM> model,
-                                                  models::KvCacheOptions cache_options, DraftTruncation cut) {
-  return std::make_unique<DraftModelDrafter>(std::move(model), cache_options, cut);
+                                                  models::KvCacheOptions cache_options, DraftTruncation cut,
+                                                  LogitReads reads) {
+  return std::make_unique<DraftModelDrafter>(std::move(model), cache_options, cut, reads);
 }
 
 }  // namespace seed::spec

@@ -24,6 +24,7 @@
 
 #include "models/causal_lm.h"
 #include "spec/api/drafter.h"
+#include "spec/engine/logit_reads.h"
 
 namespace seed::spec {
 
@@ -32,6 +33,7 @@ namespace seed::spec {
 // `cut` applied to each request's sampling (DraftTruncation).
 std::unique_ptr<Drafter> make_draft_model_drafter(std::shared_ptr<const models::CausalLM> model,
                                                   models::KvCacheOptions cache_options = {},
-                                                  DraftTruncation cut = {});
+                                                  DraftTruncation cut = {},
+                                                  LogitReads reads = LogitReads::kAuto);
 
 }  // namespace seed::spec

@@ -10,7 +10,9 @@
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"
 #include "spec/api/verifier.h"
+#include "spec/api/target_rows.h"
 #include "spec/drafters/model/pruned_tree_builder.h"
+#include "spec/engine/logit_summary.h"
 
 namespace seed::spec {
 
@@ -77,6 +79,13 @@ std::vector<int32_t> fixed_children(const float* logits, int64_t vocab, const Dr
   return tokens;
 }
 
+// A frontier node's children, most likely (or first drawn) first, with the
+// draft's confidence in each.
+struct Children {
+  std::vector<int32_t> tokens;
+  std::vector<float> confidence;
+};
+
 }  // namespace
 
 void check_draft_start(const char* drafter, uint64_t slot, const std::vector<int32_t>& tokens,
@@ -118,11 +127,25 @@ class TreeGrowth {
   // Whether level `d` has nodes to draw children for.
   bool open(int d) const { return d < job_.depth && !frontier_.empty(); }
   size_t frontier_size() const { return frontier_.size(); }
+  // Whether its children are top tokens (and a sampled request's race
+  // winner) alone, which a summary of the rows gives (summarised_children);
+  // pruned trees and draws from q read whole rows.
+  bool takes_top_tokens() const { return deterministic_ && !pruned_; }
+  int children_at(int d) const { return job_.settings->k_config[static_cast<size_t>(d)]; }
+  // The distribution the draft's confidence is read from.
+  const SamplingParams& confidence() const { return confidence_; }
+  // The stream of the target's race at level d's position, which a sampled
+  // request's first child wins; none for a greedy request.
+  std::optional<uint64_t> race_at(int d) const {
+    if (job_.settings->sampling.greedy()) return std::nullopt;
+    return target_stream(job_.settings->seed, job_.settings->stream, static_cast<uint32_t>(job_.position + d));
+  }
 
-  // Draws level d's children from `rows` (row f: frontier node f's
-  // context) and moves the frontier to those that expand, forking their
-  // cache sequences; appends their inputs to `feed`.
-  void draw_level(int d, const float* rows, models::KvCache& cache, bool shareable,
+  // Draws level d's children and moves the frontier to those that expand,
+  // forking their cache sequences; appends their inputs to `feed`. From
+  // `rows` (row f: frontier node f's context, in host memory) or, where
+  // given, `chosen` (frontier node f's children: chosen[f]).
+  void draw_level(int d, const float* rows, const Children* chosen, models::KvCache& cache, bool shareable,
                   std::vector<models::SequenceInput>& feed) {
     const int k = job_.settings->k_config[d];
     const bool last_level = d + 1 == job_.depth;
@@ -130,7 +153,7 @@ class TreeGrowth {
     std::vector<Open> next;
     for (size_t f = 0; f < frontier_.size(); ++f) {
       const Open& open = frontier_[f];
-      const float* row = rows + static_cast<int64_t>(f) * vocab_;
+      const float* row = rows != nullptr ? rows + static_cast<int64_t>(f) * vocab_ : nullptr;
       std::vector<int32_t> children;  // node indices, most likely (or first drawn) first
       size_t expanding = last_level ? 0 : static_cast<size_t>(k);
       if (pruned_) {
@@ -140,16 +163,12 @@ class TreeGrowth {
             static_cast<size_t>(pruned_->add_children(open.node, confidence_row_.data(), vocab_, k, !last_level));
         for (int32_t node = first; node < pruned_->size(); ++node) children.push_back(node);
       } else {
-        const uint32_t at = static_cast<uint32_t>(job_.position + d);
-        if (deterministic_) sampling_distribution(row, vocab_, confidence_, confidence_row_.data());
-        const float* race_q = deterministic_ && !job_.settings->sampling.greedy() ? confidence_row_.data() : nullptr;
-        for (const int32_t token :
-             fixed_children(row, vocab_, *job_.settings, truncated_, race_q, open.node, at, k, tree, dense_)) {
+        const Children drawn = chosen != nullptr ? chosen[f] : children_from_row(d, open.node, row);
+        for (size_t c = 0; c < drawn.tokens.size(); ++c) {
           children.push_back(static_cast<int32_t>(tree.tokens.size()));
-          tree.tokens.push_back(token);
+          tree.tokens.push_back(drawn.tokens[c]);
           tree.parents.push_back(open.node);
-          tree.confidence.push_back(deterministic_ ? confidence_row_[static_cast<size_t>(token)]
-                                                   : tree.q[static_cast<size_t>(open.node + 1)].prob(token));
+          tree.confidence.push_back(drawn.confidence[c]);
         }
       }
       for (size_t c = 0; c < std::min(children.size(), expanding); ++c) {
@@ -183,6 +202,21 @@ class TreeGrowth {
   }
 
  private:
+  // The children of `node` at level d from its context's logits `row`.
+  Children children_from_row(int d, int32_t node, const float* row) {
+    const uint32_t at = static_cast<uint32_t>(job_.position + d);
+    if (deterministic_) sampling_distribution(row, vocab_, confidence_, confidence_row_.data());
+    const float* race_q = deterministic_ && !job_.settings->sampling.greedy() ? confidence_row_.data() : nullptr;
+    Children out;
+    out.tokens = fixed_children(row, vocab_, *job_.settings, truncated_, race_q, node, at, children_at(d),
+                                out_.tree, dense_);
+    for (const int32_t token : out.tokens) {
+      out.confidence.push_back(deterministic_ ? confidence_row_[static_cast<size_t>(token)]
+                                              : out_.tree.q[static_cast<size_t>(node + 1)].prob(token));
+    }
+    return out;
+  }
+
   TreeToGrow job_;
   int64_t vocab_;
   bool deterministic_;  // top tokens, not draws from q'
@@ -195,11 +229,72 @@ class TreeGrowth {
   GrownDraft out_;
 };
 
+// Level d's children of every frontier node of the open growths that take
+// top tokens (per growth, per frontier node; empty for the others), from
+// summaries computed where `logits` are (logit_summary.h): per row its top
+// entries and softmax scale, and the race winners of sampled requests drawn
+// there in one batch. Only a winner outside its row's top entries brings
+// that row to the host, for its confidence.
+std::vector<std::vector<Children>> summarised_children(std::vector<TreeGrowth>& growths, int d,
+                                                       const at::Tensor& logits, int64_t vocab) {
+  static const DraftTree kContextOnly;  // one row: the node's context
+  std::vector<std::vector<Children>> children(growths.size());
+  std::vector<SummaryItem> items;
+  std::vector<std::pair<size_t, size_t>> node_of;  // per item: (growth, frontier node)
+  int64_t row = 0;
+  for (size_t g = 0; g < growths.size(); ++g) {
+    TreeGrowth& growth = growths[g];
+    if (!growth.open(d)) continue;
+    const auto frontier = static_cast<int64_t>(growth.frontier_size());
+    if (growth.takes_top_tokens()) {
+      children[g].resize(static_cast<size_t>(frontier));
+      for (int64_t f = 0; f < frontier; ++f) {
+        items.push_back({row + f, &kContextOnly, growth.confidence(), growth.children_at(d)});
+        node_of.emplace_back(g, static_cast<size_t>(f));
+      }
+    }
+    row += frontier;
+  }
+  if (items.empty()) return children;
+  std::vector<LogitSummary> summaries = summarize_logits(logits, items);
+  std::vector<std::vector<int32_t>> top(items.size());  // by logit, as top_tokens orders them
+  for (size_t i = 0; i < items.size(); ++i) {
+    const LogitSummary& s = summaries[i];
+    for (int j = 0; j < std::min(items[i].top, s.top); ++j) top[i].push_back(s.top_logits[static_cast<size_t>(j)].token);
+  }
+  std::vector<TargetRows> rows;
+  rows.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) rows.emplace_back(std::move(summaries[i]), vocab, items[i].sampling);
+  std::vector<TargetRows*> racing;
+  std::vector<FinalDraw> races;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (const std::optional<uint64_t> race = growths[node_of[i].first].race_at(d)) {
+      racing.push_back(&rows[i]);
+      races.push_back({0, Residual{}, 0.0, race});
+    }
+  }
+  std::vector<const FinalDraw*> race_ptrs;
+  for (const FinalDraw& race : races) race_ptrs.push_back(&race);
+  const std::vector<int32_t> winners = draw_final_tokens(racing, race_ptrs);
+  size_t next_winner = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    Children& c = children[node_of[i].first][node_of[i].second];
+    const bool races_here = next_winner < racing.size() && racing[next_winner] == &rows[i];
+    if (races_here) c.tokens.push_back(winners[next_winner++]);
+    for (const int32_t token : top[i]) {
+      if (static_cast<int>(c.tokens.size()) == items[i].top) break;
+      if (!races_here || token != c.tokens.front()) c.tokens.push_back(token);
+    }
+    for (const int32_t token : c.tokens) c.confidence.push_back(rows[i].prob(0, token));
+  }
+  return children;
+}
+
 }  // namespace
 
 std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::KvCache& cache,
                                          const std::vector<TreeToGrow>& trees, at::Tensor logits,
-                                         const DraftTruncation& cut, bool shareable) {
+                                         const DraftTruncation& cut, bool shareable, LogitReads reads) {
   const int64_t vocab = model.config().vocab_size;
   SEED_CHECK(logits.size(0) == static_cast<int64_t>(trees.size()), kInternal)
       << "grow_draft_trees: " << logits.size(0) << " logits rows for " << trees.size() << " trees";
@@ -212,15 +307,24 @@ std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::
   }
   // Level d's rows: the open trees' frontiers, in tree order (the previous
   // level's feed, or the trees' contexts).
+  // Rows on a GPU stay there for the trees that take top tokens: a
+  // summary of each crosses to the host, not its vocabulary of logits.
+  const bool summarise = reads == LogitReads::kDeviceSummary || !logits.device().is_cpu();
   for (int d = 0; d < depth; ++d) {
-    const at::Tensor rows = logits.to(torch::kCPU).contiguous();
-    const float* row = rows.data_ptr<float>();
+    const std::vector<std::vector<Children>> chosen =
+        summarise ? summarised_children(growths, d, logits, vocab) : std::vector<std::vector<Children>>(growths.size());
+    const bool rows_needed = std::any_of(growths.begin(), growths.end(), [&](const TreeGrowth& growth) {
+      return growth.open(d) && !(summarise && growth.takes_top_tokens());
+    });
+    const at::Tensor rows = rows_needed ? logits.to(torch::kCPU).contiguous() : at::Tensor();
+    const float* row = rows_needed ? rows.data_ptr<float>() : nullptr;
     std::vector<models::SequenceInput> feed;
-    for (TreeGrowth& growth : growths) {
+    for (size_t g = 0; g < growths.size(); ++g) {
+      TreeGrowth& growth = growths[g];
       if (!growth.open(d)) continue;
       const size_t drawn_from = growth.frontier_size();
-      growth.draw_level(d, row, cache, shareable, feed);
-      row += static_cast<int64_t>(drawn_from) * vocab;
+      growth.draw_level(d, row, chosen[g].empty() ? nullptr : chosen[g].data(), cache, shareable, feed);
+      if (row != nullptr) row += static_cast<int64_t>(drawn_from) * vocab;
     }
     if (feed.empty()) break;
     logits = model.forward(feed, cache, models::LogitsFor::kLast);

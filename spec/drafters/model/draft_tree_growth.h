@@ -20,6 +20,7 @@
 
 #include "models/causal_lm.h"
 #include "spec/api/drafter.h"
+#include "spec/engine/logit_reads.h"
 
 namespace seed::spec {
 
@@ -55,8 +56,12 @@ struct TreeToGrow {
 // the draft's logits at tree i's context. `shareable`: whether the fed
 // nodes' K/V may be offered to other sequences (SequenceInput::shareable).
 // A tree depends only on its own rows, never on the trees beside it.
+// `reads`: where the trees that take top tokens read their rows (on a GPU,
+// from summaries computed there: logit_reads.h); pruned trees and draws
+// from q copy theirs to the host.
 std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::KvCache& cache,
                                          const std::vector<TreeToGrow>& trees, at::Tensor logits,
-                                         const DraftTruncation& cut, bool shareable);
+                                         const DraftTruncation& cut, bool shareable,
+                                         LogitReads reads = LogitReads::kAuto);
 
 }  // namespace seed::spec

@@ -25,8 +25,9 @@ struct EddSlot : ModelSlot {
 
 class EddDrafter : public ModelDrafter<EddSlot> {
  public:
-  EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options, DraftTruncation cut)
-      : ModelDrafter("EDD drafter", std::move(model), cache_options, cut) {
+  EddDrafter(std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options, DraftTruncation cut,
+             LogitReads reads)
+      : ModelDrafter("EDD drafter", std::move(model), cache_options, cut, reads) {
     SEED_CHECK(model_->config().is_edd(), kInvalidArgument) << "EDD drafter: the model's config names no target layer";
   }
 
@@ -130,8 +131,9 @@ void EddDrafter::advance(uint64_t slot, const Verdict& verdict) {
 }  // namespace
 
 std::unique_ptr<Drafter> make_edd_drafter(std::shared_ptr<const models::CausalLM> model,
-                                          models::KvCacheOptions cache_options, DraftTruncation cut) {
-  return std::make_unique<EddDrafter>(std::move(model), cache_options, cut);
+                                          models::KvCacheOptions cache_options, DraftTruncation cut,
+                                          LogitReads reads) {
+  return std::make_unique<EddDrafter>(std::move(model), cache_options, cut, reads);
 }
 
 }  // namespace seed::spec

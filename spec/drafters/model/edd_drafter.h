@@ -27,6 +27,7 @@
 
 #include "models/causal_lm.h"
 #include "spec/api/drafter.h"
+#include "spec/engine/logit_reads.h"
 
 namespace seed::spec {
 
@@ -38,6 +39,7 @@ namespace seed::spec {
 // sampling (DraftTruncation).
 std::unique_ptr<Drafter> make_edd_drafter(std::shared_ptr<const models::CausalLM> model,
                                           models::KvCacheOptions cache_options = {},
-                                          DraftTruncation cut = {});
+                                          DraftTruncation cut = {},
+                                          LogitReads reads = LogitReads::kAuto);
 
 }  // namespace seed::spec

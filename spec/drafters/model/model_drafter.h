@@ -92,13 +92,15 @@ class ModelDrafter : public SlotDrafter<Slot> {
 
  protected:
   // `name` names the drafter in errors (a literal); sampled drafts are
-  // drawn from, and carry, `cut` applied to each request's sampling. Throws kInvalidArgument
-  // for a tensor-parallel shard: drafters run whole models.
+  // drawn from, and carry, `cut` applied to each request's sampling;
+  // `reads` says where draft rows are read (grow_draft_trees). Throws
+  // kInvalidArgument for a tensor-parallel shard: drafters run whole models.
   ModelDrafter(const char* name, std::shared_ptr<const models::CausalLM> model, models::KvCacheOptions cache_options,
-               DraftTruncation cut)
+               DraftTruncation cut, LogitReads reads)
       : SlotDrafter<Slot>(name),
         model_(std::move(model)),
         cut_(cut),
+        reads_(reads),
         cache_(model_->make_cache(cache_options)),
         stream_(model_->tensor_options().device()) {
     SEED_CHECK(model_->shard().is_whole(), kInvalidArgument)
@@ -145,13 +147,14 @@ class ModelDrafter : public SlotDrafter<Slot> {
   // released.
   std::vector<GrownDraft> grow(const std::vector<Slot*>& slots, const std::vector<TreeToGrow>& trees,
                                const at::Tensor& logits, bool shareable) {
-    std::vector<GrownDraft> grown = grow_draft_trees(*model_, cache_, trees, logits, cut_, shareable);
+    std::vector<GrownDraft> grown = grow_draft_trees(*model_, cache_, trees, logits, cut_, shareable, reads_);
     for (size_t i = 0; i < slots.size(); ++i) slots[i]->forks = std::move(grown[i].forks);
     return grown;
   }
 
   std::shared_ptr<const models::CausalLM> model_;
   DraftTruncation cut_;  // sampled drafts are drawn from, and carry, this cut of q
+  LogitReads reads_;
   models::KvCache cache_;
   models::DeviceStream stream_;
 
