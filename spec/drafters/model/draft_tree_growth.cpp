@@ -307,10 +307,14 @@ std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::
   }
   // Level d's rows: the open trees' frontiers, in tree order (the previous
   // level's feed, or the trees' contexts).
-  // Rows on a GPU stay there for the trees that take top tokens: a
-  // summary of each crosses to the host, not its vocabulary of logits.
-  const bool summarise = reads == LogitReads::kDeviceSummary || !logits.device().is_cpu();
   for (int d = 0; d < depth; ++d) {
+    // Rows on a GPU stay there for the trees that take top tokens: a
+    // summary of each crosses to the host, not its vocabulary of logits.
+    // A summary costs a few dozen kernel launches, a host pass a few
+    // nanoseconds a logit: below kSummarisedLogits the rows cross.
+    constexpr int64_t kSummarisedLogits = int64_t{1} << 16;
+    const bool summarise = reads == LogitReads::kDeviceSummary ||
+                           (!logits.device().is_cpu() && logits.numel() >= kSummarisedLogits);
     const std::vector<std::vector<Children>> chosen =
         summarise ? summarised_children(growths, d, logits, vocab) : std::vector<std::vector<Children>>(growths.size());
     const bool rows_needed = std::any_of(growths.begin(), growths.end(), [&](const TreeGrowth& growth) {

@@ -57,8 +57,8 @@ struct TreeToGrow {
 // nodes' K/V may be offered to other sequences (SequenceInput::shareable).
 // A tree depends only on its own rows, never on the trees beside it.
 // `reads`: where the trees that take top tokens read their rows (on a GPU,
-// from summaries computed there: logit_reads.h); pruned trees and draws
-// from q copy theirs to the host.
+// levels of a real vocabulary from summaries computed there:
+// logit_reads.h); pruned trees and draws from q copy theirs to the host.
 std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::KvCache& cache,
                                          const std::vector<TreeToGrow>& trees, at::Tensor logits,
                                          const DraftTruncation& cut, bool shareable,
