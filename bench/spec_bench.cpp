@@ -196,12 +196,7 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     }
     total.wall_s += s.wall_s;
     total.target_busy_s += s.target_busy_s;
-    total.prefill.prompt_tokens += s.prefill.prompt_tokens;
-    total.prefill.computed_tokens += s.prefill.computed_tokens;
-    total.prefill.verify_rounds += s.prefill.verify_rounds;
-    total.prefill.forward_s += s.prefill.forward_s;
-    total.prefill.host_verify_s += s.prefill.host_verify_s;
-    total.prefill.graph_warm_ups += s.prefill.graph_warm_ups;
+    total.prefill += s.prefill;
     total.draft_s += s.draft_s;
     total.steps += s.steps;
   }

@@ -26,6 +26,7 @@ class HostedSlots {
     forget(m.slot);
     failed_.erase(m.slot);
     spec::Drafter& drafter = drafter_of_(m.drafter);
+    warm_ups_.emplace(&drafter, drafter.graph_warm_ups());  // before its first start warms one up
     hosts_[m.slot] = &drafter;  // before start, so that a failed start is finished
     drafter.start(m.slot, m.tokens, m.settings);
   }
@@ -42,7 +43,9 @@ class HostedSlots {
   }
 
   // The asks' drafts, each drafter's asks side by side (propose_batch); a
-  // slot that failed earlier answers its error, once.
+  // slot that failed earlier answers its error, once. With them, the
+  // drafters' graph warm-ups since the last answer: the starts and
+  // verdicts before this request are part of the time its asker measures.
   wire::ProposalMessage propose(const std::vector<spec::DraftAsk>& asks) {
     wire::ProposalMessage reply;
     reply.items.resize(asks.size());
@@ -83,6 +86,11 @@ class HostedSlots {
         forget(item.slot);
       }
     }
+    for (auto& [drafter, reported] : warm_ups_) {
+      const int64_t now = drafter->graph_warm_ups();
+      reply.graph_warm_ups += now - reported;
+      reported = now;
+    }
     return reply;
   }
 
@@ -104,6 +112,7 @@ class HostedSlots {
   const DrafterOfKind& drafter_of_;
   std::map<uint64_t, spec::Drafter*> hosts_;
   std::map<uint64_t, std::string> failed_;
+  std::map<spec::Drafter*, int64_t> warm_ups_;  // each drafter's graph warm-ups as last answered
 };
 
 }  // namespace

@@ -62,6 +62,7 @@ std::vector<spec::DraftResult> RemoteDrafter::propose_batch(const std::vector<sp
                                     << wire::message_name(message) << " message";
   SEED_CHECK(proposal->items.size() == asks.size(), kCorruption)
       << "draft rank " << rank_ << " answered " << proposal->items.size() << " of " << asks.size() << " drafts asked";
+  graph_warm_ups_ += proposal->graph_warm_ups;
   std::vector<spec::DraftResult> results(asks.size());
   for (size_t i = 0; i < asks.size(); ++i) {
     wire::ProposalMessage::Item& item = proposal->items[i];

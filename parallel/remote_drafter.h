@@ -24,6 +24,7 @@
 // Not thread-safe (the Drafter contract): one caller at a time.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -51,6 +52,8 @@ class RemoteDrafter final : public spec::Drafter {
   void advance(uint64_t slot, const spec::Verdict& verdict) override;
   void finish(uint64_t slot) override;
   bool drafts_here() const override { return false; }
+  // The rank's, as its answers report them.
+  int64_t graph_warm_ups() const override { return graph_warm_ups_; }
 
   int rank() const { return rank_; }
 
@@ -71,6 +74,7 @@ class RemoteDrafter final : public spec::Drafter {
   spec::DrafterKind drafter_;
   std::vector<int> peers_;
   std::map<uint64_t, Taught> taught_;  // slot -> its lesson state; only with peers
+  std::atomic<int64_t> graph_warm_ups_{0};
 };
 
 }  // namespace seed::parallel

@@ -90,15 +90,7 @@ std::vector<spec::Verdict> RemoteTarget::verify(const std::vector<spec::VerifyIt
     s.pending = 1;
     out.push_back(std::move(v.verdict));
   }
-  const spec::PrefillStats& added = verdicts->prefill;
-  prefill_.prompt_tokens += added.prompt_tokens;
-  prefill_.computed_tokens += added.computed_tokens;
-  prefill_.evicted_blocks += added.evicted_blocks;
-  prefill_.verify_rounds += added.verify_rounds;
-  prefill_.forward_s += added.forward_s;
-  prefill_.host_verify_s += added.host_verify_s;
-  prefill_.kv_peak_bytes = added.kv_peak_bytes;
-  prefill_.kv_live_bytes = added.kv_live_bytes;
+  prefill_ += verdicts->prefill;
   return out;
 }
 

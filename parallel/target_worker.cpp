@@ -37,13 +37,7 @@ wire::Message verify(TpLeaderTarget& target, const wire::VerifyMessage& request,
     // What the starts and verifies since the last reply added: the
     // coordinator's engines come and go while this target's counters live on.
     const spec::PrefillStats now = target.prefill_stats();
-    reply.prefill = now;
-    reply.prefill.prompt_tokens -= reported.prompt_tokens;
-    reply.prefill.computed_tokens -= reported.computed_tokens;
-    reply.prefill.evicted_blocks -= reported.evicted_blocks;
-    reply.prefill.verify_rounds -= reported.verify_rounds;
-    reply.prefill.forward_s -= reported.forward_s;
-    reply.prefill.host_verify_s -= reported.host_verify_s;
+    reply.prefill = now.since(reported);
     reported = now;
     return reply;
   } catch (const std::exception& e) {

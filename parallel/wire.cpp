@@ -287,6 +287,13 @@ spec::DrafterKind get_drafter_kind(Reader& r) {
   return spec::kDrafterKinds[drafter];
 }
 
+// A count of events, never negative.
+int64_t get_count(Reader& r, const char* field) {
+  const int64_t count = r.get<int64_t>(field);
+  if (count < 0) detail::Raiser() & r.fail() << field << " is " << count << ", a negative count";
+  return count;
+}
+
 void put_verdict(Writer& w, const spec::Verdict& v) {
   w.put_array(v.accepted, "accepted");
   w.put(v.bonus);
@@ -369,6 +376,7 @@ struct Encoder {
         put_draft(w, item.draft);
       }
     }
+    w.put(m.graph_warm_ups);
   }
   void operator()(const VerdictMessage& m) {
     w.put(m.slot);
@@ -393,6 +401,7 @@ struct Encoder {
     w.put(m.prefill.verify_rounds);
     w.put(m.prefill.forward_s);
     w.put(m.prefill.host_verify_s);
+    w.put(m.prefill.graph_warm_ups);
   }
   void operator()(const UsageRequestMessage&) {}
   void operator()(const LessonMessage& m) { put_lesson(w, m.drafter, m.lesson); }
@@ -465,6 +474,7 @@ Message decode_body(Type type, Reader& r) {
         }
         m.items.push_back(std::move(item));
       }
+      m.graph_warm_ups = get_count(r, "graph_warm_ups");
       return m;
     }
     case Type::kVerdict: {
@@ -510,6 +520,7 @@ Message decode_body(Type type, Reader& r) {
       m.prefill.verify_rounds = r.get<int64_t>("verify_rounds");
       m.prefill.forward_s = r.get<double>("forward_s");
       m.prefill.host_verify_s = r.get<double>("host_verify_s");
+      m.prefill.graph_warm_ups = get_count(r, "graph_warm_ups");
       return m;
     }
     case Type::kUsageRequest: return UsageRequestMessage{};

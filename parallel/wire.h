@@ -17,7 +17,9 @@
 //              these slots' drafts now, side by side
 //   proposal   count u32, then count x (slot u64, status u8, then status 0:
 //              a draft; 1: error text [u8], why the slot's drafter failed):
-//              a draft message's answer, ask for ask
+//              a draft message's answer, ask for ask; then graph_warm_ups
+//              i64 (the rank's draft forwards that warmed up a CUDA graph
+//              while drafting them)
 //   a draft    tokens [i32], parents [i32], flags u8 (1 deterministic,
 //              2 without replacement), then q rows as (ids [i32], probs
 //              [f32]) pairs, confidence [f32]
@@ -29,7 +31,7 @@
 //              message's answer, in its item order, then the target's
 //              counters since the last (prompt_tokens, computed_tokens,
 //              kv_peak_bytes, kv_live_bytes, evicted_blocks, verify_rounds:
-//              i64; forward_s, host_verify_s: f64)
+//              i64; forward_s, host_verify_s: f64; graph_warm_ups: i64)
 //   finish     slot u64                          (finished or cancelled)
 //   shutdown   (empty)
 //   error      text [u8]                         (a rank's fatal error)
@@ -78,8 +80,9 @@ namespace seed::parallel::wire {
 // pruned trees in start messages, the target's hidden states in verdicts,
 // the draft's confidences in proposals; 8: q rows only by their support;
 // 9: draft and proposal messages for several slots; 10: whether sampled
-// requests draw their drafts (DraftSettings::sample_drafts)
-constexpr uint16_t kVersion = 10;
+// requests draw their drafts (DraftSettings::sample_drafts); 11: the
+// forwards that warmed up a CUDA graph, in verdicts and proposals
+constexpr uint16_t kVersion = 11;
 
 struct StartMessage {
   uint64_t slot = 0;
@@ -102,6 +105,10 @@ struct ProposalMessage {
     std::optional<std::string> error;  // why the slot's drafter failed
   };
   std::vector<Item> items;  // a draft message's asks, in order
+  // The rank's draft forwards that warmed up a CUDA graph while drafting
+  // these (spec::Drafter::graph_warm_ups): their time is no measure of a
+  // draft's.
+  int64_t graph_warm_ups = 0;
 };
 struct VerdictMessage {
   uint64_t slot = 0;
@@ -113,8 +120,9 @@ struct VerifyMessage {
 };
 struct VerdictsMessage {
   std::vector<VerdictMessage> items;
-  // The prompt, computed and evicted counts added since the last
-  // VerdictsMessage; the KV cache's bytes now.
+  // The prompt, computed and evicted counts, the verify rounds, their
+  // times and graph warm-ups added since the last VerdictsMessage; the KV
+  // cache's bytes now.
   spec::PrefillStats prefill;
 };
 struct FinishMessage {

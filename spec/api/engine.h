@@ -112,6 +112,13 @@ struct PrefillStats {
   // one (models::ForwardGraphs::warm_ups): an operation across one is no
   // measure of the others, so the engine's policies do not time it.
   int64_t graph_warm_ups = 0;
+
+  // The counts and times added since `earlier`, a snapshot of the same
+  // target; the KV cache's bytes as they are in this one.
+  PrefillStats since(const PrefillStats& earlier) const;
+  // Adds `added`'s counts and times; the KV cache's bytes become its (they
+  // are levels, not counts).
+  PrefillStats& operator+=(const PrefillStats& added);
 };
 
 // Step-level speculation (spec/lookahead/lookahead_engine.h): drafted

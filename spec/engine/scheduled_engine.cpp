@@ -383,15 +383,7 @@ void ScheduledEngine::account(double seconds, const std::vector<Sequence*>& veri
 }
 
 void ScheduledEngine::note_prefill(const PrefillStats& after) {
-  stats_.prefill.prompt_tokens = after.prompt_tokens - prefill_base_.prompt_tokens;
-  stats_.prefill.computed_tokens = after.computed_tokens - prefill_base_.computed_tokens;
-  stats_.prefill.evicted_blocks = after.evicted_blocks - prefill_base_.evicted_blocks;
-  stats_.prefill.verify_rounds = after.verify_rounds - prefill_base_.verify_rounds;
-  stats_.prefill.forward_s = after.forward_s - prefill_base_.forward_s;
-  stats_.prefill.host_verify_s = after.host_verify_s - prefill_base_.host_verify_s;
-  stats_.prefill.graph_warm_ups = after.graph_warm_ups - prefill_base_.graph_warm_ups;
-  stats_.prefill.kv_peak_bytes = after.kv_peak_bytes;
-  stats_.prefill.kv_live_bytes = after.kv_live_bytes;
+  stats_.prefill = after.since(prefill_base_);
   target_prefill_ = after;
 }
 

@@ -11,14 +11,17 @@
 //   - a draft rank that stops answering mid-run is noticed within the rank
 //     timeout, reported by rank, and the run still completes every request
 //     with the single-process tokens;
-//   - a draft rank drafts the slots of one draft message side by side, and
-//     a slot whose drafter failed there fails alone;
+//   - a draft rank drafts the slots of one draft message side by side, a
+//     slot whose drafter failed there fails alone, and its answer carries
+//     its drafters' CUDA graph warm-ups;
 //   - an idle draft rank sleeps: its CPU time is a small part of its wait.
 // Every rank writes the same tiny random models to its own temp folder.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <thread>
@@ -347,7 +350,9 @@ TEST_F(DistributedEngineTest, DISABLED_ADraftRankThatDiesIsReportedAndTheRunComp
 }
 
 // A drafter over the draft model whose start fails for one slot and whose
-// proposals fail for another; it notes how many asks each batch holds.
+// proposals fail for another; it notes how many asks each batch holds, and
+// it reports a CUDA graph warm-up for each start and two for each batch,
+// as a model on a GPU meeting new shapes would.
 class FaultyDrafter final : public spec::Drafter {
  public:
   FaultyDrafter(std::unique_ptr<spec::Drafter> inner, uint64_t bad_start, uint64_t bad_draft)
@@ -355,10 +360,12 @@ class FaultyDrafter final : public spec::Drafter {
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) override {
     SEED_CHECK(slot != bad_start_, kInvalidArgument) << "slot " << slot << " cannot start";
     inner_->start(slot, tokens, settings);
+    warm_ups_ += 1;
   }
   spec::DraftTree propose(uint64_t slot, int max_depth) override { return inner_->propose(slot, max_depth); }
   std::vector<spec::DraftResult> propose_batch(const std::vector<spec::DraftAsk>& asks) override {
     batches.push_back(asks.size());
+    warm_ups_ += 2;
     std::vector<spec::DraftResult> results = inner_->propose_batch(asks);
     for (size_t i = 0; i < asks.size(); ++i) {
       if (asks[i].slot != bad_draft_) continue;
@@ -369,15 +376,19 @@ class FaultyDrafter final : public spec::Drafter {
   }
   void advance(uint64_t slot, const spec::Verdict& verdict) override { inner_->advance(slot, verdict); }
   void finish(uint64_t slot) override { inner_->finish(slot); }
+  int64_t graph_warm_ups() const override { return warm_ups_; }
 
   std::vector<size_t> batches;
 
  private:
   std::unique_ptr<spec::Drafter> inner_;
   uint64_t bad_start_, bad_draft_;
+  std::atomic<int64_t> warm_ups_{0};
 };
 
 TEST_F(DistributedEngineTest, ADraftMessagesSlotsAreDraftedSideBySideAndAFailedSlotFailsAlone) {
+  // The answer also carries the rank's graph warm-ups since its last one:
+  // those of the three starts that ran before it, and the batch's two.
   constexpr uint64_t kBadStart = 2, kBadDraft = 4;
   const auto draft_model = [] { return spec::make_draft_model_drafter(models::CausalLM::load(models_->draft)); };
   if (!coordinator()) {
@@ -415,6 +426,7 @@ TEST_F(DistributedEngineTest, ADraftMessagesSlotsAreDraftedSideBySideAndAFailedS
                              {on_rank, "slot 2 cannot start"}));
     EXPECT_TRUE(throws_error([&] { std::rethrow_exception(results[3].error); }, ErrorKind::kInternal,
                              {on_rank, "slot has no draft"}));
+    EXPECT_EQ(remote.graph_warm_ups(), 3 + 2);
     loop.send_last(rank, draft_request_tag(rank), wire::encode(wire::ShutdownMessage{}), kRankTimeout);
   }
 }

@@ -85,14 +85,16 @@ std::vector<Message> one_of_each() {
           pruned_start,
           drawing_start,
           DraftMessage{{{7, 4}, {9, 0}}},
-          ProposalMessage{{{7, sample_tree(), std::nullopt}, {9, {}, "rank 2: slot 9 was not started"}, {8, chain, std::nullopt}}},
+          ProposalMessage{{{7, sample_tree(), std::nullopt}, {9, {}, "rank 2: slot 9 was not started"}, {8, chain, std::nullopt}},
+                          3},
           VerdictMessage{7, verdict},
           VerdictMessage{8, edd_verdict},
           FinishMessage{7},
           ShutdownMessage{},
           ErrorMessage{"rank 2: out of memory"},
           VerifyMessage{{SlotDraft{7, sample_tree()}, SlotDraft{8, chain}}, 10},
-          VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}, {}}}}, {120, 40, 4096, 1024, 3}},
+          VerdictsMessage{{VerdictMessage{7, verdict}, VerdictMessage{8, spec::Verdict{{}, 5, {5}, {}}}},
+                          {120, 40, 4096, 1024, 3, 9, 0.25, 0.125, 2}},
           UsageRequestMessage{},
           UsageMessage{{RankUsage{1, 2.5, 10.0, 3.25}, RankUsage{2, 0.5, 9.75, 0.125}}},
           LessonMessage{spec::DrafterKind::kStand, spec::Lesson{99, {8, 1, 5, 9}, {4, 3, 17}, verdict.target_top}}};
@@ -146,6 +148,7 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
         EXPECT_EQ(g.items[i].draft.q, m->items[i].draft.q);
         EXPECT_EQ(g.items[i].draft.confidence, m->items[i].draft.confidence);
       }
+      EXPECT_EQ(g.graph_warm_ups, m->graph_warm_ups);
     } else if (auto* m = std::get_if<VerdictMessage>(&sent)) {
       const auto& g = std::get<VerdictMessage>(got);
       EXPECT_EQ(g.slot, m->slot);
@@ -188,6 +191,10 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
       EXPECT_EQ(g.prefill.kv_peak_bytes, m->prefill.kv_peak_bytes);
       EXPECT_EQ(g.prefill.kv_live_bytes, m->prefill.kv_live_bytes);
       EXPECT_EQ(g.prefill.evicted_blocks, m->prefill.evicted_blocks);
+      EXPECT_EQ(g.prefill.verify_rounds, m->prefill.verify_rounds);
+      EXPECT_EQ(g.prefill.forward_s, m->prefill.forward_s);
+      EXPECT_EQ(g.prefill.host_verify_s, m->prefill.host_verify_s);
+      EXPECT_EQ(g.prefill.graph_warm_ups, m->prefill.graph_warm_ups);
     } else if (auto* m = std::get_if<LessonMessage>(&sent)) {
       const auto& g = std::get<LessonMessage>(got);
       EXPECT_EQ(g.drafter, m->drafter);
@@ -216,8 +223,9 @@ TEST(Wire, ProposalCarriesExactlyTheRowsOfContextsWithChildren) {
   const spec::DraftTree sent = sample_tree();
   const std::vector<uint8_t> bytes = encode(proposal(7, sent));
   // tokens 4 + 16, parents 16, flags 1, then rows 0, 1 and 3 as (count 4,
-  // ids, as many probs), confidences 4 (none): no vocabulary.
-  EXPECT_EQ(bytes.size(), kDraftAt + 20 + 16 + 1 + (4 + 3 * 8) + (4 + 2 * 8) + (4 + 1 * 8) + 4);
+  // ids, as many probs), confidences 4 (none): no vocabulary; then the
+  // rank's graph warm-ups 8.
+  EXPECT_EQ(bytes.size(), kDraftAt + 20 + 16 + 1 + (4 + 3 * 8) + (4 + 2 * 8) + (4 + 1 * 8) + 4 + 8);
   const auto got = std::get<ProposalMessage>(decode(bytes, kSender));
   ASSERT_EQ(got.items.size(), 1u);
   EXPECT_EQ(got.items[0].slot, 7u);
@@ -237,7 +245,7 @@ TEST(Wire, LargeIdsTravelWithTheWithoutReplacementFlag) {
   sent.without_replacement = true;
   sent.q = {{{7, 128000, 11}, {0.5f, 0.25f, 0.25f}}, {{3}, {1.0f}}, {}, {}};
   const std::vector<uint8_t> bytes = encode(proposal(5, sent));
-  EXPECT_EQ(bytes.size(), kDraftAt + 16 + 12 + 1 + (4 + 3 * 8) + (4 + 1 * 8) + 4);
+  EXPECT_EQ(bytes.size(), kDraftAt + 16 + 12 + 1 + (4 + 3 * 8) + (4 + 1 * 8) + 4 + 8);
   const spec::DraftTree got = draft_of(decode(bytes, kSender));
   EXPECT_TRUE(got.without_replacement);
   EXPECT_FALSE(got.deterministic);
@@ -261,6 +269,20 @@ TEST(Wire, BadQRowsAreRejectedNamingTheSender) {
   EXPECT_TRUE(rejected(proposal_with(kDraftAt + 4 + 4, int32_t{3}), "node 1's token 3 has no probability in q row 0"));
   // A count larger than the bytes left.
   EXPECT_TRUE(rejected(proposal_with(kRow0, uint32_t{1} << 30), "truncated"));
+}
+
+TEST(Wire, NegativeWarmUpCountsAreRejectedNamingTheSender) {
+  // Both messages end with their graph warm-ups.
+  const std::vector<Message> counted = {ProposalMessage{{{7, sample_tree(), std::nullopt}}, 2},
+                                        VerdictsMessage{{}, {10, 10, 0, 0, 0, 1, 0.5, 0.25, 2}}};
+  for (const Message& sent : counted) {
+    std::vector<uint8_t> bytes = encode(sent);
+    const int64_t negative = -2;
+    std::memcpy(bytes.data() + bytes.size() - sizeof(negative), &negative, sizeof(negative));
+    EXPECT_TRUE(throws_error([&] { decode(bytes, kSender); }, ErrorKind::kCorruption,
+                             {std::string(message_name(sent)) + " message from rank 3",
+                              "graph_warm_ups is -2, a negative count"}));
+  }
 }
 
 TEST(Wire, DeterministicAndEmptyDraftsRoundTrip) {
