@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+#include <omp.h>
 
 #include "bench/forward_bench.h"
 #include "bench/resident_memory.h"
 #include "models/causal_lm.h"
+#include "models/device_memory.h"
 #include "models/base/error.h"
 #include "models/base/median.h"
 #include "spec/engine/engine_factory.h"
@@ -72,20 +76,31 @@ Workload make_workload(const SpecBenchOptions& o, int n, float temperature, int 
   return w;
 }
 
-// The ranks' figures between two samples: busy fractions of the ranks in
-// both, messages and bytes per token.
-void add_rank_figures(const RanksSample& before, const RanksSample& after, int64_t tokens, SpecBenchRow& row) {
-  const double bytes = static_cast<double>(after.bytes - before.bytes);
-  if (row.drafted_tokens > 0) row.wire_bytes_per_drafted_token = bytes / static_cast<double>(row.drafted_tokens);
+// Adds to `total` what the ranks in both samples did between them.
+void add_ranks_between(const RanksSample& before, const RanksSample& after, RanksSample& total) {
+  total.messages += after.messages - before.messages;
+  total.bytes += after.bytes - before.bytes;
   for (const RankTime& a : after.ranks) {
-    for (const RankTime& b : before.ranks) {
-      if (b.rank != a.rank) continue;
-      const double wall = a.wall_s - b.wall_s;
-      row.rank_busy.push_back({a.rank, a.role, wall > 0 ? (a.busy_s - b.busy_s) / wall : 0.0});
-    }
+    const auto same_rank = [&](const RankTime& t) { return t.rank == a.rank; };
+    const auto b = std::find_if(before.ranks.begin(), before.ranks.end(), same_rank);
+    if (b == before.ranks.end()) continue;
+    auto sum = std::find_if(total.ranks.begin(), total.ranks.end(), same_rank);
+    if (sum == total.ranks.end()) sum = total.ranks.insert(total.ranks.end(), RankTime{a.rank, a.role, 0, 0});
+    sum->busy_s += a.busy_s - b->busy_s;
+    sum->wall_s += a.wall_s - b->wall_s;
+  }
+}
+
+// The ranks' figures over a row's repeats (`during`: what they did then):
+// busy fractions, messages and bytes per token.
+void add_rank_figures(const RanksSample& during, int64_t tokens, SpecBenchRow& row) {
+  const double bytes = static_cast<double>(during.bytes);
+  if (row.drafted_tokens > 0) row.wire_bytes_per_drafted_token = bytes / static_cast<double>(row.drafted_tokens);
+  for (const RankTime& r : during.ranks) {
+    row.rank_busy.push_back({r.rank, r.role, r.wall_s > 0 ? r.busy_s / r.wall_s : 0.0});
   }
   if (tokens > 0) {
-    row.messages_per_token = static_cast<double>(after.messages - before.messages) / static_cast<double>(tokens);
+    row.messages_per_token = static_cast<double>(during.messages) / static_cast<double>(tokens);
     row.bytes_per_token = bytes / static_cast<double>(tokens);
   }
 }
@@ -121,15 +136,34 @@ std::string lookahead_label(const spec::LookaheadSettings& lookahead) {
   return label;
 }
 
-SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std::string& drafter,
-                     const std::string& draft, const std::string& tree, int n, float temperature) {
+// What a group's row runs: its engine, drafter, draft folder and tree.
+struct RowSpec {
+  spec::EngineKind kind;
+  std::string drafter, draft, tree;
+};
+
+// A row being measured: its engine, built and warmed up, and what its
+// repeats have measured so far.
+struct RowRun {
+  SpecBenchRow row;
+  std::unique_ptr<spec::Engine> engine;
+  int threads = 0;  // the target's threads the row was planned with
+  bool chain = false;  // a chain of draft_length every round: tau_max applies
+  std::vector<double> all, thought, evaluation;  // tokens/s of each repeat
+  spec::EngineStats total;
+  RanksSample ranks;  // what the ranks did during the repeats
+};
+
+RowRun start_row(const SpecBenchOptions& o, const RowSpec& spec, int n, float temperature) {
+  const spec::EngineKind kind = spec.kind;
+  const std::string& tree = spec.tree;
   spec::EngineOptions eo;
   eo.engine = kind;
   eo.target = o.target;
-  eo.draft = draft;
+  eo.draft = spec.draft;
   eo.device = o.device;
   eo.draft_length = o.draft_length;
-  if (kind.drafts()) eo.drafter = spec::DrafterKind::parse(drafter);
+  if (kind.drafts()) eo.drafter = spec::DrafterKind::parse(spec.drafter);
   eo.trigrams = o.trigrams;
   if (tree == spec::kPrunedTree) {
     eo.tree = spec::kPrunedTree;
@@ -146,74 +180,90 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
     eo.lookahead = o.lookahead;
     eo.step_verifier = o.step_verifier;
   }
-  SpecBenchRow row;
+  RowRun run;
+  SpecBenchRow& row = run.row;
   if (o.plan_threads) {
     row.threads = o.plan_threads(eo, n);
   } else {
     eo.drafters = n;  // one drafter per sequence, as in the paper
   }
-  std::unique_ptr<spec::Engine> engine = o.make_engine ? o.make_engine(eo) : spec::make_engine(eo);
+  run.engine = o.make_engine ? o.make_engine(eo) : spec::make_engine(eo);
+  run.threads = omp_get_max_threads();  // as planned, and as the engine left it (step speculation takes one)
   // Warm-up: thread pools, the RoPE table, the KV-cache pools.
   const Workload warm = make_workload(o, n, temperature, 0, 0);
-  engine->generate(warm.thoughts);
+  run.engine->generate(warm.thoughts);
 
   row.engine = kind.name();
   if (kind.drafts()) {
-    row.drafter = drafter;
+    row.drafter = spec.drafter;
     if (eo.drafter.needs_draft_model()) {
-      row.draft = std::filesystem::path(draft).filename().string();
-      if (models::ModelConfig::from_file((std::filesystem::path(draft) / "config.json").string()).is_edd()) {
+      row.draft = std::filesystem::path(spec.draft).filename().string();
+      if (models::ModelConfig::from_file((std::filesystem::path(spec.draft) / "config.json").string()).is_edd()) {
         row.drafter = "edd";
       }
     }
     row.tree = tree_label(o, kind, eo);
-    row.pct_threshold = engine->draft_plan().pct_expand;
+    row.pct_threshold = run.engine->draft_plan().pct_expand;
   }
+  if (eo.lookahead) row.lookahead = lookahead_label(*eo.lookahead);
   row.trajectories = best_of_n(o) ? n : 0;
   row.n = n;
   row.temperature = temperature;
-  std::vector<double> all, thought, evaluation;
-  spec::EngineStats total;
+  run.chain = kind.drafts() && !kind.tree_drafts() && (tree == kFixedChain || tree == kSampledDrafts);
+  return run;
+}
+
+// Repeat `r` of a started row.
+void run_repeat(const SpecBenchOptions& o, RowRun& run, int r) {
+  // The row's threads, as this thread's OpenMP team: at::set_num_threads
+  // rebuilds ATen's pools, and on a 2-core VM the repeat after it ran
+  // about a fifth slower.
+  if (omp_get_max_threads() != run.threads) omp_set_num_threads(run.threads);
+  const Workload w = make_workload(o, run.row.n, run.row.temperature, r, static_cast<uint64_t>(r) + 1);
   const RanksSample ranks_before = o.sample_ranks ? o.sample_ranks() : RanksSample{};
-  for (int r = 0; r < o.repeats; ++r) {
-    const Workload w = make_workload(o, n, temperature, r, static_cast<uint64_t>(r) + 1);
-    engine->reset_stats();
-    engine->generate(w.thoughts);
-    const spec::EngineStats after_thoughts = engine->stats();
-    if (!w.evaluations.empty()) engine->generate(w.evaluations);
-    const spec::EngineStats s = engine->stats();
-    all.push_back(s.tokens_per_s());
-    thought.push_back(tokens_per_s(after_thoughts.thought, after_thoughts.wall_s));
-    evaluation.push_back(tokens_per_s(s.evaluation, s.wall_s - after_thoughts.wall_s));
-    total.generated_tokens += s.generated_tokens;
-    total.target_forwards += s.target_forwards;
-    total.drafted_tokens += s.drafted_tokens;
-    total.accepted_tokens += s.accepted_tokens;
-    total.rejections += s.rejections;
-    for (auto [into, from] : {std::pair{&total.thought, &s.thought}, std::pair{&total.evaluation, &s.evaluation}}) {
-      into->generated_tokens += from->generated_tokens;
-      into->target_forwards += from->target_forwards;
-    }
-    total.wall_s += s.wall_s;
-    total.target_busy_s += s.target_busy_s;
-    total.prefill += s.prefill;
-    total.draft_s += s.draft_s;
-    total.steps += s.steps;
+  spec::Engine& engine = *run.engine;
+  engine.reset_stats();
+  engine.generate(w.thoughts);
+  const spec::EngineStats after_thoughts = engine.stats();
+  if (!w.evaluations.empty()) engine.generate(w.evaluations);
+  const spec::EngineStats s = engine.stats();
+  if (o.sample_ranks) add_ranks_between(ranks_before, o.sample_ranks(), run.ranks);
+  run.all.push_back(s.tokens_per_s());
+  run.thought.push_back(tokens_per_s(after_thoughts.thought, after_thoughts.wall_s));
+  run.evaluation.push_back(tokens_per_s(s.evaluation, s.wall_s - after_thoughts.wall_s));
+  spec::EngineStats& total = run.total;
+  total.generated_tokens += s.generated_tokens;
+  total.target_forwards += s.target_forwards;
+  total.drafted_tokens += s.drafted_tokens;
+  total.accepted_tokens += s.accepted_tokens;
+  total.rejections += s.rejections;
+  for (auto [into, from] : {std::pair{&total.thought, &s.thought}, std::pair{&total.evaluation, &s.evaluation}}) {
+    into->generated_tokens += from->generated_tokens;
+    into->target_forwards += from->target_forwards;
   }
-  if (eo.lookahead) {
-    row.lookahead = lookahead_label(*eo.lookahead);
+  total.wall_s += s.wall_s;
+  total.target_busy_s += s.target_busy_s;
+  total.prefill += s.prefill;
+  total.draft_s += s.draft_s;
+  total.steps += s.steps;
+}
+
+// The row's figures once its repeats ran; frees its engine.
+SpecBenchRow finish_row(const SpecBenchOptions& o, RowRun& run) {
+  run.engine.reset();
+  SpecBenchRow row = std::move(run.row);
+  const spec::EngineStats& total = run.total;
+  if (!row.lookahead.empty()) {
     row.step_acceptance = total.steps.acceptance();
     row.steps_per_round = total.steps.steps_per_round();
   }
-  row.tokens_per_s = median(all);
-  row.thought_tokens_per_s = median(thought);
-  row.evaluation_tokens_per_s = median(evaluation);
+  row.tokens_per_s = median(run.all);
+  row.thought_tokens_per_s = median(run.thought);
+  row.evaluation_tokens_per_s = median(run.evaluation);
+  row.repeat_tokens_per_s = run.all;
   row.alpha = total.alpha();
   row.tau = total.tau();
-  if (kind.drafts() && !kind.tree_drafts() && tree != spec::kPrunedTree && total.drafted_tokens > 0 &&
-      (tree == kFixedChain || tree == kSampledDrafts)) {  // a chain of draft_length
-    row.tau_max = spec::tau_max(row.alpha, o.draft_length);
-  }
+  if (run.chain && total.drafted_tokens > 0) row.tau_max = spec::tau_max(row.alpha, o.draft_length);
   row.target_busy = total.target_busy();
   row.tokens = total.generated_tokens;
   row.prompt_tokens = total.prefill.prompt_tokens;
@@ -228,8 +278,99 @@ SpecBenchRow run_row(const SpecBenchOptions& o, spec::EngineKind kind, const std
   row.graph_warm_ups = total.prefill.graph_warm_ups;
   row.resident_bytes = peak_resident_bytes();
   if (row.tokens > 0) row.draft_ms_per_token = 1e3 * total.draft_s / static_cast<double>(row.tokens);
-  if (o.sample_ranks) add_rank_figures(ranks_before, o.sample_ranks(), row.tokens, row);
+  if (o.sample_ranks) add_rank_figures(run.ranks, row.tokens, row);
   return row;
+}
+
+// Bytes of the weight files in a model folder.
+int64_t folder_weight_bytes(const std::string& folder) {
+  int64_t bytes = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".safetensors" || ext == ".bin") bytes += static_cast<int64_t>(entry.file_size(error));
+  }
+  return bytes;
+}
+
+// The weights the rows' engines load: each its target's, and its draft
+// model's where it drafts with one.
+int64_t engines_weight_bytes(const SpecBenchOptions& o, const std::vector<RowSpec>& specs) {
+  int64_t bytes = 0;
+  for (const RowSpec& spec : specs) {
+    bytes += folder_weight_bytes(o.target);
+    if (spec.kind.drafts() && spec::DrafterKind::parse(spec.drafter).needs_draft_model()) {
+      bytes += folder_weight_bytes(spec.draft);
+    }
+  }
+  return bytes;
+}
+
+// The rows of a group (n, temperature), in the table's order.
+std::vector<RowSpec> group_rows(const SpecBenchOptions& o, const std::vector<spec::EngineKind>& kinds,
+                                float temperature) {
+  std::vector<RowSpec> specs;
+  for (const spec::EngineKind kind : kinds) {
+    for (const std::string& drafter : kind.drafts() ? o.drafters : std::vector<std::string>{""}) {
+      const bool model = kind.drafts() && spec::DrafterKind::parse(drafter).needs_draft_model();
+      for (const std::string& draft : model ? o.drafts : std::vector<std::string>{o.drafts.front()}) {
+        for (const std::string& tree : kind.drafts() ? o.trees : std::vector<std::string>{""}) {
+          // Pruned trees need a drafter with probabilities.
+          if (tree == spec::kPrunedTree && !model) continue;
+          if (tree == kFixedChain && kind.tree_drafts()) continue;  // not a chain
+          // Drawn drafts need a distribution to draw from, and a temperature.
+          if (tree == kSampledDrafts &&
+              (temperature <= 0 || !spec::DrafterKind::parse(drafter).has_draft_distribution())) {
+            continue;
+          }
+          specs.push_back({kind, drafter, draft, tree});
+        }
+      }
+    }
+  }
+  return specs;
+}
+
+// The median over repeats of `row`'s tokens/s over `base`'s in the same
+// repeat (rows side by side run their repeats in turns, so a pair ran
+// close together in time); 0 without a base.
+double paired_speedup(const SpecBenchRow& row, const SpecBenchRow* base) {
+  if (base == nullptr) return 0;
+  std::vector<double> ratios;
+  for (size_t r = 0; r < row.repeat_tokens_per_s.size() && r < base->repeat_tokens_per_s.size(); ++r) {
+    if (base->repeat_tokens_per_s[r] > 0) ratios.push_back(row.repeat_tokens_per_s[r] / base->repeat_tokens_per_s[r]);
+  }
+  return ratios.empty() ? 0 : median(ratios);
+}
+
+// Runs a group's rows: side by side, their repeats in turns, where their
+// engines' weights fit in the device's memory together; else one row after
+// another.
+std::vector<SpecBenchRow> run_group(const SpecBenchOptions& o, const std::vector<RowSpec>& specs, int n,
+                                    float temperature) {
+  const int64_t budget =
+      o.side_by_side_bytes > 0 ? o.side_by_side_bytes : models::free_memory_bytes(c10::Device(o.device)) / 2;
+  std::vector<SpecBenchRow> rows;
+  if (engines_weight_bytes(o, specs) > budget) {
+    if (specs.size() > 1) {
+      spdlog::info("bench spec: n = {}, T = {}: the {} engines' weights would not fit in memory together; their "
+                   "rows run one after another",
+                   n, temperature, specs.size());
+    }
+    for (const RowSpec& spec : specs) {
+      RowRun run = start_row(o, spec, n, temperature);
+      for (int r = 0; r < o.repeats; ++r) run_repeat(o, run, r);
+      rows.push_back(finish_row(o, run));
+    }
+    return rows;
+  }
+  std::vector<RowRun> runs;
+  for (const RowSpec& spec : specs) runs.push_back(start_row(o, spec, n, temperature));
+  for (int r = 0; r < o.repeats; ++r) {
+    for (RowRun& run : runs) run_repeat(o, run, r);
+  }
+  for (RowRun& run : runs) rows.push_back(finish_row(o, run));
+  return rows;
 }
 
 }  // namespace
@@ -248,6 +389,8 @@ nlohmann::json SpecBenchResult::to_json() const {
                          {"thought_tokens_per_s", r.thought_tokens_per_s},
                          {"evaluation_tokens_per_s", r.evaluation_tokens_per_s},
                          {"speedup_vs_ar", r.speedup_vs_ar},
+                         {"speedup_vs_ar_batch", r.speedup_vs_ar_batch},
+                         {"repeat_tokens_per_s", r.repeat_tokens_per_s},
                          {"alpha", r.alpha},
                          {"tau", r.tau},
                          {"tau_max", r.tau_max},
@@ -320,28 +463,19 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
   }
   for (float temperature : o.temperatures) {
     for (int n : best_of_n(o) ? o.trajectories : o.n) {
-      double ar = 0;
-      for (const spec::EngineKind kind : kinds) {
-        for (const std::string& drafter : kind.drafts() ? o.drafters : std::vector<std::string>{""}) {
-          const bool model = kind.drafts() && spec::DrafterKind::parse(drafter).needs_draft_model();
-          for (const std::string& draft : model ? o.drafts : std::vector<std::string>{o.drafts.front()}) {
-            for (const std::string& tree : kind.drafts() ? o.trees : std::vector<std::string>{""}) {
-              // Pruned trees need a drafter with probabilities.
-              if (tree == spec::kPrunedTree && !model) continue;
-              if (tree == kFixedChain && kind.tree_drafts()) continue;  // not a chain
-              // Drawn drafts need a distribution to draw from, and a temperature.
-              if (tree == kSampledDrafts &&
-                  (temperature <= 0 || !spec::DrafterKind::parse(drafter).has_draft_distribution())) {
-                continue;
-              }
-              SpecBenchRow row = run_row(o, kind, drafter, draft, tree, n, temperature);
-              if (kind == spec::EngineKind::kAr) ar = row.tokens_per_s;
-              row.speedup_vs_ar = ar > 0 ? row.tokens_per_s / ar : 0.0;
-              on_row(row);
-              result.rows.push_back(row);
-            }
-          }
-        }
+      std::vector<SpecBenchRow> rows = run_group(o, group_rows(o, kinds, temperature), n, temperature);
+      const auto base = [&](spec::EngineKind kind) -> const SpecBenchRow* {
+        const auto it =
+            std::find_if(rows.begin(), rows.end(), [&](const SpecBenchRow& r) { return r.engine == kind.name(); });
+        return it == rows.end() ? nullptr : &*it;
+      };
+      for (SpecBenchRow& row : rows) {
+        row.speedup_vs_ar = paired_speedup(row, base(spec::EngineKind::kAr));
+        row.speedup_vs_ar_batch = paired_speedup(row, base(spec::EngineKind::kArBatch));
+      }
+      for (SpecBenchRow& row : rows) {
+        on_row(row);
+        result.rows.push_back(std::move(row));
       }
     }
   }

@@ -4,7 +4,10 @@
 // random streams), then n evaluations of different prompts (the "value"
 // prompt of n states one step from the puzzle). Every engine runs the same
 // requests; tokens/s is the median over repeats, the other figures sum
-// over them.
+// over them. The rows of one n and temperature run their repeats in turns
+// (every engine's first, then every engine's second, ...), so that a
+// machine whose speed drifts over seconds (a shared VM) slows each engine
+// alike, and a speedup is the median of its repeats' ratios.
 //
 // The best-of-n workload instead samples N chains of thought for one puzzle
 // per repeat (Game-of-24 chain-of-thought prompt, N streams, one request
@@ -89,6 +92,10 @@ struct SpecBenchOptions {
   // thread split it chose, for the table. Empty: one drafter per sequence
   // on the threads as they are.
   std::function<std::string(spec::EngineOptions&, int n)> plan_threads;
+  // What the engines of one (n, temperature) on the CPU may load together
+  // for their rows to run side by side: their weight files' bytes; 0: half
+  // the memory available. Past it the rows run one after another.
+  int64_t side_by_side_bytes = 0;
 };
 
 // A rank's busy fraction over a row's repeats.
@@ -110,7 +117,11 @@ struct SpecBenchRow {
   double tokens_per_s = 0;  // median over repeats, both phases
   double thought_tokens_per_s = 0;
   double evaluation_tokens_per_s = 0;
+  // The medians over repeats of this row's tokens/s over ar's and over
+  // ar-batch's in the same repeat; 0 where that engine has no row.
   double speedup_vs_ar = 0;
+  double speedup_vs_ar_batch = 0;
+  std::vector<double> repeat_tokens_per_s;  // each repeat's, in order
   double alpha = 0;
   double tau = 0;
   double tau_max = 0;  // (1 - alpha^(k+1)) / (1 - alpha), chains only (0 otherwise)
@@ -156,7 +167,8 @@ struct SpecBenchResult {
   nlohmann::json to_json() const;
 };
 
-// Calls `on_row` after each row (progress), then returns them all.
+// Calls `on_row` with each row once its n and temperature have run
+// (progress), then returns them all.
 SpecBenchResult run_spec_bench(const SpecBenchOptions& options,
                                const std::function<void(const SpecBenchRow&)>& on_row);
 

@@ -145,11 +145,12 @@ struct BenchSpecOptions {
 void print_spec_row(const bench::SpecBenchRow& r) {
   const std::string tau_max = r.tau_max > 0 ? fmt::format("{:.2f}", r.tau_max) : "-";
   const std::string tree = r.pct_threshold > 0 ? fmt::format("{} {:.3f}", r.tree, r.pct_threshold) : r.tree;
-  std::cout << fmt::format("{:<11} {:<7} {:<10} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>7.2f}x {:>6.3f} "
+  const auto speedup = [](double x) { return x > 0 ? fmt::format("{:.2f}x", x) : std::string("-"); };
+  std::cout << fmt::format("{:<11} {:<7} {:<10} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>8} {:>8} {:>6.3f} "
                            "{:>5.2f} {:>7} {:>6.2f} {:>8.3f}\n",
                            r.engine, r.drafter.empty() ? "-" : r.drafter, tree.empty() ? "-" : tree, r.n,
-                           r.temperature, r.threads,
-                           r.tokens_per_s, r.thought_tokens_per_s, r.evaluation_tokens_per_s, r.speedup_vs_ar,
+                           r.temperature, r.threads, r.tokens_per_s, r.thought_tokens_per_s,
+                           r.evaluation_tokens_per_s, speedup(r.speedup_vs_ar), speedup(r.speedup_vs_ar_batch),
                            r.alpha, r.tau, tau_max, r.target_busy, r.draft_ms_per_token);
   if (!r.lookahead.empty()) {
     std::cout << fmt::format("            lookahead {}: step acceptance {:.3f}, {:.2f} steps per request and round\n",
@@ -197,8 +198,10 @@ bench::RanksSample sample_ranks(parallel::Coordinator& coordinator) {
 void run_bench_spec(const BenchSpecOptions& options) {
   const bench::SpecBenchOptions& o = options.bench;
   std::cout << fmt::format("workload {}, drafters {}{}{}; target {}, draft {}; k = {}, mcsd tree k_config = {}; {} "
-                           "thought tokens, {} evaluation tokens; medians of {} repeats; threads per row: "
-                           "target+drafters x threads; draft ms: drafting time per generated token\n",
+                           "thought tokens, {} evaluation tokens; medians of {} repeats, each n and T's rows "
+                           "taking them in turns; vs ar, vs batch: the median of a repeat's tokens/s over ar's and "
+                           "ar-batch's in the same turn; "
+                           "threads per row: target+drafters x threads; draft ms: drafting time per generated token\n",
                            o.workload, fmt::join(o.drafters, " "),
                            o.tree.empty() ? "" : " (tree " + o.tree + ")",
                            o.trigrams.empty() ? "" : " (tri-grams " + o.trigrams + ")", o.target,
@@ -209,10 +212,10 @@ void run_bench_spec(const BenchSpecOptions& options) {
   const bench::SpecBenchResult result = bench::run_spec_bench(o, [&](const bench::SpecBenchRow& row) {
     if (!header) {
       header = true;
-      std::cout << fmt::format("{:<11} {:<7} {:<10} {:>2} {:>5} {:>7} {:>9} {:>9} {:>9} {:>8} {:>6} {:>5} {:>7} {:>6} "
-                               "{:>8}\n",
-                               "engine", "drafter", "tree", "n", "T", "threads", "tok/s", "thought", "eval", "vs ar", "alpha",
-                               "tau", "tau_max", "busy", "draft ms");
+      std::cout << fmt::format("{:<11} {:<7} {:<10} {:>2} {:>5} {:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>6} {:>5} {:>7} "
+                               "{:>6} {:>8}\n",
+                               "engine", "drafter", "tree", "n", "T", "threads", "tok/s", "thought", "eval", "vs ar",
+                               "vs batch", "alpha", "tau", "tau_max", "busy", "draft ms");
     }
     print_spec_row(row);
   });
@@ -325,15 +328,15 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   auto spec_options = std::make_shared<BenchSpecOptions>();
   bench::SpecBenchOptions& so = spec_options->bench;
   CLI::App* spec = bench->add_subcommand(
-      "spec", "Engines side by side on a ToT-shaped workload: tokens/s, speedup vs ar, alpha, tau, target busy; "
-              "under mpirun also each rank's busy fraction and messages and bytes per token");
+      "spec", "Engines side by side on a ToT-shaped workload: tokens/s, speedup vs ar and vs ar-batch, alpha, tau, "
+              "target busy; under mpirun also each rank's busy fraction and messages and bytes per token");
   spec->add_option("--target", so.target, "Target model folder")->check(CLI::ExistingDirectory)->capture_default_str();
   spec->add_option("--draft", so.drafts,
                    "Draft folders, draft models or EDDs (--drafter model runs a row with each)")
       ->check(CLI::ExistingDirectory)
       ->capture_default_str();
   spec->add_option("--device", so.device, "cpu or cuda:N (target and draft)")->capture_default_str();
-  spec->add_option("--engines", so.engines, "Engines, in table order (ar first for speedups)")->capture_default_str();
+  spec->add_option("--engines", so.engines, "Engines, in table order")->capture_default_str();
   spec->add_option("--n", so.n, "Parallel requests per phase")->capture_default_str();
   spec->add_option("--workload", so.workload,
                    "tot: thoughts then evaluations per puzzle; best-of-n: N chains of thought per puzzle "
@@ -362,7 +365,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   spec->add_option("--k-config", so.k_config, "Children per depth of the mcsd tree")->capture_default_str();
-  spec->add_option("--repeats", so.repeats, "Repeats per row (medians)")->check(CLI::PositiveNumber)->capture_default_str();
+  spec->add_option("--repeats", so.repeats, "Repeats per row (medians), the rows of each n and T in turns")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   spec->add_option("--thought-tokens", so.thought_tokens, "max_new_tokens of a thought")->capture_default_str();
   spec->add_option("--evaluation-tokens", so.evaluation_tokens, "max_new_tokens of an evaluation")->capture_default_str();
   spec->add_option("--puzzles", so.puzzles, "Game-of-24 puzzles, one per repeat")->capture_default_str();

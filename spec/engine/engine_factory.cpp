@@ -1,7 +1,6 @@
 #include "spec/engine/engine_factory.h"
 
 #include <cstdint>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -13,6 +12,7 @@
 
 #include "models/causal_lm.h"
 #include "models/base/error.h"
+#include "models/device_memory.h"
 #include "models/tokenizer.h"
 #include "spec/drafters/drafter_registry.h"
 #include "spec/engine/model_target.h"
@@ -62,7 +62,7 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& o, int caches) {
   if (o.kv_cache_mb > 0) {
     cache.max_bytes = o.kv_cache_mb * kMiB;
   } else if (o.device == "cpu") {
-    const int64_t free_bytes = int64_t{sysconf(_SC_AVPHYS_PAGES)} * sysconf(_SC_PAGESIZE);
+    const int64_t free_bytes = models::free_memory_bytes(c10::Device(c10::kCPU));
     cache.max_bytes = std::max<int64_t>(free_bytes / 2 / std::max(caches, 1), 64 * kMiB);
   }
   return cache;

@@ -196,8 +196,8 @@ TEST_F(CliTest, BenchSpecWritesTheDocumentedJsonRows) {
   const nlohmann::json result = nlohmann::json::parse(in);
   ASSERT_EQ(result["rows"].size(), 3u);
   for (const nlohmann::json& row : result["rows"]) {
-    for (const char* key : {"engine", "n", "temperature", "tokens_per_s", "speedup_vs_ar", "alpha", "tau", "tau_max",
-                            "target_busy"}) {
+    for (const char* key : {"engine", "n", "temperature", "tokens_per_s", "repeat_tokens_per_s", "speedup_vs_ar",
+                            "speedup_vs_ar_batch", "alpha", "tau", "tau_max", "target_busy"}) {
       EXPECT_TRUE(row.contains(key)) << key;
     }
     EXPECT_EQ(row["n"], 2);
