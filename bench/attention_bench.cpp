@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <functional>
+#include <vector>
 
 #include "bench/median_seconds.h"
 #include "models/base/error.h"
@@ -34,16 +36,20 @@ std::vector<AttentionBenchRow> run_attention_bench(models::CausalLM& model, cons
     }
     const at::Tensor order = torch::randperm(blocks, torch::kInt);
     const int32_t* table = order.data_ptr<int32_t>();
-    for (int64_t k : row_counts) {
-      models::AttentionRows rows;
-      rows.block_size = block_size;
-      for (int64_t i = 0; i < k; ++i) rows.add(table, context + i + 1, nullptr, 0);
-      const at::Tensor q = torch::randn({k, heads * dim});
-      at::Tensor attended = torch::empty({k, heads * dim});
-      const auto one_forward = [&] {
+    // Each row count's attention in turns, as they are compared with each other.
+    std::vector<models::AttentionRows> rows(row_counts.size());
+    std::vector<at::Tensor> queries, attended;
+    std::vector<std::function<void()>> forwards;
+    for (size_t j = 0; j < row_counts.size(); ++j) {
+      const int64_t k = row_counts[j];
+      rows[j].block_size = block_size;
+      for (int64_t i = 0; i < k; ++i) rows[j].add(table, context + i + 1, nullptr, 0);
+      queries.push_back(torch::randn({k, heads * dim}));
+      attended.push_back(torch::empty({k, heads * dim}));
+      forwards.push_back([&, j] {
         for (int64_t l = 0; l < layers; ++l) {
           models::PagedAttentionArgs args;
-          args.q = q.data_ptr<float>();
+          args.q = queries[j].data_ptr<float>();
           args.q_stride = heads * dim;
           args.keys = keys[l].data_ptr();
           args.values = values[l].data_ptr();
@@ -51,16 +57,20 @@ std::vector<AttentionBenchRow> run_attention_bench(models::CausalLM& model, cons
           args.heads = heads;
           args.kv_heads = kv_heads;
           args.dim = dim;
-          args.rows = &rows;
-          args.out = attended.data_ptr<float>();
+          args.rows = &rows[j];
+          args.out = attended[j].data_ptr<float>();
           models::paged_attention(model.weights().cpu_kernel, args);
         }
-      };
+      });
+    }
+    const std::vector<double> seconds = median_seconds_in_turns(repeats, forwards);
+    for (size_t j = 0; j < row_counts.size(); ++j) {
+      const int64_t k = row_counts[j];
       AttentionBenchRow row;
       row.context = context;
       row.rows = k;
-      row.seconds = median_seconds(repeats, one_forward);
-      const double entries = static_cast<double>(rows.total_length());
+      row.seconds = seconds[j];
+      const double entries = static_cast<double>(rows[j].total_length());
       row.bytes_per_s = 2.0 * layers * (context + k) * kv_heads * dim * keys[0].element_size() / row.seconds;
       row.flops_per_s = 4.0 * layers * heads * dim * entries / row.seconds;
       out.push_back(row);

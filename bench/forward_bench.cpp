@@ -203,17 +203,19 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   for (size_t c = 0; c < n_contexts; ++c) {
     ContextFigures& figures = result.contexts[c];
     const double bound_s = static_cast<double>(result.weight_bytes + figures.kv_bytes) / result.read_bandwidth;
-    std::map<int64_t, double> seconds;
+    // Each width's forwards in turns, as they are compared with each other.
+    std::vector<std::function<void()>> forwards;
     for (int64_t k : options.widths) {
-      const auto tokens = filler_tokens(k, vocab);
-      seconds[k] = forward_seconds(options.repeats * 4, [&] {
+      forwards.push_back([&, k, tokens = filler_tokens(k, vocab)] {
         wait_for(model.forward({{seqs[c], tokens, {}}}, cache, models::LogitsFor::kAll));
         cache.truncate(seqs[c], figures.context_tokens);
       });
+      forwards.back()();  // with median_seconds_in_turns' own, the two warm-ups of a CUDA graph
     }
-    for (const auto& [k, s] : seconds) {
-      figures.forward_time_ratio[k] = s / seconds.begin()->second;
-      figures.verify_bound_fraction[k] = bound_s / s;
+    const std::vector<double> seconds = median_seconds_in_turns(options.repeats * 4, forwards);
+    for (size_t i = 0; i < seconds.size(); ++i) {
+      figures.forward_time_ratio[options.widths[i]] = seconds[i] / seconds.front();
+      figures.verify_bound_fraction[options.widths[i]] = bound_s / seconds[i];
     }
   }
   result.resident_bytes = peak_resident_bytes();

@@ -6,9 +6,9 @@
 // much verification width is free), at each given number of tokens already
 // in the cache; and what the model and its cache hold in memory. Times are
 // medians over repeats. Decode at several contexts is timed in turns within
-// each repeat, beside a pass over the weights, so that a drift in the
-// machine's bandwidth moves every context's figure alike and their ratios
-// stay comparable.
+// each repeat, beside a pass over the weights, and a context's k-token
+// forwards in turns too, so that a drift in the machine's bandwidth moves
+// every figure that is compared alike and their ratios stay comparable.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -29,7 +29,7 @@ struct ForwardBenchOptions {
   // Cached tokens before each decode step and k-token forward; every
   // context is measured, the first is the reference of decode_relative.
   std::vector<int64_t> context_tokens = {64};
-  std::vector<int64_t> widths = {1, 2, 4, 8, 16};  // k of forward_time_ratio
+  std::vector<int64_t> widths = {1, 2, 4, 8, 16};  // k of forward_time_ratio, ascending from 1
 };
 
 // Decode and k-token forwards with context_tokens already in the cache.

@@ -35,18 +35,21 @@ std::vector<GemmBenchRow> run_gemm_bench(models::CausalLM& model, const std::vec
     }
     GemmBenchRow row;
     row.rows = k;
-    row.panel_seconds = median_seconds(repeats, [&] {
-      for (size_t i = 0; i < panel.size(); ++i) (*panel[i])(inputs[i]);
-    });
-    row.blas_seconds = median_seconds(repeats, [&] {
-      for (size_t i = 0; i < blas.size(); ++i) {
-        if (k == 1) {
-          torch::mv(blas[i].first, inputs[i][0]);
-        } else {
-          torch::mm(inputs[i], blas[i].second);
-        }
-      }
-    });
+    const std::vector<double> seconds = median_seconds_in_turns(
+        repeats, {[&] {
+                    for (size_t i = 0; i < panel.size(); ++i) (*panel[i])(inputs[i]);
+                  },
+                  [&] {
+                    for (size_t i = 0; i < blas.size(); ++i) {
+                      if (k == 1) {
+                        torch::mv(blas[i].first, inputs[i][0]);
+                      } else {
+                        torch::mm(inputs[i], blas[i].second);
+                      }
+                    }
+                  }});
+    row.panel_seconds = seconds[0];
+    row.blas_seconds = seconds[1];
     row.panel_gfma_per_s = fmas / row.panel_seconds / 1e9;
     rows.push_back(row);
   }
