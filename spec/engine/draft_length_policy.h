@@ -70,10 +70,12 @@
 // prompt, had taken 11% of a benchmark's time. An exploration takes every
 // request of its forward (the next() calls between two add_forward()s). A
 // round without drafts right after one with drafts is no measure of plain
-// batching (on a 2-core CPU it took 1.4x as long as the next, most likely
-// the drafting having pushed the target's weights out of the caches), so
-// such a round is not timed as one; drafting nothing is explored two
-// rounds at a time.
+// batching (on a 2-core CPU it took 1.3-1.4x as long as the next, and
+// rounds without drafts came back to their steady cost only over about
+// seven; rounds with drafts after ones without show nothing of the kind),
+// so such a round is not timed as one; drafting nothing is explored two
+// rounds at a time (timing the seventh instead stopped drafting that paid
+// about as often as it stopped drafting that did not).
 //
 // The alpha bet on is the smoothed one plus one standard error of all the
 // drafted tokens tested so far. A few rejections early in a run cannot
