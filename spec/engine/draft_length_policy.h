@@ -72,7 +72,9 @@
 // round without drafts right after one with drafts is no measure of plain
 // batching (on a 2-core CPU it took 1.3-1.4x as long as the next, and
 // rounds without drafts came back to their steady cost only over about
-// seven; rounds with drafts after ones without show nothing of the kind),
+// seven; rounds with drafts after ones without show nothing of the kind.
+// The machine's doing, not the engine's: a six-row forward after any
+// heavier work, plain matrix products included, recovers the same way),
 // so such a round is not timed as one; drafting nothing is explored two
 // rounds at a time (timing the seventh instead stopped drafting that paid
 // about as often as it stopped drafting that did not).
