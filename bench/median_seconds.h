@@ -9,18 +9,6 @@
 
 namespace seed::bench {
 
-// Median wall time of `fn` over `repeats` runs, after one warm-up run.
-inline double median_seconds(int repeats, const std::function<void()>& fn) {
-  fn();
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    fn();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return median(times);
-}
-
 // Median wall times of each of `fns` over `repeats` turns, each running
 // once a turn after one warm-up run of each: figures compared with each
 // other, so that a machine whose speed drifts over seconds slows each
@@ -38,6 +26,11 @@ inline std::vector<double> median_seconds_in_turns(int repeats, const std::vecto
   std::vector<double> medians;
   for (const auto& t : times) medians.push_back(median(t));
   return medians;
+}
+
+// Median wall time of `fn` over `repeats` runs, after one warm-up run.
+inline double median_seconds(int repeats, const std::function<void()>& fn) {
+  return median_seconds_in_turns(repeats, {fn}).front();
 }
 
 }  // namespace seed::bench

@@ -282,13 +282,12 @@ SpecBenchRow finish_row(const SpecBenchOptions& o, RowRun& run) {
   return row;
 }
 
-// Bytes of the weight files in a model folder.
+// Bytes of the safetensors files in a model folder.
 int64_t folder_weight_bytes(const std::string& folder) {
   int64_t bytes = 0;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
-    const std::string ext = entry.path().extension().string();
-    if (ext == ".safetensors" || ext == ".bin") bytes += static_cast<int64_t>(entry.file_size(error));
+    if (entry.path().extension() == ".safetensors") bytes += static_cast<int64_t>(entry.file_size(error));
   }
   return bytes;
 }
