@@ -28,7 +28,7 @@ struct GlobalOptions {
   // Under mpirun (launch/distributed.h): the session main created, the
   // target group size (0: the target stays on rank 0), and how long rank 0
   // waits for a draft rank's answer before declaring it lost.
-  const parallel::MpiSession* mpi = nullptr;
+  parallel::MpiSession* mpi = nullptr;
   int tp = 0;
   int rank_timeout_ms = 30000;
   // Whether every draft rank's STAND/ADED table of a group learns from all

@@ -78,11 +78,24 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
                     layout.tp, e.what());
       parallel::MpiSession::abort_job(kLostRanksExit);
     }
-    lost = coordinator.lost_ranks();
     const parallel::MessageCounts c = coordinator.counts();
     spdlog::info("rank 0 exchanged {} messages ({} bytes) with the worker ranks", c.sent + c.received,
                  c.sent_bytes + c.received_bytes);
+    coordinator.shut_down();
+    if (coordinator.target_lost()) {
+      spdlog::error("the target group (ranks 1..{}) was lost after the last result: leader rank {} died or stopped "
+                    "answering within --rank-timeout {} ms; every result was written; ending the job",
+                    layout.tp, parallel::kTargetLeaderRank, global.rank_timeout_ms);
+      parallel::MpiSession::abort_job(kLostRanksExit);
+    }
+    lost = coordinator.lost_ranks();
   }
+  global.mpi->limit_finalize(std::chrono::milliseconds(global.rank_timeout_ms), [timeout_ms = global.rank_timeout_ms] {
+    spdlog::error("the worker ranks did not all reach the end of the job within --rank-timeout {} ms of their "
+                  "last answer (one stopped or hung on its way out); every result was written; ending the job",
+                  timeout_ms);
+    parallel::MpiSession::abort_job(kLostRanksExit);
+  });
   if (lost.empty()) return;
   spdlog::error("draft rank(s) {} lost during the run (died or stopped answering within --rank-timeout {} ms); "
                 "their sequences moved to other drafters and every result was written; ending the job",

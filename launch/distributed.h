@@ -30,12 +30,15 @@ bool launched_by_mpirun();
 // --tp and --rank-timeout on the app, accepted after any subcommand too.
 void add_distributed_options(CLI::App& app, GlobalOptions& global);
 
-// Rank 0 (or the only process): runs `work` with an engine maker; then, if
-// draft ranks were lost on the way, logs them and ends the job with exit
-// status kLostRanksExit (a hung rank would keep mpirun waiting), after
-// `work` has written its results. If the target group (--tp) is lost,
-// `work` ends with that error (what it wrote so far is kept), which is
-// logged, and the job ends with kLostRanksExit. Other ranks: serve with
+// Rank 0 (or the only process): runs `work` with an engine maker, then
+// shuts the worker ranks down; if draft ranks were lost on the way, or the
+// target group after the last result, it logs them and ends the job with
+// exit status kLostRanksExit (a hung rank would keep mpirun waiting),
+// after `work` has written its results. If the target group (--tp) is
+// lost during `work`, `work` ends with that error (what it wrote so far is
+// kept), which is logged, and the job ends with kLostRanksExit. A rank
+// that hangs after its shutdown answer ends the job the same way, from
+// MPI_Finalize, after --rank-timeout. Other ranks: serve with
 // `models`' draft model or their shard of the target until rank 0 is
 // done; a fatal error there is logged and aborts the job. Throws
 // kInvalidArgument for a layout that does not fit -np.

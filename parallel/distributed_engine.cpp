@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <map>
 
 #include "models/causal_lm.h"
@@ -115,13 +116,32 @@ Coordinator::Coordinator(const MpiSession& session, const RankLayout& layout, st
   make_target_group(layout_);
 }
 
-Coordinator::~Coordinator() {
+Coordinator::~Coordinator() { shut_down(); }
+
+void Coordinator::shut_down() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  const auto end = [this](int rank, int tag, int reply_tag) {
+    const std::vector<uint8_t> shutdown = wire::encode(wire::ShutdownMessage{});
+    if (!loop_.available(rank)) {
+      loop_.send_last(rank, tag, shutdown, rank_timeout_);
+      return;
+    }
+    try {
+      loop_.call(rank, tag, shutdown, reply_tag, rank_timeout_, /*counted=*/false);
+    } catch (const Error&) {
+      // No answer within the rank timeout: the loop counts the rank lost.
+    }
+  };
+  // Side by side, so that stopped ranks cost one rank timeout in all.
+  std::vector<std::future<void>> ends;
   for (int rank : layout_.draft_ranks()) {
-    loop_.send_last(rank, draft_request_tag(rank), wire::encode(wire::ShutdownMessage{}), rank_timeout_);
+    ends.push_back(std::async(std::launch::async, end, rank, draft_request_tag(rank), draft_reply_tag(rank)));
   }
   if (layout_.tp > 0) {
-    loop_.send_last(kTargetLeaderRank, kTargetRequestTag, wire::encode(wire::ShutdownMessage{}), rank_timeout_);
+    ends.push_back(std::async(std::launch::async, end, kTargetLeaderRank, kTargetRequestTag, kTargetReplyTag));
   }
+  for (std::future<void>& e : ends) e.wait();
 }
 
 bool Coordinator::target_lost() const { return layout_.tp > 0 && !loop_.available(kTargetLeaderRank); }

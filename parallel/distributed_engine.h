@@ -45,9 +45,7 @@ class Coordinator {
   // tp > 0 this makes the target group's communicator, collectively).
   Coordinator(const MpiSession& session, const RankLayout& layout, std::chrono::milliseconds rank_timeout,
               DraftTables tables = DraftTables::kShared);
-  // Sends shutdown to every draft rank and the target group's leader (a
-  // lost one too: it may only have been slow); their loops return. Waits
-  // at most the rank timeout.
+  // Calls shut_down() unless the caller did.
   ~Coordinator();
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
@@ -65,6 +63,13 @@ class Coordinator {
   std::vector<int> lost_ranks() const;
   // Whether the target group's leader died or stopped answering (tp > 0).
   bool target_lost() const;
+  // Ends the worker ranks' loops: sends every draft rank and the target
+  // group's leader a shutdown and waits, at most the rank timeout, for the
+  // last usage each answers with as it leaves. One that does not answer
+  // counts as lost (lost_ranks(), target_lost()): a stopped rank would hold
+  // every rank at MPI_Finalize. A rank lost before gets the shutdown too,
+  // unanswered (it may only have been slow). Only the first call does this.
+  void shut_down();
   // Coordinator-side messages and bytes, over every engine so far (usage
   // requests left out).
   MessageCounts counts() const { return loop_.counts(); }
@@ -84,6 +89,7 @@ class Coordinator {
   DraftTables tables_;
   MpiEventLoop loop_;
   UsageMeter meter_{0};
+  bool shut_down_ = false;
 };
 
 // What every rank but 0 runs until the Coordinator's shutdown: a draft rank

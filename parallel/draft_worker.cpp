@@ -126,7 +126,14 @@ WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLes
   while (true) {
     const wire::Message message = wire::decode(receive_message(coordinator, draft_request_tag(rank)), coordinator);
     stats.messages += 1;
-    if (std::holds_alternative<wire::ShutdownMessage>(message)) break;
+    if (fault.kind == DraftWorkerFault::Kind::kStopAnswering && stats.requests >= fault.after_proposals) {
+      answering = false;
+    }
+    if (std::holds_alternative<wire::ShutdownMessage>(message)) {
+      stats.usage = meter.now();
+      if (answering) send_message(coordinator, draft_reply_tag(rank), wire::encode(wire::UsageMessage{{stats.usage}}));
+      return stats;
+    }
     if (!answering) continue;
     if (std::holds_alternative<wire::UsageRequestMessage>(message)) {
       send_message(coordinator, draft_reply_tag(rank), wire::encode(wire::UsageMessage{{meter.now()}}));
@@ -142,10 +149,7 @@ WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLes
       send_message(coordinator, draft_reply_tag(rank), wire::encode(slots.propose(m->asks)));
       stats.requests += static_cast<int64_t>(m->asks.size());
       stats.batches += 1;
-      if (fault.kind != DraftWorkerFault::Kind::kNone && stats.requests >= fault.after_proposals) {
-        if (fault.kind == DraftWorkerFault::Kind::kKill) std::raise(SIGKILL);
-        answering = false;
-      }
+      if (fault.kind == DraftWorkerFault::Kind::kKill && stats.requests >= fault.after_proposals) std::raise(SIGKILL);
     } else {
       uint64_t slot = 0;
       try {
@@ -171,8 +175,6 @@ WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLes
     }
     meter.add_busy(t0);
   }
-  stats.usage = meter.now();
-  return stats;
 }
 
 }  // namespace seed::parallel

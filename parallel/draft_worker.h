@@ -33,7 +33,7 @@ namespace seed::parallel {
 struct DraftWorkerFault {
   enum class Kind {
     kNone,
-    kStopAnswering,  // once `after_proposals` drafts are answered, drop every message but shutdown
+    kStopAnswering,  // once `after_proposals` drafts are answered, answer nothing more (shutdown still ends the loop)
     kKill,           // once `after_proposals` drafts are answered, SIGKILL this process
   };
   Kind kind = Kind::kNone;
@@ -41,7 +41,9 @@ struct DraftWorkerFault {
 };
 
 // Serves world rank `coordinator`'s draft messages to this rank, `rank`,
-// until a shutdown message, and returns its statistics (requests: drafts
+// until a shutdown message, which it answers with its usage (the
+// coordinator's sign that the rank is still there), and returns its
+// statistics (requests: drafts
 // answered; batches: the draft messages that asked for them; busy: time in
 // drafter calls). Throws kCorruption (naming the coordinator) for
 // a message that is not one, and kInternal if MPI fails: the caller

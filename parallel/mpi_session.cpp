@@ -2,7 +2,10 @@
 
 #include <mpi.h>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 
 #include "models/base/error.h"
 
@@ -28,7 +31,31 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
 }
 
-MpiSession::~MpiSession() { MPI_Finalize(); }
+MpiSession::~MpiSession() {
+  if (finalize_limit_.count() == 0) {
+    MPI_Finalize();
+    return;
+  }
+  std::mutex mutex;
+  std::condition_variable finalized;
+  bool done = false;
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (!finalized.wait_for(lock, finalize_limit_, [&] { return done; })) on_finalize_hang_();
+  });
+  MPI_Finalize();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+  }
+  finalized.notify_one();
+  watchdog.join();
+}
+
+void MpiSession::limit_finalize(std::chrono::milliseconds limit, std::function<void()> on_hang) {
+  finalize_limit_ = limit;
+  on_finalize_hang_ = std::move(on_hang);
+}
 
 void MpiSession::abort_job(int code) {
   MPI_Abort(MPI_COMM_WORLD, code);

@@ -10,6 +10,9 @@
 // Not thread-safe: construct and destroy from the main thread.
 #pragma once
 
+#include <chrono>
+#include <functional>
+
 namespace seed::parallel {
 
 class MpiSession {
@@ -29,10 +32,18 @@ class MpiSession {
   // rank does after reporting a fatal error, so that no other rank hangs.
   [[noreturn]] static void abort_job(int code);
 
+  // Bounds the destructor's MPI_Finalize, which waits for every rank: past
+  // `limit`, `on_hang` runs on another thread, to report and abort_job().
+  // A rank stopped after its last message would otherwise keep the job,
+  // and mpirun, waiting for ever.
+  void limit_finalize(std::chrono::milliseconds limit, std::function<void()> on_hang);
+
  private:
   int world_rank_ = 0;
   int world_size_ = 1;
   bool thread_multiple_ = false;
+  std::chrono::milliseconds finalize_limit_{0};  // 0: no bound
+  std::function<void()> on_finalize_hang_;
 };
 
 // Throws kInternal naming `call` and MPI's error string unless `code` is

@@ -57,6 +57,7 @@ WorkerStats serve_target_requests(TpLeaderTarget& target, int rank, int coordina
     stats.messages += 1;
     if (std::holds_alternative<wire::ShutdownMessage>(message)) {
       stats.usage = meter.now();
+      send_message(coordinator, kTargetReplyTag, wire::encode(wire::UsageMessage{target.group_usage(stats.usage)}));
       return stats;
     }
     if (std::holds_alternative<wire::UsageRequestMessage>(message)) {

@@ -17,7 +17,9 @@
 namespace seed::parallel {
 
 // Serves world rank `coordinator`'s target messages to this rank, `rank`,
-// until a shutdown message, and returns its statistics (requests: answered
+// until a shutdown message, which it answers with the group's usage (the
+// coordinator's sign that the group is still there), and returns its
+// statistics (requests: answered
 // verifies; busy: time in target calls). Throws kCorruption (naming the
 // coordinator) for a message that is not one, and kInternal if MPI fails:
 // the caller reports it and aborts the job.

@@ -72,8 +72,17 @@ launch() {
 }
 
 # finish: waits for $job within run_timeout; sets $status (or "hang") and kills what is left of its group.
+# A rank stopped ($stopped) once rank 0 ($coordinator) has ended is let go: rank
+# 0 ends only after every rank's last exchange, so the stop came after the
+# job's end, and mpirun would wait for ever for a rank with nothing left to do.
 finish() {
-  while kill -0 "$job" 2>/dev/null && (( SECONDS - job_start < run_timeout )); do sleep 0.2; done
+  while kill -0 "$job" 2>/dev/null && (( SECONDS - job_start < run_timeout )); do
+    if [[ -n "$stopped" ]] && ! kill -0 "$coordinator" 2>/dev/null; then
+      kill -CONT "$stopped" 2>/dev/null || true
+      stopped=""
+    fi
+    sleep 0.2
+  done
   if kill -0 "$job" 2>/dev/null; then
     status=hang
     kill -KILL -- "-$job" 2>/dev/null || true
@@ -117,7 +126,7 @@ wait_for_moment() {
 }
 
 # The clean run every trial's results must equal.
-trial_id=clean
+trial_id=clean stopped=""
 clean="$work/clean/results.jsonl"
 launch single "$work/clean" "$work/clean.log"
 finish
@@ -131,7 +140,7 @@ for ((t = 1; t <= trials; t++)); do
   dir="$work/trial-$t"
   out="$dir/out"
   mkdir -p "$dir"
-  extra=() first=0
+  extra=() first=0 stopped=""
   case "$kind" in
     kill-draft)
       mode=np3:0 rank=$(( 1 + RANDOM % 2 ))
@@ -144,7 +153,11 @@ for ((t = 1; t <= trials; t++)); do
       mode=np3:1 rank=1 first=1
       extra=(--rank-timeout 2000)
       fault="SIGSTOP to target rank 1 (--tp 1)"
-      expect_status='^3$' expect_message="the target group \\(ranks 1\\.\\.1\\) was lost.*leader rank 1.*--resume" ;;
+      # Lost while the run computes; or, stopped after the last result, lost
+      # at its shutdown or on its way out.
+      expect_status='^3$'
+      expect_message="the target group \\(ranks 1\\.\\.1\\) was lost.*leader rank 1.*(--resume|every result was written)"
+      expect_message+="|the worker ranks did not all reach the end of the job within --rank-timeout" ;;
     interrupt)
       signal=$([[ $(( RANDOM % 2 )) == 0 ]] && echo INT || echo TERM)
       mode=$([[ $(( RANDOM % 2 )) == 0 ]] && echo single || echo np3:0)
@@ -170,17 +183,21 @@ for ((t = 1; t <= trials; t++)); do
   else
     launch "$mode" "$out" "$dir/run.log" "${extra[@]}"
     log_file="$dir/run.log"
+    pid=""
+    if [[ "$kind" == kill-draft || "$kind" == stop-target ]]; then
+      # Found before the moment, so that the fault lands when it is meant to.
+      while [[ -z "$pid" ]] && kill -0 "$job" 2>/dev/null; do pid=$(rank_pid "$rank"); done
+      coordinator=$(rank_pid 0)
+    fi
     wait_for_moment "$out/results.jsonl" "$first"
     case "$kind" in
-      kill-draft | stop-target)
-        pid=""
-        while [[ -z "$pid" ]] && kill -0 "$job" 2>/dev/null; do pid=$(rank_pid "$rank"); done
-        [[ -n "$pid" ]] && kill "-$([[ $kind == kill-draft ]] && echo KILL || echo STOP)" "$pid" 2>/dev/null || true ;;
+      kill-draft) [[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null || true ;;
+      stop-target) [[ -n "$pid" ]] && kill -STOP "$pid" 2>/dev/null && stopped="$pid" || true ;;
       interrupt) kill "-$signal" "$job" 2>/dev/null || true ;;
     esac
   fi
   finish
-  fault_status=$status problem="" missed=0
+  fault_status=$status problem="" missed=0 stopped=""
   read -r kept shape < <(python3 scripts/faults_results.py lines "$out/results.jsonl" 2>&1 || echo "0 bad")
   if [[ "$status" == 0 ]] && (( kept == limit )); then
     missed=1  # the fault came after the last result: nothing to check but the clean end

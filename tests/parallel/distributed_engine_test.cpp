@@ -330,6 +330,20 @@ TEST_F(DistributedEngineTest, ADraftRankThatStopsAnsweringIsReportedAndTheRunCom
   EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
 }
 
+TEST_F(DistributedEngineTest, ADraftRankThatDoesNotAnswerItsShutdownIsReportedLost) {
+  constexpr int kLostRank = 1;
+  if (!coordinator()) {
+    DraftWorkerFault fault;
+    if (mpi_world().world_rank() == kLostRank) fault = {DraftWorkerFault::Kind::kStopAnswering, 0};
+    serve_worker_rank(mpi_world(), layout(), *models_, fault);
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kFaultTimeout);
+  ASSERT_TRUE(coordinator.lost_ranks().empty());
+  coordinator.shut_down();
+  EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
+}
+
 // Needs mpirun to survive a dead rank (--mca orte_enable_recovery 1 --mca
 // orte_abort_on_non_zero_status 0), so ctest runs it alone, by name.
 TEST_F(DistributedEngineTest, DISABLED_ADraftRankThatDiesIsReportedAndTheRunCompletes) {
@@ -427,7 +441,14 @@ TEST_F(DistributedEngineTest, ADraftMessagesSlotsAreDraftedSideBySideAndAFailedS
     EXPECT_TRUE(throws_error([&] { std::rethrow_exception(results[3].error); }, ErrorKind::kInternal,
                              {on_rank, "slot has no draft"}));
     EXPECT_EQ(remote.graph_warm_ups(), 3 + 2);
-    loop.send_last(rank, draft_request_tag(rank), wire::encode(wire::ShutdownMessage{}), kRankTimeout);
+    // The rank answers its shutdown with its usage, its last message.
+    const wire::Message last = wire::decode(loop.call(rank, draft_request_tag(rank), wire::encode(wire::ShutdownMessage{}),
+                                                      draft_reply_tag(rank), kRankTimeout),
+                                            rank);
+    const auto* usage = std::get_if<wire::UsageMessage>(&last);
+    ASSERT_NE(usage, nullptr) << wire::message_name(last);
+    ASSERT_EQ(usage->ranks.size(), 1u);
+    EXPECT_EQ(usage->ranks[0].rank, rank);
   }
 }
 
