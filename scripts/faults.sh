@@ -77,9 +77,9 @@ launch() {
 # job's end, and mpirun would wait for ever for a rank with nothing left to do.
 finish() {
   while kill -0 "$job" 2>/dev/null && (( SECONDS - job_start < run_timeout )); do
-    if [[ -n "$stopped" ]] && ! kill -0 "$coordinator" 2>/dev/null; then
+    if [[ -n "$stopped" && -n "$coordinator" ]] && ! kill -0 "$coordinator" 2>/dev/null; then
       kill -CONT "$stopped" 2>/dev/null || true
-      stopped=""
+      stopped="" let_go=" (the stopped rank let go once rank 0 had ended)"
     fi
     sleep 0.2
   done
@@ -126,7 +126,7 @@ wait_for_moment() {
 }
 
 # The clean run every trial's results must equal.
-trial_id=clean stopped=""
+trial_id=clean stopped="" let_go=""
 clean="$work/clean/results.jsonl"
 launch single "$work/clean" "$work/clean.log"
 finish
@@ -140,7 +140,7 @@ for ((t = 1; t <= trials; t++)); do
   dir="$work/trial-$t"
   out="$dir/out"
   mkdir -p "$dir"
-  extra=() first=0 stopped=""
+  extra=() first=0 stopped="" let_go=""
   case "$kind" in
     kill-draft)
       mode=np3:0 rank=$(( 1 + RANDOM % 2 ))
@@ -183,11 +183,11 @@ for ((t = 1; t <= trials; t++)); do
   else
     launch "$mode" "$out" "$dir/run.log" "${extra[@]}"
     log_file="$dir/run.log"
-    pid=""
+    pid="" coordinator=""
     if [[ "$kind" == kill-draft || "$kind" == stop-target ]]; then
       # Found before the moment, so that the fault lands when it is meant to.
       while [[ -z "$pid" ]] && kill -0 "$job" 2>/dev/null; do pid=$(rank_pid "$rank"); done
-      coordinator=$(rank_pid 0)
+      while [[ -z "$coordinator" ]] && kill -0 "$job" 2>/dev/null; do coordinator=$(rank_pid 0); done
     fi
     wait_for_moment "$out/results.jsonl" "$first"
     case "$kind" in
@@ -227,7 +227,7 @@ for ((t = 1; t <= trials; t++)); do
   fi
   if [[ -z "$problem" ]] && ((missed)); then
     missed_count[$kind]=$(( ${missed_count[$kind]:-0} + 1 ))
-    echo "trial $t/$trials: $kind: $fault $moment: missed: the run had finished, with results equal to the clean run's"
+    echo "trial $t/$trials: $kind: $fault $moment: missed: the run had finished, with results equal to the clean run's$let_go"
     rm -rf "$dir"
   elif [[ -z "$problem" ]]; then
     passed[$kind]=$(( ${passed[$kind]:-0} + 1 ))
