@@ -43,11 +43,10 @@ struct DraftWorkerFault {
 // Serves world rank `coordinator`'s draft messages to this rank, `rank`,
 // until a shutdown message, which it answers with its usage (the
 // coordinator's sign that the rank is still there), and returns its
-// statistics (requests: drafts
-// answered; batches: the draft messages that asked for them; busy: time in
-// drafter calls). Throws kCorruption (naming the coordinator) for
-// a message that is not one, and kInternal if MPI fails: the caller
-// reports it and aborts the job.
+// statistics (requests: drafts answered; batches: the draft messages that
+// asked for them; busy: time in drafter calls). Throws kCorruption (naming
+// the coordinator) for a message that is not one, and kInternal if MPI
+// fails: the caller reports it and aborts the job.
 // `drafter_of(kind)` gives this rank's drafter of a kind, the same one for
 // every call with that kind; what it throws fails the slot being started.
 // `learn(kind, lesson)` teaches this rank's table of that kind and

@@ -19,10 +19,9 @@ namespace seed::parallel {
 // Serves world rank `coordinator`'s target messages to this rank, `rank`,
 // until a shutdown message, which it answers with the group's usage (the
 // coordinator's sign that the group is still there), and returns its
-// statistics (requests: answered
-// verifies; busy: time in target calls). Throws kCorruption (naming the
-// coordinator) for a message that is not one, and kInternal if MPI fails:
-// the caller reports it and aborts the job.
+// statistics (requests: answered verifies; busy: time in target calls).
+// Throws kCorruption (naming the coordinator) for a message that is not
+// one, and kInternal if MPI fails: the caller reports it and aborts the job.
 WorkerStats serve_target_requests(TpLeaderTarget& target, int rank, int coordinator);
 
 }  // namespace seed::parallel
