@@ -68,6 +68,14 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
     parallel::Coordinator coordinator(
         *global.mpi, layout, std::chrono::milliseconds(global.rank_timeout_ms),
         global.share_draft_tables ? parallel::DraftTables::kShared : parallel::DraftTables::kPerRank);
+    coordinator.wait_for_workers();
+    if (coordinator.target_lost()) {
+      spdlog::error("the target group (ranks 1..{}) did not start serving within {} x --rank-timeout {} ms: leader "
+                    "rank {} died, hung or was still loading its model (raise --rank-timeout for a model that loads "
+                    "slowly); ending the job",
+                    layout.tp, parallel::kLoadTimeoutFactor, global.rank_timeout_ms, parallel::kTargetLeaderRank);
+      parallel::MpiSession::abort_job(kLostRanksExit);
+    }
     try {
       work([&](const spec::EngineOptions& o) { return coordinator.make_engine(o); }, &coordinator);
     } catch (const Error& e) {

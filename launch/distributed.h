@@ -30,7 +30,9 @@ bool launched_by_mpirun();
 // --tp and --rank-timeout on the app, accepted after any subcommand too.
 void add_distributed_options(CLI::App& app, GlobalOptions& global);
 
-// Rank 0 (or the only process): runs `work` with an engine maker, then
+// Rank 0 (or the only process): waits for the worker ranks to serve
+// (Coordinator::wait_for_workers; a target group that does not ends the
+// job with kLostRanksExit), runs `work` with an engine maker, then
 // shuts the worker ranks down; if draft ranks were lost on the way, or the
 // target group after the last result, it logs them and ends the job with
 // exit status kLostRanksExit (a hung rank would keep mpirun waiting),

@@ -118,10 +118,27 @@ Coordinator::Coordinator(const MpiSession& session, const RankLayout& layout, st
 
 Coordinator::~Coordinator() { shut_down(); }
 
+void Coordinator::on_every_worker(const std::function<void(int, int, int)>& ask) {
+  std::vector<std::future<void>> asks;
+  for (int rank : layout_.draft_ranks()) {
+    asks.push_back(std::async(std::launch::async, ask, rank, draft_request_tag(rank), draft_reply_tag(rank)));
+  }
+  if (layout_.tp > 0) {
+    asks.push_back(std::async(std::launch::async, ask, kTargetLeaderRank, kTargetRequestTag, kTargetReplyTag));
+  }
+  for (std::future<void>& a : asks) a.get();
+}
+
+void Coordinator::wait_for_workers() {
+  on_every_worker([this](int rank, int tag, int reply_tag) {
+    ask_usage(loop_, rank, tag, reply_tag, kLoadTimeoutFactor * rank_timeout_);  // unanswered: counted lost
+  });
+}
+
 void Coordinator::shut_down() {
   if (shut_down_) return;
   shut_down_ = true;
-  const auto end = [this](int rank, int tag, int reply_tag) {
+  on_every_worker([this](int rank, int tag, int reply_tag) {
     const std::vector<uint8_t> shutdown = wire::encode(wire::ShutdownMessage{});
     if (!loop_.available(rank)) {
       loop_.send_last(rank, tag, shutdown, rank_timeout_);
@@ -132,16 +149,7 @@ void Coordinator::shut_down() {
     } catch (const Error&) {
       // No answer within the rank timeout: the loop counts the rank lost.
     }
-  };
-  // Side by side, so that stopped ranks cost one rank timeout in all.
-  std::vector<std::future<void>> ends;
-  for (int rank : layout_.draft_ranks()) {
-    ends.push_back(std::async(std::launch::async, end, rank, draft_request_tag(rank), draft_reply_tag(rank)));
-  }
-  if (layout_.tp > 0) {
-    ends.push_back(std::async(std::launch::async, end, kTargetLeaderRank, kTargetRequestTag, kTargetReplyTag));
-  }
-  for (std::future<void>& e : ends) e.wait();
+  });
 }
 
 bool Coordinator::target_lost() const { return layout_.tp > 0 && !loop_.available(kTargetLeaderRank); }

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,10 @@
 #include "spec/engine/engine_factory.h"
 
 namespace seed::parallel {
+
+// How many rank timeouts rank 0 waits for the worker ranks to load their
+// models and start serving.
+constexpr int kLoadTimeoutFactor = 10;
 
 // Whose verdicts the draft ranks' STAND and ADED tables of a group learn:
 // kShared, every draft rank's learns from all of the group's requests
@@ -63,6 +68,12 @@ class Coordinator {
   std::vector<int> lost_ranks() const;
   // Whether the target group's leader died or stopped answering (tp > 0).
   bool target_lost() const;
+  // Waits until every worker rank serves, at most kLoadTimeoutFactor times
+  // the rank timeout: the target group's ranks load their shards first,
+  // and a rank still loading would miss its first message's rank timeout.
+  // One that does not answer by then counts as lost (lost_ranks(),
+  // target_lost()).
+  void wait_for_workers();
   // Ends the worker ranks' loops: sends every draft rank and the target
   // group's leader a shutdown and waits, at most the rank timeout, for the
   // last usage each answers with as it leaves. One that does not answer
@@ -81,6 +92,10 @@ class Coordinator {
   std::vector<RankUsage> usage();
 
  private:
+  // Runs `ask(rank, request tag, reply tag)` for every draft rank and the
+  // target group's leader, side by side, so that ranks that do not answer
+  // cost one timeout in all.
+  void on_every_worker(const std::function<void(int, int, int)>& ask);
   // A proxy for draft rank `rank`, teaching the others with kShared tables.
   std::unique_ptr<spec::Drafter> remote_drafter(int rank, spec::DrafterKind drafter);
 

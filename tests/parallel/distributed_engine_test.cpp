@@ -330,6 +330,22 @@ TEST_F(DistributedEngineTest, ADraftRankThatStopsAnsweringIsReportedAndTheRunCom
   EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
 }
 
+TEST_F(DistributedEngineTest, ARankThatStartsServingAfterTheRankTimeoutIsWaitedForNotLost) {
+  // As a rank loading a large model: it serves only after a few rank timeouts.
+  constexpr int kSlowRank = 1;
+  if (!coordinator()) {
+    if (mpi_world().world_rank() == kSlowRank) std::this_thread::sleep_for(2 * kFaultTimeout);
+    serve_worker_rank(mpi_world(), layout(), *models_);
+    return;
+  }
+  Coordinator coordinator(mpi_world(), layout(), kFaultTimeout);
+  coordinator.wait_for_workers();
+  EXPECT_TRUE(coordinator.lost_ranks().empty());
+  const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(requests(0.0f)));
+  EXPECT_EQ(tokens_of(coordinator.make_engine(options("seed"))->generate(requests(0.0f))), expected);
+  EXPECT_TRUE(coordinator.lost_ranks().empty());
+}
+
 TEST_F(DistributedEngineTest, ADraftRankThatDoesNotAnswerItsShutdownIsReportedLost) {
   constexpr int kLostRank = 1;
   if (!coordinator()) {
