@@ -218,12 +218,19 @@ WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layou
   const std::unique_ptr<Communicator> group = make_target_group(layout);
   if (group) return serve_target_rank(*group, rank, models);
   RankTables tables(models);
-  std::map<spec::DrafterKind::Value, std::unique_ptr<spec::Drafter>> drafters;  // made on first use
+  std::map<spec::DrafterKind::Value, std::unique_ptr<spec::Drafter>> drafters;  // others made on first use
   const auto drafter_of = [&](spec::DrafterKind kind) -> spec::Drafter& {
     std::unique_ptr<spec::Drafter>& d = drafters[kind.value()];
     if (!d) d = make_rank_drafter(kind, models, tables);
     return *d;
   };
+  // The run's drafter is made before the rank serves, so that loading a
+  // draft model falls inside the coordinator's wait for every rank to serve
+  // (Coordinator::wait_for_workers), not inside its first start's rank
+  // timeout, and a draft folder that does not load fails the rank at once.
+  if (models.engine.drafter_pool() && (!models.drafter.needs_draft_model() || !models.draft.empty())) {
+    drafter_of(models.drafter);
+  }
   const auto learn = [&](spec::DrafterKind kind, const spec::Lesson& lesson) { tables.learn(kind, lesson); };
   return serve_draft_requests(drafter_of, learn, rank, /*coordinator=*/0, fault);
 }

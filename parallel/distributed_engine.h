@@ -108,10 +108,12 @@ class Coordinator {
 };
 
 // What every rank but 0 runs until the Coordinator's shutdown: a draft rank
-// loads `models.draft` and serves draft requests; a target rank loads its
-// shard of `models.target` and serves the target group (rank 1 answers the
-// coordinator, the others replay its calls). Returns the rank's statistics.
-// `fault` is for draft ranks in tests. Throws what loading the model throws.
+// makes the drafter of `models.drafter` (loading `models.draft`) before it
+// serves draft requests, and other drafters on their first start; a target
+// rank loads its shard of `models.target` and serves the target group (rank
+// 1 answers the coordinator, the others replay its calls). Returns the
+// rank's statistics. `fault` is for draft ranks in tests. Throws what
+// loading a model throws.
 WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout,
                                    const spec::EngineOptions& models, const DraftWorkerFault& fault = {});
 

@@ -11,6 +11,7 @@
 //   - a draft rank that stops answering mid-run is noticed within the rank
 //     timeout, reported by rank, and the run still completes every request
 //     with the single-process tokens;
+//   - a draft rank loads its draft model before it serves;
 //   - a draft rank drafts the slots of one draft message side by side, a
 //     slot whose drafter failed there fails alone, and its answer carries
 //     its drafters' CUDA graph warm-ups;
@@ -344,6 +345,17 @@ TEST_F(DistributedEngineTest, ARankThatStartsServingAfterTheRankTimeoutIsWaitedF
   const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(requests(0.0f)));
   EXPECT_EQ(tokens_of(coordinator.make_engine(options("seed"))->generate(requests(0.0f))), expected);
   EXPECT_TRUE(coordinator.lost_ranks().empty());
+}
+
+TEST_F(DistributedEngineTest, ADraftRankLoadsItsDraftModelBeforeItServes) {
+  // So that loading falls inside the coordinator's wait for every rank to
+  // serve: a draft folder that does not load fails the rank before it waits
+  // for its first message. (Rank 0 sends none here.)
+  if (coordinator()) return;
+  spec::EngineOptions models = *models_;
+  models.draft = (*dir_ / "no-such-draft").string();
+  EXPECT_TRUE(throws_error([&] { serve_worker_rank(mpi_world(), layout(), models); }, ErrorKind::kNotFound,
+                           {"no-such-draft"}));
 }
 
 TEST_F(DistributedEngineTest, ADraftRankThatDoesNotAnswerItsShutdownIsReportedLost) {
