@@ -4,15 +4,14 @@
 #include <cctype>
 #include <string>
 
+#include "models/base/trim.h"
 #include "tasks/blocksworld.h"
 
 namespace seed::tasks {
 namespace {
 
 std::string lower_trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  std::string out(text);
+  std::string out(trim(text));
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }

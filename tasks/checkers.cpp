@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "models/base/error.h"
+#include "models/base/trim.h"
 #include "tasks/blocksworld.h"
 #include "tasks/corpus_formats.h"
 #include "tasks/task_regex.h"
@@ -13,13 +14,6 @@
 
 namespace seed::tasks {
 namespace {
-
-std::string trim(std::string_view text) {
-  const size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string_view::npos) return "";
-  const size_t end = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(begin, end - begin + 1));
-}
 
 // The last number in `text` ("1,234.50", "-7"), commas dropped; "" if none.
 std::string last_number(std::string_view text) {
@@ -111,7 +105,7 @@ class BlocksworldChecker : public Checker {
   explicit BlocksworldChecker(std::string field) : field_(field.empty() ? "statement" : std::move(field)) {}
   std::string extract(std::string_view text) const override {
     std::string plan = std::string(text.substr(0, text.find(kBlocksworldPlanEnd)));
-    return trim(plan);
+    return std::string(trim(plan));
   }
   CheckResult check(const Problem& problem, std::string_view text) const override {
     CheckResult result;
@@ -139,7 +133,7 @@ class BlocksworldChecker : public Checker {
 class ExactChecker : public Checker {
  public:
   explicit ExactChecker(std::string field) : field_(field.empty() ? "answer" : std::move(field)) {}
-  std::string extract(std::string_view text) const override { return trim(text); }
+  std::string extract(std::string_view text) const override { return std::string(trim(text)); }
   CheckResult check(const Problem& problem, std::string_view text) const override {
     CheckResult result;
     result.answer = extract(text);
@@ -161,7 +155,7 @@ class RegexChecker : public Checker {
     std::smatch match;
     const std::string s(text);
     if (!std::regex_search(s, match, pattern_)) return "";
-    return trim(match.size() > 1 ? match[1].str() : match[0].str());
+    return std::string(trim(match.size() > 1 ? match[1].str() : match[0].str()));
   }
   CheckResult check(const Problem& problem, std::string_view text) const override {
     CheckResult result;
@@ -188,7 +182,7 @@ std::vector<std::string> sentences(const std::string& text) {
   static const std::regex kSentence(R"([^.!?]+[.!?]+["'”’]*)");
   std::vector<std::string> out;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kSentence); it != std::sregex_iterator(); ++it) {
-    const std::string sentence = trim(it->str());
+    const std::string sentence(trim(it->str()));
     if (!sentence.empty()) out.push_back(sentence);
   }
   return out;
@@ -199,7 +193,7 @@ class ParagraphEndingsChecker : public Checker {
   explicit ParagraphEndingsChecker(std::string field) : field_(field.empty() ? "input" : std::move(field)) {}
   std::string extract(std::string_view text) const override {
     const size_t mark = text.rfind("Passage:");
-    return trim(mark == std::string_view::npos ? text : text.substr(mark + 8));
+    return std::string(trim(mark == std::string_view::npos ? text : text.substr(mark + 8)));
   }
   CheckResult check(const Problem& problem, std::string_view text) const override {
     CheckResult result;
@@ -211,7 +205,7 @@ class ParagraphEndingsChecker : public Checker {
     size_t start = 0;
     while (start < passage.size()) {
       const size_t end = passage.find('\n', start);
-      const std::string line = trim(passage.substr(start, end - start));
+      const std::string line(trim(passage.substr(start, end - start)));
       start = end + 1;
       if (line.empty()) {
         if (!current.empty()) paragraphs.push_back(current);

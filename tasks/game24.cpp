@@ -9,19 +9,10 @@
 #include <sstream>
 
 #include "models/base/error.h"
+#include "models/base/trim.h"
 
 namespace seed::tasks {
 namespace {
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
 
 std::vector<std::string_view> split_whitespace(std::string_view text) {
   std::vector<std::string_view> tokens;

@@ -6,24 +6,18 @@
 #include <regex>
 
 #include "models/base/error.h"
+#include "models/base/trim.h"
 #include "tasks/prompt_template.h"
 
 namespace seed::tasks {
 namespace {
-
-std::string trim(std::string_view text) {
-  const size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string_view::npos) return "";
-  const size_t end = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(begin, end - begin + 1));
-}
 
 std::vector<std::string> nonempty_lines(std::string_view text) {
   std::vector<std::string> lines;
   size_t start = 0;
   while (start <= text.size()) {
     const size_t end = std::min(text.find('\n', start), text.size());
-    std::string line = trim(text.substr(start, end - start));
+    std::string line(trim(text.substr(start, end - start)));
     if (!line.empty()) lines.push_back(std::move(line));
     start = end + 1;
   }
@@ -63,7 +57,7 @@ std::optional<std::string> Task::lookup(const std::string& name, const Problem& 
     const std::regex pattern(field.pattern);
     for (auto it = thoughts.rbegin(); it != thoughts.rend(); ++it) {
       std::smatch match;
-      if (std::regex_search(it->text, match, pattern)) return trim(match[1].str());
+      if (std::regex_search(it->text, match, pattern)) return std::string(trim(match[1].str()));
     }
     return fill(field.initial, source_ + ": field 'state." + name + ".initial'", problem, State{}, nullptr);
   }
@@ -96,7 +90,7 @@ std::vector<Thought> Task::split_proposals(std::string_view completion) const {
 
 Thought Task::add_stage(Thought partial, size_t stage, std::string_view completion) const {
   SEED_CHECK(stage < spec_.generate.stages.size(), kInternal) << "generation stage " << stage << " out of range";
-  partial.parts[spec_.generate.stages[stage].output] = trim(completion);
+  partial.parts[spec_.generate.stages[stage].output] = std::string(trim(completion));
   if (stage + 1 == spec_.generate.stages.size()) {
     partial.text = fill_template(
         spec_.generate.thought,

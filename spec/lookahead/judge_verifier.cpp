@@ -4,18 +4,9 @@
 #include <cstdint>
 
 #include "models/base/error.h"
+#include "models/base/trim.h"
 
 namespace seed::spec {
-namespace {
-
-std::string trimmed(const std::string& text) {
-  size_t begin = 0, end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return text.substr(begin, end - begin);
-}
-
-}  // namespace
 
 JudgeVerifier::JudgeVerifier(Engine* judge, Render render, std::unique_ptr<Engine> owned)
     : owned_(std::move(owned)), judge_(owned_ ? owned_.get() : judge), render_(std::move(render)) {
@@ -34,7 +25,7 @@ std::vector<bool> JudgeVerifier::same_all(const std::vector<StepPair>& pairs) co
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (normalize_step(pairs[i].target_step) == normalize_step(pairs[i].draft_step)) continue;
     GenRequest question;
-    question.prompt = render_(trimmed(pairs[i].target_step), trimmed(pairs[i].draft_step));
+    question.prompt = render_(std::string(trim(pairs[i].target_step)), std::string(trim(pairs[i].draft_step)));
     question.max_new_tokens = kReplyTokens;
     question.sampling.temperature = 0;
     questions.push_back(std::move(question));
@@ -52,7 +43,7 @@ std::vector<bool> JudgeVerifier::same_all(const std::vector<StepPair>& pairs) co
 }
 
 bool judge_accepts(const std::string& reply) {
-  const std::string answer = trimmed(reply);
+  const std::string answer(trim(reply));
   if (answer.size() < 3) return false;
   for (size_t i = 0; i < 3; ++i) {
     if (std::tolower(static_cast<unsigned char>(answer[i])) != "yes"[i]) return false;
