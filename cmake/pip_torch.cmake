@@ -1,5 +1,5 @@
 # Building against pip's torch (a GPU machine's CUDA build, found through
-# torch.utils.cmake_prefix_path; scripts/setup_cuda.sh) instead of Debian's
+# torch.utils.cmake_prefix_path; scripts/setup.sh --cuda) instead of Debian's
 # libtorch brings two clashes with libraries seed takes from the system.
 # Both are detected from the torch found, and settled here:
 #

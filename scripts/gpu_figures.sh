@@ -12,8 +12,10 @@
 #
 #   scripts/gpu_figures.sh [DEVICE] [OUT]   default: cuda:0 results/gpu-figures
 #
-# Needs a build (scripts/setup.sh --cuda) and about 11 GB of free disk for
-# the 1B and 0.6B shapes; WITH_8B=1 adds the Llama-3.1-8B shape (40 GB of disk).
+# Needs a build (scripts/setup.sh --cuda, with --deps FILE from
+# scripts/dependency_kit.sh where the machine has no apt-get) and about
+# 11 GB of free disk for the 1B and 0.6B shapes; WITH_8B=1 adds the
+# Llama-3.1-8B shape (40 GB of disk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

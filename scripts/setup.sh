@@ -11,7 +11,13 @@
 # (cmake/pip_torch.cmake), and nvcc compiles seed's CUDA kernels
 # (models/cuda/). SEED_PREFIX_PATH adds folders where the other
 # dependencies live when they are not installed system-wide.
+#
+# --deps FILE takes those dependencies from a file scripts/dependency_kit.sh
+# packed on a Debian 12 machine, for a machine without apt-get: unpacked
+# beside FILE once, found by CMake and pkg-config there, and named in the
+# binaries' run paths, so that they run without any environment set.
 set -euo pipefail
+called_from=$PWD
 cd "$(dirname "$0")/.."
 
 # Why each package is here: README.md, "Dependencies".
@@ -22,17 +28,44 @@ packages=(
   libsentencepiece-dev libpcre2-dev libicu-dev
   libgtest-dev libgmock-dev
 )
-test=false build=true cuda=false
-for arg in "$@"; do
-  case $arg in
+test=false build=true cuda=false deps=""
+while (($#)); do
+  case $1 in
     --test) test=true ;;
     --no-build) build=false ;;
     --cuda) cuda=true ;;
-    *) echo "setup.sh: unknown option $arg (known: --test, --no-build, --cuda)" >&2; exit 2 ;;
+    --deps)
+      deps=${2:-}
+      [[ -z $deps || $deps == /* ]] || deps=$called_from/$deps
+      [[ -f $deps ]] || { echo "setup.sh: --deps wants a file from scripts/dependency_kit.sh, not '${2:-}'" >&2; exit 2; }
+      shift ;;
+    *) echo "setup.sh: unknown option $1 (known: --test, --no-build, --cuda, --deps FILE)" >&2; exit 2 ;;
   esac
+  shift
 done
 prefix_path=${SEED_PREFIX_PATH:-}
 cuda_compiler=""
+kit_flags=()
+if [[ -n $deps ]]; then
+  kit=$(cd "$(dirname "$deps")" && pwd)/$(basename "$deps")
+  [[ $kit == *.tar.xz ]] && kit=${kit%.tar.xz} || kit=$kit.d
+  if [[ ! -d $kit ]]; then
+    mkdir -p "$kit.tmp"
+    tar -C "$kit.tmp" -xJf "$deps"
+    # pkg-config files name /usr; they are read here.
+    find "$kit.tmp" -name '*.pc' -exec sed -i -E "s#([= ])/usr([/ ]|\$)#\1$kit/usr\2#g" {} +
+    mv "$kit.tmp" "$kit"
+  fi
+  lib=$kit/usr/lib/x86_64-linux-gnu
+  prefix_path="$kit/usr${prefix_path:+;$prefix_path}"
+  # Open MPI's compiler wrapper runs from the kit at configure time.
+  export OPAL_PREFIX=$kit/usr
+  export PKG_CONFIG_PATH=$lib/pkgconfig:$kit/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+  # The binaries find the kit's libraries through their run path, and
+  # those libraries the rest of the kit through theirs.
+  kit_flags=(-DMPI_CXX_COMPILER="$kit/usr/bin/mpicxx.openmpi" -DPKG_CONFIG_EXECUTABLE="$kit/usr/bin/pkgconf"
+    -DCMAKE_BUILD_RPATH="$lib")
+fi
 if $cuda; then
   torch_prefix=$(python3 -c 'import torch; assert torch.version.cuda, "a CPU-only torch"; print(torch.utils.cmake_prefix_path)') || {
     echo "setup.sh --cuda: python3 cannot import a CUDA build of torch (pip install torch)" >&2
@@ -58,6 +91,13 @@ if $test; then
   packages+=(clang-14 libclang-rt-14-dev libomp-14-dev)
 fi
 missing=()
+if [[ -n $deps ]]; then
+  # The kit holds the libraries; the machine brings the build tools.
+  for tool in cmake ninja g++; do
+    command -v $tool >/dev/null || { echo "setup.sh --deps: $tool is not on PATH" >&2; exit 1; }
+  done
+  packages=()
+fi
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
@@ -73,7 +113,7 @@ fi
 
 $build || exit 0
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${prefix_path:+"-DCMAKE_PREFIX_PATH=$prefix_path"} \
-  ${cuda_compiler:+"-DCMAKE_CUDA_COMPILER=$cuda_compiler"}
+  ${cuda_compiler:+"-DCMAKE_CUDA_COMPILER=$cuda_compiler"} "${kit_flags[@]}"
 # The main job needs only the binary (half the build); the tests and the GPU
 # figures (scripts/gpu_figures.sh) need everything.
 targets=()

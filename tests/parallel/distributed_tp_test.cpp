@@ -182,7 +182,9 @@ TEST_F(DistributedTpTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {
         EXPECT_EQ(prefill.prompt_tokens, seed::testing::prompt_tokens_of(batch));
         // The group's counters reach the coordinator: without drafts the
         // rounds do not depend on timing, so they are the local engine's.
-        if (name == "ar" || name == "ar-batch") EXPECT_EQ(prefill.verify_rounds, local->stats().prefill.verify_rounds);
+        if (name == "ar" || name == "ar-batch") {
+          EXPECT_EQ(prefill.verify_rounds, local->stats().prefill.verify_rounds);
+        }
         if (cache) {
           EXPECT_LT(prefill.computed_tokens, prefill.prompt_tokens);
         } else {

@@ -90,7 +90,7 @@ TEST(TaskFolders, CreativeWritingLoadsItsData) {
 }
 
 TEST(TaskFolders, ADataPathGivenAtRunTimeReplacesTheDefault) {
-  EXPECT_TRUE(seed::testing::throws_error([] { Task::load(folder("gsm8k"), {"/nonexistent/test.jsonl"}); },
+  EXPECT_TRUE(seed::testing::throws_error([] { Task::load(folder("gsm8k"), {"/nonexistent/test.jsonl", ""}); },
                                           ErrorKind::kNotFound, {"gsm8k/task.json", "'data.path'", "/nonexistent"}));
 }
 
