@@ -492,7 +492,7 @@ class RowsAttention {
     const T* values = values_ + kv * dim_;
     const T* key_rows[kChunk];
     for (int64_t j = 0; j < c; ++j) key_rows[j] = keys + slots[j] * kv_stride_;
-    for (int64_t j = c; j % (kLanesOf<Vec> / R) != 0; ++j) key_rows[j] = key_rows[0];  // scores never used
+    for (int64_t j = c; j < kChunk && j % (kLanesOf<Vec> / R) != 0; ++j) key_rows[j] = key_rows[0];  // scores never used
     // The next chunk's rows [j, j + n) of this kv head, asked for as the first tile reads this one's.
     const auto ask_next = [&](int64_t j, int64_t n) {
       for (int64_t i = j; i < std::min(j + n, next_c); ++i) {

@@ -60,10 +60,11 @@ std::unique_ptr<PostProcessor> make_template(const json& value, const Field& fie
     const std::string name = read_string(entry["SpecialToken"], "id", item / "SpecialToken");
     SEED_CHECK(special.contains(name), kInvalidArgument)
         << item.str() << ": special token \"" << name << "\" is not in " << (field / "special_tokens").path;
-    const json& ids = read_array(special[name], "ids", (field / "special_tokens") / name);
+    const Field token_field = (field / "special_tokens") / name;
+    const json& ids = read_array(special[name], "ids", token_field);
     for (const json& id : ids) {
       SEED_CHECK(id.is_number_integer() && id.get<int64_t>() >= 0, kInvalidArgument)
-          << ((field / "special_tokens") / name / "ids").str() << " must hold non-negative integers";
+          << (token_field / "ids").str() << " must hold non-negative integers";
       (seen_sequence ? after : before).push_back(static_cast<int32_t>(id.get<int64_t>()));
     }
   }

@@ -109,7 +109,10 @@ class TargetRankFaultTest : public ::testing::Test {
     const std::vector<std::string> kept = read_lines(results);
     ASSERT_FALSE(kept.empty());
     ASSERT_LT(kept.size(), static_cast<size_t>(kProblems)) << "the run finished before the fault; raise kProblems";
-    for (const std::string& line : kept) EXPECT_NO_THROW(json::parse(line)) << line;
+    for (const std::string& line : kept) {
+      json parsed;
+      EXPECT_NO_THROW(parsed = json::parse(line)) << line;
+    }
 
     FILE* resume = popen((seed_run("--resume") + " 2>&1").c_str(), "r");
     std::string output;
