@@ -64,10 +64,8 @@ std::vector<DraftTask> take_batch(std::deque<DraftTask>& inbox) {
 }  // namespace
 
 void DrafterPool::work(Worker& worker) {
-  // Each thread has its own OpenMP team size; drafters stay small. ATen
-  // sets a thread's size to the process's at its first parallel op, so it
-  // goes first.
-  at::internal::lazy_init_num_threads();
+  // Each thread has its own OpenMP team size; drafters stay small.
+  init_aten_thread();
   omp_set_num_threads(draft_threads_);
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {

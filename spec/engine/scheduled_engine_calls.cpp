@@ -8,6 +8,7 @@
 #include <set>
 
 #include "spec/engine/scheduled_engine.h"
+#include "spec/engine/team_threads.h"
 
 namespace seed::spec {
 
@@ -52,7 +53,7 @@ std::vector<Completion> ScheduledEngine::generate(const std::vector<GenRequest>&
 void ScheduledEngine::loop_until(const Call& own) {
   // The target runs on whichever caller holds the loop: give this thread
   // the process's intra-op team size (ATen's, as the main thread has it).
-  at::internal::lazy_init_num_threads();
+  init_aten_thread();
   try {
     while (true) {
       admit();

@@ -5,9 +5,19 @@
 // thread's own setting: at::set_num_threads would rebuild ATen's pools.
 #pragma once
 
+#include <ATen/Parallel.h>
 #include <omp.h>
 
 namespace seed::spec {
+
+// Lets ATen set up this thread, so that a team size the thread sets after
+// it stays. ATen gives a thread the process's team at its first parallel
+// op, once, through a thread-local flag in an inline function: seed's copy
+// of it, and in torch 2 libtorch's own, which at::get_num_threads() sets.
+inline void init_aten_thread() {
+  at::internal::lazy_init_num_threads();
+  at::get_num_threads();
+}
 
 class TeamThreads {
  public:

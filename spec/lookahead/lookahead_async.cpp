@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "spec/engine/team_threads.h"
 #include "spec/lookahead/lookahead_engine.h"
 
 namespace seed::spec {
@@ -26,7 +27,7 @@ void LookaheadEngine::run_async(std::vector<StepRun>& runs, const std::function<
   std::exception_ptr draft_error;
   int gamma = lookahead_.gamma;
   std::thread drafter([&] {
-    at::internal::lazy_init_num_threads();
+    init_aten_thread();
     omp_set_num_threads(lookahead_.draft_threads);
     const models::DeviceStream::Scope on_stream(draft_stream_);
     std::unique_lock lock(mutex);

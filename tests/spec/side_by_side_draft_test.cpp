@@ -27,6 +27,7 @@
 #include "spec/engine/logit_reads.h"
 #include "spec/engine/model_target.h"
 #include "spec/engine/scheduled_engine.h"
+#include "spec/engine/team_threads.h"
 #include "tests/spec/engine_fixtures.h"
 #include "tests/spec/forwarding.h"
 
@@ -322,7 +323,7 @@ TEST_F(SideBySideDraftTest, SeedBatchDraftsARoundAsOneBatchOnTheTargetsThread) {
 TEST_F(SideBySideDraftTest, WokenWorkDraftsOnTheDrafterThreadAndWorkDraftedHereOnAWiderTeam) {
   const int own = at::get_num_threads();
   at::set_num_threads(3);
-  at::internal::lazy_init_num_threads();
+  init_aten_thread();
   {
     VerifyQueue queue(Scheduler(SchedulePolicy::kBatch, 16));
     auto recording = std::make_unique<RecordingDrafter>(draft());
