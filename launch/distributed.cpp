@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "models/base/error.h"
 #include "parallel/distributed_engine.h"
@@ -13,6 +16,55 @@
 namespace seed::launch {
 
 bool launched_by_mpirun() { return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK"); }
+
+namespace {
+
+// --rank-timeout's value in argv (`--rank-timeout N` or `--rank-timeout=N`,
+// the last one given), else its default.
+int rank_timeout_ms_in(int argc, char** argv) {
+  int ms = GlobalOptions{}.rank_timeout_ms;
+  constexpr std::string_view kOption = "--rank-timeout", kOptionIs = "--rank-timeout=";
+  for (int i = 1; i < argc; ++i) {
+    std::string_view value = argv[i];
+    if (value == kOption && i + 1 < argc) {
+      value = argv[++i];
+    } else if (value.substr(0, kOptionIs.size()) == kOptionIs) {
+      value.remove_prefix(kOptionIs.size());
+    } else {
+      continue;
+    }
+    int parsed = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    if (error == std::errc() && end == value.data() + value.size() && parsed > 0) ms = parsed;
+  }
+  return ms;
+}
+
+// The rank mpirun gave this process, known before MPI starts.
+int launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK"}) {
+    if (const char* rank = std::getenv(name)) return std::atoi(rank);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::unique_ptr<parallel::MpiSession> start_mpi(int* argc, char*** argv) {
+  const int timeout_ms = rank_timeout_ms_in(*argc, *argv), rank = launcher_rank();
+  const auto limit = std::chrono::milliseconds(int64_t{parallel::kLoadTimeoutFactor} * timeout_ms);
+  // The other ranks wait a little longer, so that rank 0 (unless it is the
+  // one stopped) reports and ends the job for all of them.
+  const auto grace = rank == 0 ? std::chrono::milliseconds(0) : std::max(limit / 10, std::chrono::milliseconds(1000));
+  return std::make_unique<parallel::MpiSession>(argc, argv, limit + grace, [rank, limit, timeout_ms] {
+    const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+    spdlog::error("rank {}: the job's {} ranks did not all start within {:.1f} s ({} x --rank-timeout {} ms): a rank "
+                  "stopped, hung or was slow to start (MPI_Init); ending the job",
+                  rank, size ? size : "?", limit.count() / 1000.0, parallel::kLoadTimeoutFactor, timeout_ms);
+    spdlog::default_logger()->flush();
+    std::_Exit(kLostRanksExit);
+  });
+}
 
 void add_distributed_options(CLI::App& app, GlobalOptions& global) {
   app.add_option("--tp", global.tp,
@@ -23,7 +75,7 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global) {
   app.add_option("--rank-timeout", global.rank_timeout_ms,
                  "Under mpirun: milliseconds rank 0 waits for a worker rank's answer before it counts the rank "
                  "lost: a lost draft rank's sequences move elsewhere, a lost target group ends the run. A verify "
-                 "that prefills a prompt (a sequence's first) may take 10 times as long")
+                 "that prefills a prompt (a sequence's first) may take 10 times as long, and so may the ranks' start")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option_function<std::string>(

@@ -14,6 +14,7 @@
 
 #include "launch/commands.h"
 #include "parallel/distributed_engine.h"
+#include "parallel/mpi_session.h"
 #include "spec/api/engine.h"
 #include "spec/engine/engine_factory.h"
 
@@ -26,6 +27,15 @@ using RankWork = std::function<void(const EngineMaker&, parallel::Coordinator*)>
 
 // True when Open MPI's mpirun (or another PMIx launcher) started this process.
 bool launched_by_mpirun();
+
+// MPI started on this rank, every rank waiting for all to have started
+// (parallel::MpiSession). A job whose ranks have not all started within
+// kLoadTimeoutFactor x --rank-timeout ends with kLostRanksExit and a
+// message, rank 0's first: a rank stopped or hung while the job starts
+// would otherwise keep every rank waiting. MPI starts before the command
+// line is parsed, so --rank-timeout is read from argv here (a malformed
+// value counts as the default, and the parser then reports it).
+std::unique_ptr<parallel::MpiSession> start_mpi(int* argc, char*** argv);
 
 // --tp and --rank-timeout on the app, accepted after any subcommand too.
 void add_distributed_options(CLI::App& app, GlobalOptions& global);

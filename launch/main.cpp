@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   seed::launch::GlobalOptions global;
   // Under mpirun every rank runs this main; the commands split the roles.
   std::unique_ptr<seed::parallel::MpiSession> mpi;
-  if (seed::launch::launched_by_mpirun()) mpi = std::make_unique<seed::parallel::MpiSession>(&argc, &argv);
+  if (seed::launch::launched_by_mpirun()) mpi = seed::launch::start_mpi(&argc, &argv);
   global.mpi = mpi.get();
   if (const char* data_dir = std::getenv("SEED_DATA_DIR")) global.data_dir = data_dir;
   std::string log_level = "info";

@@ -19,38 +19,55 @@ void check_mpi(int code, const char* call) {
   SEED_FAIL(kInternal) << call << " failed: " << std::string(text, length);
 }
 
-MpiSession::MpiSession(int* argc, char*** argv) {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  SEED_CHECK(!initialized, kInternal) << "MPI is initialised already; create one MpiSession per process";
-  int provided = MPI_THREAD_SINGLE;
-  check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
-  thread_multiple_ = provided == MPI_THREAD_MULTIPLE;
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
-}
+namespace {
 
-MpiSession::~MpiSession() {
-  if (finalize_limit_.count() == 0) {
-    MPI_Finalize();
-    return;
-  }
+// Runs `work`; if it has not returned within `limit` (0: no bound),
+// `on_hang` runs on a watchdog thread meanwhile, to end the process.
+void bounded(std::chrono::milliseconds limit, const std::function<void()>& on_hang, const std::function<void()>& work) {
+  if (limit.count() == 0) return work();
   std::mutex mutex;
-  std::condition_variable finalized;
+  std::condition_variable done_changed;
   bool done = false;
   std::thread watchdog([&] {
     std::unique_lock<std::mutex> lock(mutex);
-    if (!finalized.wait_for(lock, finalize_limit_, [&] { return done; })) on_finalize_hang_();
+    if (!done_changed.wait_for(lock, limit, [&] { return done; })) on_hang();
   });
-  MPI_Finalize();
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    done = true;
+  const auto finish = [&] {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+    }
+    done_changed.notify_one();
+    watchdog.join();
+  };
+  try {
+    work();
+  } catch (...) {
+    finish();
+    throw;
   }
-  finalized.notify_one();
-  watchdog.join();
+  finish();
 }
+
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv, std::chrono::milliseconds start_limit,
+                       std::function<void()> on_start_hang) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  SEED_CHECK(!initialized, kInternal) << "MPI is initialised already; create one MpiSession per process";
+  bounded(start_limit, on_start_hang, [&] {
+    int provided = MPI_THREAD_SINGLE;
+    check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+    thread_multiple_ = provided == MPI_THREAD_MULTIPLE;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
+    check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  });
+}
+
+MpiSession::~MpiSession() { bounded(finalize_limit_, on_finalize_hang_, [] { MPI_Finalize(); }); }
 
 void MpiSession::limit_finalize(std::chrono::milliseconds limit, std::function<void()> on_hang) {
   finalize_limit_ = limit;

@@ -18,8 +18,14 @@ namespace seed::parallel {
 class MpiSession {
  public:
   // Throws kInternal if MPI was initialised already (a second session) or
-  // MPI_Init_thread fails. argc/argv may be null.
-  MpiSession(int* argc, char*** argv);
+  // MPI_Init_thread fails. argc/argv may be null. Every rank then waits in
+  // a barrier for every other to have started MPI. Past `start_limit` (0:
+  // no bound), `on_start_hang` runs on another thread and must end the
+  // process without MPI (MPI_Abort needs MPI started): a rank stopped or
+  // hung before MPI_Init returns keeps every other rank in MPI_Init or the
+  // barrier, where no message of the job can reach them.
+  MpiSession(int* argc, char*** argv, std::chrono::milliseconds start_limit = std::chrono::milliseconds(0),
+             std::function<void()> on_start_hang = {});
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

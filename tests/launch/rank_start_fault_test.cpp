@@ -1,0 +1,71 @@
+// `seed run` under launch/mpirun.sh -n 3 when one rank stops (SIGSTOP)
+// before it starts MPI: the other ranks wait in MPI_Init or the barrier
+// after it, where no message of the job reaches them. Within 10 x
+// --rank-timeout (a little longer on ranks other than 0) a running rank
+// says so and ends the job with exit status 3 (launch/distributed.h,
+// start_mpi); without the bound the job waited for ever.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/launch/synthetic_game24_csv.h"
+#include "tests/launch/zoo_seed_run.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kLostRanksExit = 3;  // launch/distributed.h
+constexpr int kJobTimeoutS = 120;  // only a hang reaches it: the job ends in seconds
+constexpr int kTimedOut = 124;     // timeout(1)'s status
+
+class RankStartFaultTest : public ::testing::Test {
+ protected:
+  // Runs the job with world rank `stopped` stopping itself before it execs
+  // seed; returns the job's exit status, its output in job.log.
+  int run_with_rank_stopped(int stopped) {
+    const std::string stop_first = "sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = " + std::to_string(stopped) +
+                                   " ]; then kill -STOP $$; fi; exec \"$@\"' stopped-rank ";
+    const std::string command =
+        "timeout -k 10 " + std::to_string(kJobTimeoutS) + " " + SEED_SOURCE_DIR + "/launch/mpirun.sh -n 3 -- " +
+        stop_first + seed::testing::zoo_seed_run(dir_, "cot", 4, "--rank-timeout 200") + " > " +
+        (dir_ / "job.log").string() + " 2>&1";
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  std::string log() const {
+    std::ifstream in(dir_ / "job.log");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+
+  seed::testing::Game24ScratchDir scratch_{"seed_rank_start_fault_test"};
+  const fs::path& dir_ = scratch_.path();
+};
+
+TEST_F(RankStartFaultTest, ADraftRankStoppedBeforeMpiStartsEndsTheJobFromRankZero) {
+  const int status = run_with_rank_stopped(1);
+  ASSERT_NE(status, kTimedOut) << log();
+  EXPECT_EQ(status, kLostRanksExit) << log();
+  EXPECT_NE(log().find("rank 0: the job's 3 ranks did not all start within 2.0 s (10 x --rank-timeout 200 ms)"),
+            std::string::npos)
+      << log();
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.jsonl"));
+}
+
+TEST_F(RankStartFaultTest, RankZeroStoppedBeforeMpiStartsEndsTheJobFromAnotherRank) {
+  const int status = run_with_rank_stopped(0);
+  ASSERT_NE(status, kTimedOut) << log();
+  EXPECT_EQ(status, kLostRanksExit) << log();
+  const std::string output = log();
+  EXPECT_TRUE(output.find("rank 1: the job's 3 ranks did not all start") != std::string::npos ||
+              output.find("rank 2: the job's 3 ranks did not all start") != std::string::npos)
+      << output;
+  EXPECT_EQ(output.find("rank 0: the job's"), std::string::npos) << output;
+}
+
+}  // namespace
