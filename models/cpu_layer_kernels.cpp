@@ -71,8 +71,10 @@ SEED_INLINE void prefetch_row(const T* p, int64_t n) {
 }
 
 // a * b + c rounded once. The compiler fuses a product and a sum where it
-// sees fit, and saw fit differently for a widened float and a float widened
-// in place; spelled out, both paths give the same bits.
+// sees fit, and saw fit differently in different inlined copies of one
+// loop: for a widened float and a float widened in place, and (GCC 14) for
+// a running sum updated beside other rows' and alone. Spelled out, every
+// path gives the same bits.
 SEED_INLINE float fused(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 
 // Replaces s[0, n) by exp(s - top) and returns their sum.
@@ -542,7 +544,7 @@ class RowsAttention {
     const float new_top = std::max(*one.top, chunk_top);
     const float rescale = exp_nonpositive(*one.top - new_top);
     *one.top = new_top;
-    *one.sum = *one.sum * rescale + exp_sum(one.scores, c, new_top);
+    *one.sum = fused(*one.sum, rescale, exp_sum(one.scores, c, new_top));
     if (rescale != 1.0f) {
       for (int64_t i = 0; i < dim_; ++i) one.out[i] *= rescale;
     }
