@@ -70,11 +70,10 @@ SEED_INLINE void prefetch_row(const T* p, int64_t n) {
   for (int64_t i = 0; i < n; i += kPerLine) __builtin_prefetch(p + i, /*rw=*/0, /*locality=*/1);
 }
 
-// a * b + c rounded once. The compiler fuses a product and a sum where it
-// sees fit, and saw fit differently in different inlined copies of one
-// loop: for a widened float and a float widened in place, and (GCC 14) for
-// a running sum updated beside other rows' and alone. Spelled out, every
-// path gives the same bits.
+// a * b + c rounded once. This file is built without floating-point
+// contraction (models/CMakeLists.txt), so that a row's bits do not depend
+// on which inlined copy of a loop computed it; the products and sums fused
+// on purpose are spelled out.
 SEED_INLINE float fused(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 
 // Replaces s[0, n) by exp(s - top) and returns their sum.
