@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "launch/runtime.h"
 #include "models/base/error.h"
 #include "parallel/distributed_engine.h"
 
@@ -38,14 +39,6 @@ int rank_timeout_ms_in(int argc, char** argv) {
     if (error == std::errc() && end == value.data() + value.size() && parsed > 0) ms = parsed;
   }
   return ms;
-}
-
-// The rank mpirun gave this process, known before MPI starts.
-int launcher_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK"}) {
-    if (const char* rank = std::getenv(name)) return std::atoi(rank);
-  }
-  return 0;
 }
 
 }  // namespace

@@ -91,11 +91,17 @@ std::string startup_settings() {
   return settings;
 }
 
+int launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK"}) {
+    if (const char* rank = std::getenv(name)) return std::atoi(rank);
+  }
+  return 0;
+}
+
 void warn_if_blas_held_back() {
   static const std::set<std::string> kAvx512Cores = {"skylakex", "cooperlake", "sapphirerapids"};
   const char* core = std::getenv("OPENBLAS_CORETYPE");
-  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  if (core == nullptr || !cpu_has_avx512() || (rank != nullptr && std::string(rank) != "0")) return;
+  if (core == nullptr || !cpu_has_avx512() || launcher_rank() != 0) return;
   std::string name = core;
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
   if (kAvx512Cores.count(name)) return;

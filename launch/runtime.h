@@ -37,6 +37,10 @@ void ensure_fast_runtime(char** argv);
 // "NAME=value" each, unset ones left out: for benchmark reports.
 std::string startup_settings();
 
+// The world rank mpirun gave this process (0 without mpirun), known before
+// MPI starts.
+int launcher_rank();
+
 // A user's OPENBLAS_CORETYPE that holds an AVX-512 CPU to narrower kernels
 // (Haswell's AVX2 ones trained the zoo target 1.5x slower) is kept, but
 // deserves a warning: logged here, once per job (rank 0 under mpirun). Call
