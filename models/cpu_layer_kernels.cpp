@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 #include <c10/util/BFloat16.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <array>
@@ -96,6 +97,43 @@ typedef float Xmm __attribute__((vector_size(16)));
 
 template <typename Vec>
 constexpr int64_t kLanesOf = sizeof(Vec) / sizeof(float);
+
+// splat<Vec>(x): x in every lane. fused(a, b, c): a * b + c lane by lane,
+// rounded once where the instruction set has a fused multiply-add (SSE2
+// has none: a multiply and an add). With GCC both are the instruction
+// set's builtins, which keep a tile's sums in registers: a scalar
+// converted to a vector wider than the default instruction set's came out
+// lane by lane as masked inserts (these bodies are compiled for the
+// default set before they are inlined into wider ones), and a builtin
+// that reads memory, or that GCC takes for a call that may throw (hence
+// noexcept), kept the sums in memory around it. Clang checks a builtin's
+// instruction set where it is written, so it gets a multiply and an add:
+// the same bits in every copy all the same.
+#if defined(__clang__)
+template <typename Vec>
+SEED_INLINE Vec splat(float x) noexcept {
+  return x - Vec{};  // exact for every x, -0 included
+}
+template <typename Vec>
+SEED_INLINE Vec fused(Vec a, Vec b, Vec c) noexcept {
+  return a * b + c;
+}
+#else
+template <typename Vec>
+Vec splat(float x) noexcept;
+template <>
+SEED_INLINE Zmm splat<Zmm>(float x) noexcept { return __builtin_ia32_broadcastss512(Xmm{x}, Zmm{}, -1); }
+template <>
+SEED_INLINE Ymm splat<Ymm>(float x) noexcept { return __builtin_ia32_vbroadcastss_ps256(Xmm{x}); }
+template <>
+SEED_INLINE Xmm splat<Xmm>(float x) noexcept { return x - Xmm{}; }
+
+SEED_INLINE Zmm fused(Zmm a, Zmm b, Zmm c) noexcept {
+  return __builtin_ia32_vfmaddps512_mask(a, b, c, -1, _MM_FROUND_CUR_DIRECTION);
+}
+SEED_INLINE Ymm fused(Ymm a, Ymm b, Ymm c) noexcept { return __builtin_ia32_vfmaddps256(a, b, c); }
+SEED_INLINE Xmm fused(Xmm a, Xmm b, Xmm c) noexcept { return a * b + c; }
+#endif
 
 template <typename Vec>
 SEED_INLINE Vec load(const float* p) {
@@ -271,8 +309,8 @@ SEED_INLINE void tile_scores(const Reader* tile, const T* const* keys, int64_t c
         Vec k0, k1;
         load_block(keys[j0 + j] + d, k0, k1);
         for (int64_t r = 0; r < R; ++r) {
-          acc[r * J + j] += q0[r] * k0;
-          acc[r * J + j] += q1[r] * k1;
+          acc[r * J + j] = fused(q0[r], k0, acc[r * J + j]);
+          acc[r * J + j] = fused(q1[r], k1, acc[r * J + j]);
         }
       }
     }
@@ -281,7 +319,7 @@ SEED_INLINE void tile_scores(const Reader* tile, const T* const* keys, int64_t c
       for (int64_t r = 0; r < R; ++r) qd[r] = load<Vec>(q[r] + blocks);
       for (int64_t j = 0; j < J; ++j) {
         const Vec k = load<Vec>(keys[j0 + j] + blocks);
-        for (int64_t r = 0; r < R; ++r) acc[r * J + j] += qd[r] * k;
+        for (int64_t r = 0; r < R; ++r) acc[r * J + j] = fused(qd[r], k, acc[r * J + j]);
       }
     }
     const Vec sums = lane_sums(acc);
@@ -340,14 +378,15 @@ SEED_INLINE void tile_weighted_sum(const Reader* tile, int64_t d, const int64_t*
     const T* v = values + slots[j] * stride;
     if constexpr (kVectors == 1) {  // a last L entries, in order
       const Vec x = load<Vec>(v);
-      for (int64_t r = 0; r < R; ++r) acc[r][0] += p[r][j] * x;
+      for (int64_t r = 0; r < R; ++r) acc[r][0] = fused(splat<Vec>(p[r][j]), x, acc[r][0]);
     } else {
       for (int64_t i = 0; i < kVectors; i += 2) {
         Vec first, second;
         load_block(v + kLanesOf<Vec> * i, first, second);
         for (int64_t r = 0; r < R; ++r) {
-          acc[r][i] += p[r][j] * first;
-          acc[r][i + 1] += p[r][j] * second;
+          const Vec weight = splat<Vec>(p[r][j]);
+          acc[r][i] = fused(weight, first, acc[r][i]);
+          acc[r][i + 1] = fused(weight, second, acc[r][i + 1]);
         }
       }
     }
