@@ -6,10 +6,13 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace seed::testing {
@@ -37,6 +40,17 @@ inline std::vector<nlohmann::json> read_lines(const std::filesystem::path& path)
   std::string line;
   while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
   return lines;
+}
+
+// A run's results.jsonl by problem index: problems in flight together
+// append their lines in the order they finish.
+inline std::map<int64_t, nlohmann::json> results_by_index(const std::filesystem::path& path) {
+  std::map<int64_t, nlohmann::json> results;
+  for (nlohmann::json& line : read_lines(path)) {
+    const auto index = line["index"].get<int64_t>();
+    results[index] = std::move(line);
+  }
+  return results;
 }
 
 }  // namespace seed::testing

@@ -22,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using seed::testing::Outcome;
 using seed::testing::read_lines;
+using seed::testing::results_by_index;
 using seed::testing::run_command;
 using nlohmann::json;
 
@@ -51,12 +52,13 @@ TEST_F(RunCliTest, WritesOneLinePerProblemAndASummary) {
   const Outcome r = run_command(seed_run("ar", (out_ / "a").string(), "--limit 2 --tree-out " +
                                                                            (out_ / "tree.json").string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::vector<json> lines = read_lines(out_ / "a" / "results.jsonl");
+  const std::map<int64_t, json> lines = results_by_index(out_ / "a" / "results.jsonl");
   ASSERT_EQ(lines.size(), 2u);
+  ASSERT_EQ(lines.count(0), 1u);
   for (const char* key : {"problem", "answer", "correct", "tree", "tokens", "target_forwards", "alpha", "wall_s"}) {
-    EXPECT_TRUE(lines[0].contains(key)) << key;
+    EXPECT_TRUE(lines.at(0).contains(key)) << key;
   }
-  EXPECT_EQ(lines[0]["problem"]["input"], "4 5 6 10");  // row 900, the first test puzzle
+  EXPECT_EQ(lines.at(0)["problem"]["input"], "4 5 6 10");  // row 900, the first test puzzle
   std::ifstream summary_file(out_ / "a" / "summary.json");
   const json summary = json::parse(summary_file);
   for (const char* key : {"task", "search", "engine", "problems", "correct", "accuracy", "tokens", "tokens_per_s",
@@ -148,9 +150,11 @@ TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
   ASSERT_EQ(run_command(seed_run("ar", ar, "--limit 2")).exit_code, 0);
   const Outcome r = run_command(seed_run("seed", seed, "--limit 2 --baseline " + ar));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::vector<json> a = read_lines(out_ / "ar" / "results.jsonl"), s = read_lines(out_ / "seed" / "results.jsonl");
-  ASSERT_EQ(a.size(), s.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i]["answer_text"], s[i]["answer_text"]) << i;
+  const std::map<int64_t, json> a = results_by_index(out_ / "ar" / "results.jsonl");
+  const std::map<int64_t, json> s = results_by_index(out_ / "seed" / "results.jsonl");
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(s.size(), 2u);
+  for (const auto& [index, line] : a) EXPECT_EQ(line["answer_text"], s.at(index)["answer_text"]) << index;
   EXPECT_NE(r.output.find("identical answers: 2 of 2"), std::string::npos) << r.output;
   // A model-free drafter too; the summary reports its acceptance and time.
   const std::string aded = (out_ / "aded").string();
@@ -189,15 +193,13 @@ TEST_F(RunCliTest, SpeculationNeverChangesSampledAnswers) {
     const Outcome r = run_command(cot_run(engine, out, "--baseline " + ar));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("identical answers: 2 of 2"), std::string::npos) << r.output;
-    // Lines are written as problems finish: matched by index.
-    std::map<int64_t, json> a, s;
-    for (const json& line : read_lines(out_ / "ar" / "results.jsonl")) a[line["index"].get<int64_t>()] = line;
-    for (const json& line : read_lines(out_ / engine / "results.jsonl")) s[line["index"].get<int64_t>()] = line;
+    const std::map<int64_t, json> a = results_by_index(out_ / "ar" / "results.jsonl");
+    const std::map<int64_t, json> s = results_by_index(out_ / engine / "results.jsonl");
     ASSERT_EQ(a.size(), 2u);
     ASSERT_EQ(s.size(), 2u);
     for (const auto& [index, line] : a) {
-      EXPECT_EQ(line["answer_text"], s[index]["answer_text"]) << engine << " " << index;
-      EXPECT_EQ(line["tokens"], s[index]["tokens"]) << engine << " " << index;
+      EXPECT_EQ(line["answer_text"], s.at(index)["answer_text"]) << engine << " " << index;
+      EXPECT_EQ(line["tokens"], s.at(index)["tokens"]) << engine << " " << index;
     }
   }
   const std::string drawn = (out_ / "drawn").string();
@@ -219,15 +221,9 @@ TEST_F(RunCliTest, PrefixCacheAndKvBudgetChangeNoAnswer) {
   ASSERT_EQ(run_command(seed_run("seed", full, "--limit 2 --no-prefix-cache")).exit_code, 0);
   const Outcome r = run_command(seed_run("seed", small, "--limit 2 --kv-cache-mb 4"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // Problems in flight together finish in any order: compare by index.
-  const auto by_index = [](const fs::path& results) {
-    std::map<int64_t, json> out;
-    for (const json& line : read_lines(results)) out[line["index"].get<int64_t>()] = line;
-    return out;
-  };
-  const std::map<int64_t, json> a = by_index(out_ / "shared" / "results.jsonl");
-  const std::map<int64_t, json> b = by_index(out_ / "full" / "results.jsonl");
-  const std::map<int64_t, json> c = by_index(out_ / "small" / "results.jsonl");
+  const std::map<int64_t, json> a = results_by_index(out_ / "shared" / "results.jsonl");
+  const std::map<int64_t, json> b = results_by_index(out_ / "full" / "results.jsonl");
+  const std::map<int64_t, json> c = results_by_index(out_ / "small" / "results.jsonl");
   ASSERT_EQ(a.size(), 2u);
   ASSERT_EQ(b.size(), 2u);
   ASSERT_EQ(c.size(), 2u);
@@ -335,13 +331,13 @@ TEST_F(RunCliTest, AChatTaskRendersEveryPromptWithTheTemplate) {
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   const Outcome chat = run(task.string(), model.string(), (out_ / "chat").string());
   ASSERT_EQ(chat.exit_code, 0) << chat.output;
-  const std::vector<json> a = read_lines(out_ / "plain" / "results.jsonl");
-  const std::vector<json> b = read_lines(out_ / "chat" / "results.jsonl");
+  const std::map<int64_t, json> a = results_by_index(out_ / "plain" / "results.jsonl");
+  const std::map<int64_t, json> b = results_by_index(out_ / "chat" / "results.jsonl");
   ASSERT_EQ(a.size(), 2u);
   ASSERT_EQ(b.size(), 2u);
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i]["answer_text"], b[i]["answer_text"]) << i;
-    EXPECT_EQ(a[i]["tokens"], b[i]["tokens"]) << i;
+  for (const auto& [index, line] : a) {
+    EXPECT_EQ(line["answer_text"], b.at(index)["answer_text"]) << index;
+    EXPECT_EQ(line["tokens"], b.at(index)["tokens"]) << index;
   }
   const auto summary = [](const fs::path& dir) { return json::parse(std::ifstream(dir / "summary.json")); };
   EXPECT_EQ(summary(out_ / "plain")["prompt_tokens"], summary(out_ / "chat")["prompt_tokens"]);
