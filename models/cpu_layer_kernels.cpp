@@ -99,17 +99,9 @@ template <typename Vec>
 constexpr int64_t kLanesOf = sizeof(Vec) / sizeof(float);
 
 // splat<Vec>(x): x in every lane. fused(a, b, c): a * b + c lane by lane,
-// rounded once where the instruction set has a fused multiply-add (SSE2
-// has none: a multiply and an add). With GCC both are the instruction
-// set's builtins, which keep a tile's sums in registers: a scalar
-// converted to a vector wider than the default instruction set's came out
-// lane by lane as masked inserts (these bodies are compiled for the
-// default set before they are inlined into wider ones), and a builtin
-// that reads memory, or that GCC takes for a call that may throw (hence
-// noexcept), kept the sums in memory around it. Clang checks a builtin's
-// instruction set where it is written, so it gets a multiply and an add:
-// the same bits in every copy all the same.
-#if defined(__clang__)
+// rounded once where the instruction set has a fused multiply-add; SSE2
+// has none, and clang checks a builtin's instruction set where it is
+// written (these bodies are generic), so those get a multiply and an add.
 template <typename Vec>
 SEED_INLINE Vec splat(float x) noexcept {
   return x - Vec{};  // exact for every x, -0 included
@@ -118,21 +110,25 @@ template <typename Vec>
 SEED_INLINE Vec fused(Vec a, Vec b, Vec c) noexcept {
   return a * b + c;
 }
-#else
-template <typename Vec>
-Vec splat(float x) noexcept;
+#if !defined(__clang__)
+// With GCC, the instruction set's builtins, which keep a tile's sums in
+// registers. A scalar converted to a vector wider than the default
+// instruction set's came out lane by lane as masked inserts (these bodies
+// are compiled for the default set before they are inlined into wider
+// ones); a broadcast that reads memory, and a builtin that GCC takes for a
+// call that may throw (hence noexcept), kept the sums in memory around it.
 template <>
-SEED_INLINE Zmm splat<Zmm>(float x) noexcept { return __builtin_ia32_broadcastss512(Xmm{x}, Zmm{}, -1); }
+SEED_INLINE Zmm splat<Zmm>(float x) noexcept {
+  return __builtin_ia32_broadcastss512(Xmm{x}, Zmm{}, -1);
+}
 template <>
-SEED_INLINE Ymm splat<Ymm>(float x) noexcept { return __builtin_ia32_vbroadcastss_ps256(Xmm{x}); }
-template <>
-SEED_INLINE Xmm splat<Xmm>(float x) noexcept { return x - Xmm{}; }
-
+SEED_INLINE Ymm splat<Ymm>(float x) noexcept {
+  return __builtin_ia32_vbroadcastss_ps256(Xmm{x});
+}
 SEED_INLINE Zmm fused(Zmm a, Zmm b, Zmm c) noexcept {
   return __builtin_ia32_vfmaddps512_mask(a, b, c, -1, _MM_FROUND_CUR_DIRECTION);
 }
 SEED_INLINE Ymm fused(Ymm a, Ymm b, Ymm c) noexcept { return __builtin_ia32_vfmaddps256(a, b, c); }
-SEED_INLINE Xmm fused(Xmm a, Xmm b, Xmm c) noexcept { return a * b + c; }
 #endif
 
 template <typename Vec>
