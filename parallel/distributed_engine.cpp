@@ -21,13 +21,6 @@ namespace seed::parallel {
 
 namespace {
 
-// The target group's communicator (world ranks 1..T), made collectively
-// over the world: every rank calls this once, the coordinator and draft
-// ranks too (they get null).
-std::unique_ptr<Communicator> make_target_group(const RankLayout& layout) {
-  return layout.tp > 0 ? make_mpi_communicator(kTargetLeaderRank, layout.tp) : nullptr;
-}
-
 // A target rank's part of the group until the coordinator's shutdown.
 WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineOptions& models) {
   SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
@@ -113,7 +106,6 @@ Coordinator::Coordinator(const MpiSession& session, const RankLayout& layout, st
                          DraftTables tables)
     : layout_(layout), rank_timeout_(rank_timeout), tables_(tables), loop_(session) {
   SEED_CHECK(session.world_rank() == 0, kInternal) << "the coordinator runs on rank 0, not " << session.world_rank();
-  make_target_group(layout_);
 }
 
 Coordinator::~Coordinator() { shut_down(); }
@@ -215,8 +207,12 @@ WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layou
                               const DraftWorkerFault& fault) {
   const int rank = session.world_rank();
   SEED_CHECK(layout.role(rank) != RankRole::kCoordinator, kInternal) << "rank " << rank << " is the coordinator";
-  const std::unique_ptr<Communicator> group = make_target_group(layout);
-  if (group) return serve_target_rank(*group, rank, models);
+  if (layout.role(rank) == RankRole::kTarget) {
+    // Made by the group's ranks alone: a peer stopped before it keeps the
+    // leader from serving, which the coordinator's bounded wait reports.
+    const std::unique_ptr<Communicator> group = make_mpi_communicator(kTargetLeaderRank, layout.tp);
+    return serve_target_rank(*group, rank, models);
+  }
   RankTables tables(models);
   std::map<spec::DrafterKind::Value, std::unique_ptr<spec::Drafter>> drafters;  // others made on first use
   const auto drafter_of = [&](spec::DrafterKind kind) -> spec::Drafter& {

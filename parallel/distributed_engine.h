@@ -46,8 +46,7 @@ enum class DraftTables { kShared, kPerRank };
 class Coordinator {
  public:
   // `session` must outlive this object; its world rank must be 0 and every
-  // other rank must be in serve_worker_rank() with the same layout (with
-  // tp > 0 this makes the target group's communicator, collectively).
+  // other rank must be in serve_worker_rank() with the same layout.
   Coordinator(const MpiSession& session, const RankLayout& layout, std::chrono::milliseconds rank_timeout,
               DraftTables tables = DraftTables::kShared);
   // Calls shut_down() unless the caller did.

@@ -16,6 +16,9 @@ namespace seed::parallel {
 namespace {
 
 constexpr const char* kBackend = "mpi";
+// MPI_Comm_create_group's messages on MPI_COMM_WORLD pass between the
+// group's ranks only, which exchange nothing else there meanwhile.
+constexpr int kCreateGroupTag = 0;
 
 MPI_Datatype mpi_type(c10::ScalarType type) {
   switch (type) {
@@ -104,10 +107,19 @@ std::unique_ptr<Communicator> make_mpi_communicator(int first_world_rank, int co
   SEED_CHECK(count >= 1 && first_world_rank >= 0 && first_world_rank + count <= world_size, kInvalidArgument)
       << "an MPI group of world ranks [" << first_world_rank << ", " << first_world_rank + count
       << ") does not fit a world of " << world_size << " ranks";
-  const bool member = world_rank >= first_world_rank && world_rank < first_world_rank + count;
+  if (world_rank < first_world_rank || world_rank >= first_world_rank + count) return nullptr;
+  // MPI_Comm_create_group, not MPI_Comm_split: only the group's ranks take
+  // part, so a rank outside it never waits on one inside that has stopped.
+  MPI_Group world_group = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+  check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world_group), "MPI_Comm_group");
+  int range[1][3] = {{first_world_rank, first_world_rank + count - 1, 1}};
+  const int included = MPI_Group_range_incl(world_group, 1, range, &group);
+  MPI_Group_free(&world_group);
+  check_mpi(included, "MPI_Group_range_incl");
   MPI_Comm comm = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, world_rank, &comm), "MPI_Comm_split");
-  if (!member) return nullptr;
+  const int created = MPI_Comm_create_group(MPI_COMM_WORLD, group, kCreateGroupTag, &comm);
+  MPI_Group_free(&group);
+  check_mpi(created, "MPI_Comm_create_group");
   return std::make_unique<MpiCommunicator>(comm);
 }
 

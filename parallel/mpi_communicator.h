@@ -14,8 +14,9 @@
 namespace seed::parallel {
 
 // World ranks [first_world_rank, first_world_rank + count) become group
-// ranks 0..count-1. Collective over MPI_COMM_WORLD: every world rank must
-// call it with the same arguments; ranks outside the range get nullptr.
+// ranks 0..count-1. Collective over the group's ranks only, which must each
+// call it with the same arguments; a rank outside the range gets nullptr
+// without waiting on any other.
 // REQUIRES a live MpiSession. Throws kInvalidArgument if the range is empty
 // or not inside the world (naming it and the world size), kInternal with
 // MPI's message if MPI fails. Collectives on non-CPU tensors throw

@@ -75,6 +75,20 @@ TEST_F(MpiCommunicatorTest, SubGroupHoldsOnlyItsWorldRanks) {
   world_->barrier();
 }
 
+TEST_F(MpiCommunicatorTest, ASubGroupIsMadeByItsRanksAlone) {
+  // Rank 0 does not take part, as a coordinator does not in the target
+  // group's: the group's ranks must not wait for it (a rank outside a group
+  // that stops must not keep the group from forming, nor the reverse).
+  if (rank_ != 0) {
+    std::unique_ptr<Communicator> group = make_mpi_communicator(1, size_ - 1);
+    ASSERT_NE(group, nullptr);
+    at::Tensor t = at::full({1}, static_cast<float>(rank_), at::kFloat);
+    group->all_reduce_sum(t);
+    EXPECT_EQ(t.item<float>(), (size_ - 1) * size_ / 2.0f);
+  }
+  world_->barrier();
+}
+
 TEST_F(MpiCommunicatorTest, BadArgumentsNameTheProblem) {
   EXPECT_TRUE(throws_error([&] { make_mpi_communicator(1, size_); }, ErrorKind::kInvalidArgument,
                            {"world ranks [1, " + std::to_string(size_ + 1) + ")",
