@@ -3,7 +3,11 @@
 // after it, where no message of the job reaches them. Within 10 x
 // --rank-timeout (a little longer on ranks other than 0) a running rank
 // says so and ends the job with exit status 3 (launch/distributed.h,
-// start_mpi); without the bound the job waited for ever.
+// start_mpi); without the bound the job waited for ever. And when a target
+// group rank stops after that barrier, as it starts making the group's
+// communicator (stop_making_group.cpp, preloaded): only its group waits
+// for it, and rank 0's wait for the group to serve ends the job; made by a
+// split over every rank, the group had kept them all waiting.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -28,11 +32,25 @@ class RankStartFaultTest : public ::testing::Test {
   // Runs the job with world rank `stopped` stopping itself before it execs
   // seed; returns the job's exit status, its output in job.log.
   int run_with_rank_stopped(int stopped) {
-    const std::string stop_first = "sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = " + std::to_string(stopped) +
-                                   " ]; then kill -STOP $$; fi; exec \"$@\"' stopped-rank ";
+    return run_job("sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = " + std::to_string(stopped) +
+                       " ]; then kill -STOP $$; fi; exec \"$@\"' stopped-rank ",
+                   "");
+  }
+
+  // Runs the job with a target group of ranks 1 and 2, world rank `stopped`
+  // stopping itself as it starts making a communicator.
+  int run_with_group_rank_stopped(int stopped) {
+    return run_job("env LD_PRELOAD=" + std::string(SEED_STOP_MAKING_GROUP) +
+                       " SEED_TEST_STOP_RANK=" + std::to_string(stopped) + " ",
+                   " --tp 2");
+  }
+
+  // `seed run` under launch/mpirun.sh -n 3, each rank started through
+  // `prefix`: the job's exit status, its output in job.log.
+  int run_job(const std::string& prefix, const std::string& extra) {
     const std::string command =
         "timeout -k 10 " + std::to_string(kJobTimeoutS) + " " + SEED_SOURCE_DIR + "/launch/mpirun.sh -n 3 -- " +
-        stop_first + seed::testing::zoo_seed_run(dir_, "cot", 4, "--rank-timeout 200") + " > " +
+        prefix + seed::testing::zoo_seed_run(dir_, "cot", 4, "--rank-timeout 200" + extra) + " > " +
         (dir_ / "job.log").string() + " 2>&1";
     const int status = std::system(command.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -66,6 +84,16 @@ TEST_F(RankStartFaultTest, RankZeroStoppedBeforeMpiStartsEndsTheJobFromAnotherRa
               output.find("rank 2: the job's 3 ranks did not all start") != std::string::npos)
       << output;
   EXPECT_EQ(output.find("rank 0: the job's"), std::string::npos) << output;
+}
+
+TEST_F(RankStartFaultTest, ATargetGroupRankStoppedBeforeItsGroupFormsEndsTheJobFromRankZero) {
+  const int status = run_with_group_rank_stopped(2);
+  ASSERT_NE(status, kTimedOut) << log();
+  EXPECT_EQ(status, kLostRanksExit) << log();
+  EXPECT_NE(log().find("the target group (ranks 1..2) did not start serving within 10 x --rank-timeout 200 ms"),
+            std::string::npos)
+      << log();
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.jsonl"));
 }
 
 }  // namespace
