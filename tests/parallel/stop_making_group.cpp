@@ -1,8 +1,10 @@
 // Preloaded (LD_PRELOAD) into seed's ranks by RankStartFaultTest: world
 // rank SEED_TEST_STOP_RANK stops itself (SIGSTOP) as it starts making a
 // communicator other than the world, after the start barrier and before its
-// target group forms. Built on MPI's profiling interface: each call goes on
-// to its PMPI_ twin.
+// target group forms. Both calls a group can be made with stop it, so that
+// the test shows what a stopped rank does to the job whichever the group is
+// made with. Built on MPI's profiling interface: each call goes on to its
+// PMPI_ twin.
 #include <mpi.h>
 #include <signal.h>
 
