@@ -25,8 +25,8 @@ void RemoteDrafter::teach(const spec::Lesson& lesson) {
 }
 
 void RemoteDrafter::check_available() const {
-  SEED_CHECK(loop_.available(rank_), kUnavailable) << "draft rank " << rank_ << " is unavailable (it died or "
-                                                   << "stopped answering); its sequences must move elsewhere";
+  SEED_CHECK(loop_.available(rank_), kUnavailable) << "draft rank " << rank_
+                                                   << " is unavailable (it died or stopped answering)";
 }
 
 void RemoteDrafter::start(uint64_t slot, const std::vector<int32_t>& tokens, const spec::DraftSettings& settings) {

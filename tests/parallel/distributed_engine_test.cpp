@@ -372,8 +372,8 @@ TEST_F(DistributedEngineTest, ADraftRankThatDoesNotAnswerItsShutdownIsReportedLo
   EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
 }
 
-// Needs mpirun to survive a dead rank (--mca orte_enable_recovery 1 --mca
-// orte_abort_on_non_zero_status 0), so ctest runs it alone, by name.
+// Needs mpirun to survive a dead rank (the settings of
+// parallel_distributed_kill_test_np3), so ctest runs it alone, by name.
 TEST_F(DistributedEngineTest, DISABLED_ADraftRankThatDiesIsReportedAndTheRunCompletes) {
   constexpr int kLostRank = 1;
   if (!coordinator()) {
