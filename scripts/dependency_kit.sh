@@ -11,8 +11,9 @@
 # SentencePiece, PCRE2, ICU, GoogleTest and the Boost headers seed
 # includes, plus pkgconf and Open MPI's compiler wrapper and launcher:
 # about 14 MB, for x86-64. Left out: the C and C++ runtimes and the rest of the base
-# system, which the machine has, and whatever it takes from PyTorch
-# (libtorch, CUDA, NCCL, OpenMP).
+# system, which the machine has (glibc and libstdc++ at least as new as
+# Debian 12's: the kit's runtime-needs names them), and whatever it takes
+# from PyTorch (libtorch, CUDA, NCCL, OpenMP).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build-deps/seed-deps.tar.xz}
@@ -106,6 +107,15 @@ kit_usr=$(cd "$(dirname "${BASH_SOURCE[0]}")/usr" && pwd)
 export PATH=$kit_usr/bin:$PATH OPAL_PREFIX=$kit_usr
 command -v ssh >/dev/null || export OMPI_MCA_plm_rsh_agent=false
 ENV
+
+# The newest C and C++ runtime versions the kit's programs and libraries
+# ask for (Debian 12's: glibc 2.36, GCC 12's libstdc++), which setup.sh
+# --deps checks the machine for before it builds.
+newest() {
+  find "$root" -type f \( -name '*.so*' -o -path '*/bin/*' \) -exec objdump -T {} + 2>/dev/null |
+    grep -o "$1[0-9.]*[0-9]" | sort -uV | tail -1
+}
+echo "$(newest 'GLIBC_2\.') $(newest 'GLIBCXX_3\.')" >"$root/runtime-needs"
 
 mkdir -p "$(dirname "$out")"
 tar -C "$root" -cJf "$out" .

@@ -49,12 +49,29 @@ kit_flags=()
 if [[ -n $deps ]]; then
   kit=$(cd "$(dirname "$deps")" && pwd)/$(basename "$deps")
   [[ $kit == *.tar.xz ]] && kit=${kit%.tar.xz} || kit=$kit.d
-  if [[ ! -d $kit ]]; then
+  # Unpacked once, and again when FILE is newer (a kit packed since).
+  if [[ ! -d $kit || $deps -nt $kit ]]; then
+    rm -rf "$kit" "$kit.tmp"
     mkdir -p "$kit.tmp"
     tar -C "$kit.tmp" -xJf "$deps"
     # pkg-config files name /usr; they are read here.
     find "$kit.tmp" -name '*.pc' -exec sed -i -E "s#([= ])/usr([/ ]|\$)#\1$kit/usr\2#g" {} +
     mv "$kit.tmp" "$kit"
+    touch "$kit"
+  fi
+  # The kit's libraries run on the C and C++ runtimes they were built
+  # against or newer ones; an older glibc or libstdc++ would fail only
+  # later, in Open MPI's compiler wrapper or at a binary's start.
+  [[ -f $kit/runtime-needs ]] || { echo "setup.sh --deps: $deps is an older kit; pack it again (scripts/dependency_kit.sh)" >&2; exit 1; }
+  read -r needs_glibc needs_glibcxx <"$kit/runtime-needs"
+  glibc=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+  libstdcxx=$(g++ -print-file-name=libstdc++.so.6)
+  if [[ $(printf '%s\n' "${needs_glibc#GLIBC_}" "$glibc" | sort -V | head -1) != "${needs_glibc#GLIBC_}" ]] ||
+    ! grep -qaF "$needs_glibcxx" "$libstdcxx"; then
+    echo "setup.sh --deps: $deps was packed from Debian 12 and needs glibc ${needs_glibc#GLIBC_} and a libstdc++" \
+      "with $needs_glibcxx or newer; this machine has glibc $glibc and $libstdcxx:" \
+      "install seed's dependencies from its own packages and name their folders in SEED_PREFIX_PATH" >&2
+    exit 1
   fi
   lib=$kit/usr/lib/x86_64-linux-gnu
   prefix_path="$kit/usr${prefix_path:+;$prefix_path}"
