@@ -19,10 +19,10 @@ namespace seed::models {
 // SDPA, whose tensor-core products win at their sizes.
 constexpr int64_t kMaxPagedAttentionRows = 16;
 
-// Key positions one thread block of paged_attention reads (a split): a
-// forward's blocks cover its key positions in splits of this many, and
-// those past a sequence's own keys return at once.
-constexpr int64_t kPagedAttentionSplitKeys = cuda::kSplitKeys;
+// The most key positions one thread block of paged_attention reads (a
+// split): a forward's blocks cover its key positions in splits of at most
+// this many, and those past a sequence's own keys return at once.
+constexpr int64_t kPagedAttentionSplitKeys = cuda::kMaxSplitKeys;
 
 // Whether paged_attention serves a forward of `seq` new rows a sequence
 // computing with `options`, heads of `head_dim`: this build has the kernels

@@ -1,11 +1,13 @@
 // paged_attention for a build with its CUDA kernels (cuda/paged_attention.cu).
 #include "models/paged_attention.h"
 
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "models/base/error.h"
@@ -56,7 +58,10 @@ at::Tensor paged_attention(const at::Tensor& q, const at::Tensor& keys, const at
   args.kv_heads = static_cast<int>(kv_heads);
   args.dim = static_cast<int>(dim);
   args.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(dim)));
-  const int splits = cuda::paged_attention_splits(args.key_positions);
+  args.split_keys = cuda::choose_split_keys(args, at::cuda::getCurrentDeviceProperties()->multiProcessorCount);
+  const auto aligned = [](const at::Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0; };
+  args.vector_loads = dim % cuda::kVectorElements == 0 && aligned(keys) && aligned(values);
+  const int splits = cuda::paged_attention_splits(args);
   at::Tensor split_buffers;  // every split's outputs, maxima and sums
   if (splits > 1) {
     const int64_t row_heads = batch * seq * heads;

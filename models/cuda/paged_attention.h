@@ -13,7 +13,9 @@ enum class Element { kFloat, kHalf, kBFloat16 };
 
 // Launches the forward's attention on `stream`; the launch's error, or
 // cudaSuccess. REQUIRES dim <= kMaxHeadDim, heads a multiple of kv_heads,
-// split buffers sized for paged_attention_splits(key_positions) > 1.
+// with vector_loads dim a multiple of kVectorElements and keys and values
+// aligned to 16 bytes, split buffers sized for paged_attention_splits(args)
+// > 1.
 cudaError_t launch_paged_attention(const PagedAttentionArgs& args, Element element, cudaStream_t stream);
 
 }  // namespace seed::models::cuda

@@ -5,16 +5,18 @@
 // so a CUDA graph's key positions padded to its bucket cost nothing.
 //
 // The split of FlashDecoding: a block takes one sequence's kv head, up to
-// kRows of its query rows and one split of its key positions, and keeps a
-// running softmax over tiles of keys staged in shared memory; a second
+// kRows of its query rows and one split of its key positions (shorter
+// where a forward has few blocks: choose_split_keys), and keeps a running
+// softmax over tiles of keys staged in shared memory; a second
 // kernel weighs the splits' results by their softmax sums. Scores, softmax
 // and sums are float32 whatever the cache's dtype.
 //
 // The includer provides, before this header, CUDA's block primitives
 // (threadIdx, blockIdx, gridDim, __syncthreads, __shfl_xor_sync, and the
-// __device__ qualifiers) and `float load(const T*)` and `void store(T*,
-// float)` for each element type T: nvcc's for the kernels, an emulation of
-// them for the CPU test.
+// __device__ qualifiers) and, for each element type T, `float load(const
+// T*)`, `void store(T*, float)` and `void load_vector(const T* p, float*
+// out)`, which reads kVectorElements elements from p, 16-byte aligned:
+// nvcc's for the kernels, an emulation of them for the CPU test.
 #pragma once
 
 #include <cmath>
@@ -27,10 +29,6 @@ namespace seed::models::cuda {
 
 constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / 32;
-// Query rows of one kv head a block computes. Row r of a sequence's kv head
-// is new row r / group's query head kv_head * group + r % group, so a
-// decode step's group of heads shares one block and one read of the keys.
-constexpr int kRows = 8;
 constexpr int kMaxTileKeys = 32;            // the softmax step gives each lane of a warp one key
 constexpr size_t kSharedBytes = 48 * 1024;  // what a block gets without opting in
 
@@ -56,7 +54,7 @@ struct AttendGrid {
 inline AttendGrid attend_grid(const PagedAttentionArgs& a) {
   AttendGrid g;
   g.sequence_heads = a.batch * a.kv_heads;
-  g.splits = paged_attention_splits(a.key_positions);
+  g.splits = paged_attention_splits(a);
   g.row_tiles = (a.heads / a.kv_heads * a.seq + kRows - 1) / kRows;
   g.tile_keys = kMaxTileKeys;  // the most within the default shared memory
   while (g.tile_keys > 1 && shared_floats(a.dim, g.tile_keys) * sizeof(float) > kSharedBytes) g.tile_keys /= 2;
@@ -89,7 +87,7 @@ __device__ void attend_split(const PagedAttentionArgs& a, int tile, float* share
   const int64_t cached = a.cached[b];
   // No row attends past its sequence's cached and new positions.
   const int64_t end = lesser(a.key_positions, cached + a.seq);
-  const int64_t begin = static_cast<int64_t>(split) * kSplitKeys, stop = lesser(end, begin + kSplitKeys);
+  const int64_t begin = static_cast<int64_t>(split) * a.split_keys, stop = lesser(end, begin + a.split_keys);
   const int64_t* slots = a.key_slots + static_cast<int64_t>(b) * a.key_positions;
   const int64_t* tree = a.tree + static_cast<int64_t>(b) * a.seq * a.seq;
 
@@ -109,11 +107,26 @@ __device__ void attend_split(const PagedAttentionArgs& a, int tile, float* share
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int64_t from = begin; from < stop; from += tile) {
     const int n = static_cast<int>(lesser(tile, stop - from));
-    for (int i = threadIdx.x; i < n * D; i += kThreads) {
-      const int k = i / D, d = i % D;
-      const int64_t at = (slots[from + k] * a.kv_heads + kv_head) * D + d;
-      k_tile[k * (D + 1) + d] = load(K + at);
-      v_tile[k * D + d] = load(V + at);
+    if (a.vector_loads) {
+      const int pieces = D / kVectorElements;  // of a key row
+      for (int i = threadIdx.x; i < n * pieces; i += kThreads) {
+        const int k = i / pieces, d = i % pieces * kVectorElements;
+        const int64_t at = (slots[from + k] * a.kv_heads + kv_head) * D + d;
+        float key[kVectorElements], value[kVectorElements];
+        load_vector(K + at, key);
+        load_vector(V + at, value);
+        for (int j = 0; j < kVectorElements; ++j) {
+          k_tile[k * (D + 1) + d + j] = key[j];
+          v_tile[k * D + d + j] = value[j];
+        }
+      }
+    } else {
+      for (int i = threadIdx.x; i < n * D; i += kThreads) {
+        const int k = i / D, d = i % D;
+        const int64_t at = (slots[from + k] * a.kv_heads + kv_head) * D + d;
+        k_tile[k * (D + 1) + d] = load(K + at);
+        v_tile[k * D + d] = load(V + at);
+      }
     }
     __syncthreads();
     for (int i = threadIdx.x; i < rows * tile; i += kThreads) {

@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "models/cuda/paged_attention_args.h"
 #include "tests/models/cuda_block_emulation.h"
 
 namespace seed::models::cuda {
@@ -35,6 +36,11 @@ inline void store(Bfloat16* p, float x) {
   uint32_t wide;
   std::memcpy(&wide, &x, sizeof wide);
   p->bits = static_cast<uint16_t>((wide + 0x7fff + ((wide >> 16) & 1)) >> 16);
+}
+
+template <typename T>
+void load_vector(const T* p, float* out) {
+  for (int j = 0; j < kVectorElements; ++j) out[j] = load(p + j);
 }
 
 }  // namespace seed::models::cuda
@@ -63,12 +69,20 @@ std::vector<T> random_elements(size_t n, std::mt19937& rng) {
   return out;
 }
 
+// How a launch reads: on a GPU of this many multiprocessors (which sets how
+// many key positions a block reads), keys kVectorElements at a time where
+// the head's size allows.
+struct Reading {
+  int multiprocessors;
+  bool vector_loads;
+};
+
 // The attention of every (row, head), attended by the launch of
 // launch_paged_attention (paged_attention.cu), and by the definition:
 // softmax(q k / sqrt(D)) v over a sequence's cached positions and the new
 // positions its tree row allows, keys read through the slot table.
 template <typename T>
-double worst_difference(const Case& c, uint32_t seed) {
+double worst_difference(const Case& c, Reading reading, uint32_t seed) {
   std::mt19937 rng(seed);
   const int B = c.batch, S = c.seq, H = c.heads, Hkv = c.kv_heads, D = c.dim, T_ = c.key_positions;
   const int64_t stride = (H + 2 * Hkv) * D;  // queries as a view of a fused q/k/v projection
@@ -107,6 +121,8 @@ double worst_difference(const Case& c, uint32_t seed) {
   a.kv_heads = Hkv;
   a.dim = D;
   a.scale = 1.0f / std::sqrt(static_cast<float>(D));
+  a.split_keys = choose_split_keys(a, reading.multiprocessors);
+  a.vector_loads = reading.vector_loads && D % kVectorElements == 0;
   const AttendGrid grid = attend_grid(a);
   std::vector<float> split_buffers(grid.splits * row_heads * (D + 2), std::nanf(""));
   a.split_out = split_buffers.data();
@@ -162,12 +178,19 @@ double worst_difference(const Case& c, uint32_t seed) {
 
 class PagedAttentionBlocksTest : public ::testing::TestWithParam<Case> {};
 
+// One multiprocessor: splits of kMaxSplitKeys, read an element at a time;
+// 132 (an H100's): splits as short as kMinSplitKeys where a forward has
+// few blocks, read in vectors.
+constexpr Reading kOneElementAtATime = {1, false}, kInVectors = {132, true};
+
 TEST_P(PagedAttentionBlocksTest, Float32EqualsAttentionOverGatheredMaskedKeys) {
-  EXPECT_LT(worst_difference<float>(GetParam(), 1), 1e-5);
+  EXPECT_LT(worst_difference<float>(GetParam(), kOneElementAtATime, 1), 1e-5);
+  EXPECT_LT(worst_difference<float>(GetParam(), kInVectors, 1), 1e-5);
 }
 
 TEST_P(PagedAttentionBlocksTest, Bfloat16EqualsItWithinTheOutputsRounding) {
-  EXPECT_LT(worst_difference<Bfloat16>(GetParam(), 2), 2e-2);  // outputs of magnitude ~1 in bfloat16: 1/128 apart
+  // Outputs of magnitude ~1 in bfloat16: 1/128 apart.
+  EXPECT_LT(worst_difference<Bfloat16>(GetParam(), kInVectors, 2), 2e-2);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -177,7 +200,29 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{2, 5, 8, 2, 64, 48, {0, 43}, true},           // trees to verify, a padding row
                       Case{1, 16, 4, 4, 80, 272, {256}, true},           // two splits, a head of 80
                       Case{2, 4, 4, 1, 256, 520, {516, 10}, true},       // three; one sequence ends in the first
-                      Case{1, 2, 12, 4, 128, 300, {298}, false}));       // groups of three heads
+                      Case{1, 2, 12, 4, 128, 300, {298}, false},         // groups of three heads
+                      Case{1, 3, 4, 2, 12, 90, {87}, true}));            // a head of 12: no vector loads
+
+TEST(PagedAttentionSplitsTest, ABlockReadsFewerKeysWhereAForwardHasTooFewBlocksForTheGpu) {
+  // On 132 multiprocessors, 528 blocks are wanted.
+  PagedAttentionArgs a;
+  a.batch = 1, a.seq = 1, a.heads = 32, a.kv_heads = 8, a.dim = 64;  // a decode step of the Llama-3.2-1B shape
+  a.key_positions = 2048;                                             // 8 blocks a split: 66 splits wanted
+  EXPECT_EQ(choose_split_keys(a, 132), kMinSplitKeys);                // 32 splits, where 256 keys made 8
+  a.key_positions = 8192;
+  EXPECT_EQ(choose_split_keys(a, 132), 128);  // 125 keys, in whole tiles: 64 splits
+  a.key_positions = 32768;
+  EXPECT_EQ(choose_split_keys(a, 132), kMaxSplitKeys);
+  a.batch = 16, a.key_positions = 4096;  // 128 blocks a split: 5 splits wanted
+  EXPECT_EQ(choose_split_keys(a, 132), kMaxSplitKeys);
+  a.batch = 1, a.seq = 4, a.key_positions = 8192;  // 4 rows to verify: 2 row tiles a kv head, 16 blocks a split
+  EXPECT_EQ(choose_split_keys(a, 132), kMaxSplitKeys);  // 33 splits wanted: 249 keys
+  a.key_positions = 4096;
+  EXPECT_EQ(choose_split_keys(a, 132), 128);  // 125 keys
+  a.seq = 1, a.key_positions = 16;
+  EXPECT_EQ(choose_split_keys(a, 132), kMinSplitKeys);
+  EXPECT_EQ(paged_attention_splits(a), 1);
+}
 
 }  // namespace
 }  // namespace seed::models::cuda
