@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) combine_split_kernel(PagedAttentionA
 template <typename T>
 cudaError_t launch(const PagedAttentionArgs& a, cudaStream_t stream) {
   const AttendGrid g = attend_grid(a);
-  const dim3 grid(g.sequence_heads, g.splits, g.row_tiles);
+  const dim3 grid(g.sequence_heads * g.row_tiles, g.splits);
   attend_split_kernel<T><<<grid, kThreads, g.shared_bytes, stream>>>(a, g.tile_keys);
   if (g.splits > 1) combine_split_kernel<T><<<a.batch * a.seq * a.heads, kThreads, 0, stream>>>(a, g.splits);
   return cudaGetLastError();

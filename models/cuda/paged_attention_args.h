@@ -5,6 +5,13 @@
 
 #include <cstdint>
 
+// What both the host and the kernels compute.
+#ifdef __CUDACC__
+#define SEED_HOST_DEVICE __host__ __device__
+#else
+#define SEED_HOST_DEVICE
+#endif
+
 namespace seed::models::cuda {
 
 // Key positions one thread block reads (a split; a forward's splits are
@@ -48,10 +55,12 @@ struct PagedAttentionArgs {
   float scale = 1.0f;
 };
 
-// Blocks of a split: one per (sequence, kv head, tile of kRows query rows).
+// Tiles of kRows query rows a sequence's kv head has.
+SEED_HOST_DEVICE inline int row_tiles(const PagedAttentionArgs& a) { return (a.heads / a.kv_heads * a.seq + kRows - 1) / kRows; }
+
+// Blocks of a split: one per (sequence, kv head, tile of query rows).
 inline int64_t blocks_per_split(const PagedAttentionArgs& a) {
-  const int64_t row_tiles = (static_cast<int64_t>(a.heads / a.kv_heads) * a.seq + kRows - 1) / kRows;
-  return static_cast<int64_t>(a.batch) * a.kv_heads * row_tiles;
+  return static_cast<int64_t>(a.batch) * a.kv_heads * row_tiles(a);
 }
 
 // The split size for `a` on a GPU of `multiprocessors`: four blocks a

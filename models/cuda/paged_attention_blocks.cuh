@@ -44,8 +44,10 @@ __host__ __device__ inline int shared_floats(int dim, int tile) {
          + 3 * kRows;        // per row: running maximum, running sum, this tile's rescale
 }
 
-// The blocks of a forward's attention: (sequence, kv head) x split x tile
-// of query rows, each staging `tile_keys` keys at a time in `shared_bytes`.
+// The blocks of a forward's attention: ((sequence, kv head), tile of query
+// rows) x split, each staging `tile_keys` keys at a time in `shared_bytes`.
+// The row tiles that read the same keys are neighbours, so that they run
+// side by side and all but one find the keys in L2.
 struct AttendGrid {
   int sequence_heads = 0, splits = 0, row_tiles = 0, tile_keys = 0;
   size_t shared_bytes = 0;
@@ -55,22 +57,23 @@ inline AttendGrid attend_grid(const PagedAttentionArgs& a) {
   AttendGrid g;
   g.sequence_heads = a.batch * a.kv_heads;
   g.splits = paged_attention_splits(a);
-  g.row_tiles = (a.heads / a.kv_heads * a.seq + kRows - 1) / kRows;
+  g.row_tiles = row_tiles(a);
   g.tile_keys = kMaxTileKeys;  // the most within the default shared memory
   while (g.tile_keys > 1 && shared_floats(a.dim, g.tile_keys) * sizeof(float) > kSharedBytes) g.tile_keys /= 2;
   g.shared_bytes = shared_floats(a.dim, g.tile_keys) * sizeof(float);
   return g;
 }
 
-// Block (blockIdx.x = sequence * kv_heads + kv head, blockIdx.y = split,
-// blockIdx.z = tile of query rows) of an attend_grid() launch of kThreads
+// Block (blockIdx.x = (sequence * kv_heads + kv head) * row_tiles + tile of
+// query rows, blockIdx.y = split) of an attend_grid() launch of kThreads
 // threads; `shared` holds shared_floats(dim, tile) floats. With one split
 // it writes the rows' outputs, else its split's share for combine_split().
 template <typename T>
 __device__ void attend_split(const PagedAttentionArgs& a, int tile, float* shared) {
   const int D = a.dim, group = a.heads / a.kv_heads;
-  const int b = blockIdx.x / a.kv_heads, kv_head = blockIdx.x % a.kv_heads;
-  const int split = blockIdx.y, first = blockIdx.z * kRows;
+  const int tiles = row_tiles(a), sequence_head = blockIdx.x / tiles;
+  const int b = sequence_head / a.kv_heads, kv_head = sequence_head % a.kv_heads;
+  const int split = blockIdx.y, first = blockIdx.x % tiles * kRows;
   const int rows = static_cast<int>(lesser(kRows, group * a.seq - first));
   float* q = shared;
   float* acc = q + kRows * D;

@@ -128,8 +128,8 @@ double worst_difference(const Case& c, Reading reading, uint32_t seed) {
   a.split_out = split_buffers.data();
   a.split_max = a.split_out + grid.splits * row_heads * D;
   a.split_sum = a.split_max + grid.splits * row_heads;
-  const testing::BlockIndex attend = {static_cast<unsigned>(grid.sequence_heads), static_cast<unsigned>(grid.splits),
-                                      static_cast<unsigned>(grid.row_tiles)};
+  const testing::BlockIndex attend = {static_cast<unsigned>(grid.sequence_heads * grid.row_tiles),
+                                      static_cast<unsigned>(grid.splits), 1};
   testing::run_grid(attend, kThreads, grid.shared_bytes / sizeof(float),
                     [&](float* shared) { attend_split<T>(a, grid.tile_keys, shared); });
   if (grid.splits > 1) {
