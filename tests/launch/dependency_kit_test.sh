@@ -20,7 +20,8 @@ check() {
   local name=$1 needs=$2 expected=$3 pattern=$4 status=0
   mkdir "$work/$name"
   [[ -z $needs ]] || echo "$needs" >"$work/$name/runtime-needs"
-  tar -C "$work/$name" -cJf "$work/$name.tar.xz" .
+  python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "w:xz").add(sys.argv[2], arcname=".")' \
+    "$work/$name.tar.xz" "$work/$name"
   rm -r "$work/$name"
   bash "$root/scripts/setup.sh" --no-build --deps "$work/$name.tar.xz" >"$work/$name.out" 2>&1 || status=$?
   local output_ok=true
