@@ -15,27 +15,19 @@ __device__ inline void store(float* p, float x) { *p = x; }
 __device__ inline void store(__half* p, float x) { *p = __float2half(x); }
 __device__ inline void store(__nv_bfloat16* p, float x) { *p = __float2bfloat16(x); }
 
-// kVectorElements (8) elements in one or two 16-byte loads.
+// kVectorElements (8) elements in 16-byte loads: float32 in two, the
+// two-byte types in one, each element widened as load() widens it.
 __device__ inline void load_vector(const float* p, float* out) {
   const float4 low = reinterpret_cast<const float4*>(p)[0], high = reinterpret_cast<const float4*>(p)[1];
   out[0] = low.x, out[1] = low.y, out[2] = low.z, out[3] = low.w;
   out[4] = high.x, out[5] = high.y, out[6] = high.z, out[7] = high.w;
 }
-__device__ inline void load_vector(const __half* p, float* out) {
+template <typename T>
+__device__ inline void load_vector(const T* p, float* out) {
+  static_assert(sizeof(T) * kVectorElements == sizeof(uint4), "two-byte elements");
   const uint4 raw = *reinterpret_cast<const uint4*>(p);
-  const __half2* pairs = reinterpret_cast<const __half2*>(&raw);
-  for (int i = 0; i < 4; ++i) {
-    const float2 pair = __half22float2(pairs[i]);
-    out[2 * i] = pair.x, out[2 * i + 1] = pair.y;
-  }
-}
-__device__ inline void load_vector(const __nv_bfloat16* p, float* out) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(p);
-  const __nv_bfloat162* pairs = reinterpret_cast<const __nv_bfloat162*>(&raw);
-  for (int i = 0; i < 4; ++i) {
-    const float2 pair = __bfloat1622float2(pairs[i]);
-    out[2 * i] = pair.x, out[2 * i + 1] = pair.y;
-  }
+  const T* elements = reinterpret_cast<const T*>(&raw);
+  for (int j = 0; j < kVectorElements; ++j) out[j] = load(elements + j);
 }
 
 }  // namespace seed::models::cuda

@@ -61,18 +61,22 @@ class RankStartFaultTest : public ::testing::Test {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
 
+  // The job ended from a rank that saw the stop, with kLostRanksExit and
+  // `message`, before any result was written.
+  void expect_ended_before_any_result(int status, const std::string& message) {
+    ASSERT_NE(status, kTimedOut) << log();
+    EXPECT_EQ(status, kLostRanksExit) << log();
+    EXPECT_NE(log().find(message), std::string::npos) << log();
+    EXPECT_FALSE(fs::exists(dir_ / "out" / "results.jsonl"));
+  }
+
   seed::testing::Game24ScratchDir scratch_{"seed_rank_start_fault_test"};
   const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(RankStartFaultTest, ADraftRankStoppedBeforeMpiStartsEndsTheJobFromRankZero) {
-  const int status = run_with_rank_stopped(1);
-  ASSERT_NE(status, kTimedOut) << log();
-  EXPECT_EQ(status, kLostRanksExit) << log();
-  EXPECT_NE(log().find("rank 0: the job's 3 ranks did not all start within 2.0 s (10 x --rank-timeout 200 ms)"),
-            std::string::npos)
-      << log();
-  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.jsonl"));
+  expect_ended_before_any_result(
+      run_with_rank_stopped(1), "rank 0: the job's 3 ranks did not all start within 2.0 s (10 x --rank-timeout 200 ms)");
 }
 
 TEST_F(RankStartFaultTest, RankZeroStoppedBeforeMpiStartsEndsTheJobFromAnotherRank) {
@@ -87,13 +91,9 @@ TEST_F(RankStartFaultTest, RankZeroStoppedBeforeMpiStartsEndsTheJobFromAnotherRa
 }
 
 TEST_F(RankStartFaultTest, ATargetGroupRankStoppedBeforeItsGroupFormsEndsTheJobFromRankZero) {
-  const int status = run_with_group_rank_stopped(2);
-  ASSERT_NE(status, kTimedOut) << log();
-  EXPECT_EQ(status, kLostRanksExit) << log();
-  EXPECT_NE(log().find("the target group (ranks 1..2) did not start serving within 10 x --rank-timeout 200 ms"),
-            std::string::npos)
-      << log();
-  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.jsonl"));
+  expect_ended_before_any_result(
+      run_with_group_rank_stopped(2),
+      "the target group (ranks 1..2) did not start serving within 10 x --rank-timeout 200 ms");
 }
 
 }  // namespace
