@@ -14,8 +14,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, const search::SearchConfig& config,
-                       const search::Search& search, bool prefix_cache) {
+SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, const search::Search& search,
+                       bool prefix_cache) {
   spec::EngineOptions engine_options = o.engine;
   engine_options.prefix_cache = prefix_cache;
   engine_options.chat_system = task.spec().chat_system;
@@ -31,7 +31,7 @@ SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, con
   row.engine = engine->name();
   row.prefix_cache = prefix_cache;
   const size_t count = std::min<size_t>(static_cast<size_t>(std::max(o.limit, 0)), task.problems().size());
-  row.concurrency = o.problems_in_flight ? o.problems_in_flight(*engine, config, count) : 1;
+  row.concurrency = o.problems_in_flight ? o.problems_in_flight(*engine, search, count) : 1;
   row.answers.resize(count);
   std::vector<char> correct(count, 0);
   const Clock::time_point start = Clock::now();
@@ -90,9 +90,10 @@ SearchBenchResult run_search_bench(const SearchBenchOptions& o,
   config.params = task.spec().search;
   config.seed = o.seed;
   const std::unique_ptr<search::Search> search = search::make_search(config);
+  search->check(task);
   SearchBenchResult result;
   for (const bool prefix_cache : {false, true}) {
-    result.rows.push_back(run_row(o, task, config, *search, prefix_cache));
+    result.rows.push_back(run_row(o, task, *search, prefix_cache));
     if (on_row) on_row(result.rows.back());
   }
   return result;

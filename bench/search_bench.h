@@ -30,7 +30,7 @@ struct SearchBenchOptions {
   std::function<std::unique_ptr<spec::Engine>(const spec::EngineOptions&)> make_engine;
   // How many of `problems` problems of `search` a row solves at once on
   // `engine`; empty: one at a time.
-  std::function<int(const spec::Engine& engine, const search::SearchConfig& search, size_t problems)>
+  std::function<int(const spec::Engine& engine, const search::Search& search, size_t problems)>
       problems_in_flight;
 };
 

@@ -439,7 +439,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       options.bench.data.data_dir = global.data_dir;
       plan_engine_threads(global, options.bench.engine, 0);
       options.bench.make_engine = make_engine;
-      options.bench.problems_in_flight = [&](const spec::Engine& engine, const search::SearchConfig& search,
+      options.bench.problems_in_flight = [&](const spec::Engine& engine, const search::Search& search,
                                              size_t problems) {
         return plan_problem_concurrency(options.concurrency, engine, options.bench.engine, search, global.cores,
                                         problems)

@@ -7,19 +7,6 @@
 #include "models/base/error.h"
 
 namespace seed::launch {
-namespace {
-
-// The requests one step of one problem's search sends at once.
-int requests_per_step(const search::SearchConfig& search) {
-  const tasks::SearchParams& p = search.params;
-  if (search.algorithm == "bfs") return p.n * p.b;
-  if (search.algorithm == "dvts") return p.beams;
-  if (search.algorithm == "mcts") return p.parallel;
-  if (search.algorithm == "best-of-n" || search.algorithm == "self-consistency") return p.samples;
-  return 1;
-}
-
-}  // namespace
 
 void add_concurrency_option(CLI::App* command, int* value) {
   command
@@ -44,7 +31,7 @@ void add_concurrency_option(CLI::App* command, int* value) {
 }
 
 ConcurrencyPlan plan_problem_concurrency(int requested, const spec::Engine& engine,
-                                         const spec::EngineOptions& options, const search::SearchConfig& search,
+                                         const spec::EngineOptions& options, const search::Search& search,
                                          int cores, size_t problems) {
   ConcurrencyRequest request;
   request.requested = requested;
@@ -53,7 +40,7 @@ ConcurrencyPlan plan_problem_concurrency(int requested, const spec::Engine& engi
   request.gpu = options.device.rfind("cuda", 0) == 0;
   request.cores = cores;
   request.max_batch = options.max_batch;
-  request.requests_per_step = requests_per_step(search);
+  request.requests_per_step = search.requests_per_step();
   request.problems = problems;
   const ConcurrencyPlan plan = plan_concurrency(request);
   SEED_CHECK(request.engine_shares || plan.problems_in_flight == 1, kInvalidArgument)

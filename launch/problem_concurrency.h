@@ -21,7 +21,7 @@ void add_concurrency_option(CLI::App* command, int* value);
 // the plan. Throws kInvalidArgument for N > 1 on an engine that serves one
 // call at a time.
 ConcurrencyPlan plan_problem_concurrency(int requested, const spec::Engine& engine,
-                                         const spec::EngineOptions& options, const search::SearchConfig& search,
+                                         const spec::EngineOptions& options, const search::Search& search,
                                          int cores, size_t problems);
 
 }  // namespace seed::launch

@@ -192,9 +192,9 @@ json compare_with_baseline(const std::string& dir, const RunResults& results) {
 }
 
 void print_summary(const json& s) {
-  fmt::print("\n{:<18} {:<17} {:<11} {:>8} {:>8} {:>9} {:>9} {:>10} {:>7} {:>6} {:>8}\n", "task", "search", "engine",
+  fmt::print("\n{:<18} {:<18} {:<11} {:>8} {:>8} {:>9} {:>9} {:>10} {:>7} {:>6} {:>8}\n", "task", "search", "engine",
              "problems", "correct", "accuracy", "tokens", "tokens/s", "tau", "alpha", "wall s");
-  fmt::print("{:<18} {:<17} {:<11} {:>8} {:>8} {:>8.1f}% {:>9} {:>10.1f} {:>7.2f} {:>6.3f} {:>8.1f}\n",
+  fmt::print("{:<18} {:<18} {:<11} {:>8} {:>8} {:>8.1f}% {:>9} {:>10.1f} {:>7.2f} {:>6.3f} {:>8.1f}\n",
              s["task"].get<std::string>(), s["search"].get<std::string>(), s["engine"].get<std::string>(),
              s["problems"].get<int64_t>(), s["correct"].get<int64_t>(), 100 * s["accuracy"].get<double>(),
              s["tokens"].get<int64_t>(), s["tokens_per_s"].get<double>(),
@@ -246,6 +246,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   o.lookahead.delimiter = task.spec().lookahead.delimiter;
   o.lookahead.judge_prompt = task.spec().lookahead.judge_prompt;
   const std::unique_ptr<search::Search> search = search::make_search(o.search);
+  search->check(task);
   if (o.out_dir.empty()) o.out_dir = "results/" + task.spec().name + "-" + o.search.algorithm + "-" + o.engine.engine.name();
   const json settings = settings_json(o, task);
   const json runtime = runtime_json(plan_engine_threads(global, o.engine, 0), o.engine);
@@ -279,7 +280,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
     // counts; the others are counted by the difference of their totals.
     const bool shares = engine->serves_concurrent_calls();
     const ConcurrencyPlan plan =
-        plan_problem_concurrency(o.concurrency, *engine, o.engine, o.search, global.cores, todo.size());
+        plan_problem_concurrency(o.concurrency, *engine, o.engine, *search, global.cores, todo.size());
     // Lines of this invocation carry its id and when they finished in it, so
     // that summary.json's wall_s is elapsed time, over resumed invocations too.
     const int64_t invocation = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -71,11 +71,19 @@ class Search {
  public:
   virtual ~Search() = default;
   virtual std::string name() const = 0;
+  // The requests one step of one problem sends at once (what it takes to
+  // fill a batched forward with problems).
+  virtual int requests_per_step() const = 0;
+  // Throws kInvalidArgument, naming task.json's field, where `task` lacks
+  // what this search needs: a cot prompt to sample chains of thought from,
+  // an evaluator that scores a whole chain. solve() checks it first; a run
+  // over many problems checks before it starts.
+  virtual void check(const tasks::Task& task) const = 0;
   // `scorer`: the process reward model of a task whose evaluate mode is
   // "prm" (borrowed; unused otherwise). Throws seed::Error only for what the
-  // engine or scorer throws and for task misconfiguration (say, cot on a
-  // task with no cot prompt, a prm task without a scorer); a problem
-  // nothing could be generated for yields an empty answer.
+  // engine or scorer throws and for task misconfiguration (check(), a prm
+  // task without a scorer); a problem nothing could be generated for
+  // yields an empty answer.
   virtual SearchResult solve(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine,
                              spec::StepScorer* scorer = nullptr) const = 0;
 };

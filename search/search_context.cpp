@@ -347,7 +347,6 @@ std::vector<int> SearchContext::sample_chains(int count, const std::function<boo
     if (c.finish == spec::FinishReason::kCancelled) continue;
     tasks::Thought thought;
     thought.text = c.text;
-    thought.parts["chain"] = c.text;
     const int id = tree_.add_child(0, std::move(thought));
     tree_.node(id).chain = true;
     tree_.node(id).final = true;

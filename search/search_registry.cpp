@@ -9,16 +9,25 @@ namespace {
 struct Entry {
   const char* name;
   Algorithm run;
+  int (*requests_per_step)(const tasks::SearchParams& params);  // Search::requests_per_step
+  bool samples_chains;  // from the task's cot prompt
+  bool scores_chains;   // by the task's evaluator, each chain as a whole
 };
 
+int one(const tasks::SearchParams&) { return 1; }
+int samples(const tasks::SearchParams& p) { return p.samples; }
+int thoughts_per_level(const tasks::SearchParams& p) { return p.n * p.b; }
+int beams(const tasks::SearchParams& p) { return p.beams; }
+int parallel(const tasks::SearchParams& p) { return p.parallel; }
+
 const Entry kAlgorithms[] = {
-    {"cot", run_cot},
-    {"best-of-n", run_best_of_n},
-    {"weighted-best-of-n", run_weighted_best_of_n},
-    {"self-consistency", run_self_consistency},
-    {"bfs", run_bfs},
-    {"dvts", run_dvts},
-    {"mcts", run_mcts},
+    {"cot", run_cot, one, true, false},
+    {"best-of-n", run_best_of_n, samples, true, true},
+    {"weighted-best-of-n", run_weighted_best_of_n, samples, true, true},
+    {"self-consistency", run_self_consistency, samples, true, false},
+    {"bfs", run_bfs, thoughts_per_level, false, false},
+    {"dvts", run_dvts, beams, false, false},
+    {"mcts", run_mcts, parallel, false, false},
 };
 
 // Every algorithm's solve(): a fresh context, the algorithm, then the answer
@@ -27,9 +36,18 @@ class AlgorithmSearch : public Search {
  public:
   AlgorithmSearch(const Entry& entry, const SearchConfig& config) : entry_(entry), config_(config) {}
   std::string name() const override { return entry_.name; }
+  int requests_per_step() const override { return entry_.requests_per_step(config_.params); }
+
+  void check(const tasks::Task& task) const override {
+    SEED_CHECK(!entry_.samples_chains || task.spec().cot.has_value(), kInvalidArgument)
+        << task.folder() << "/task.json: the task has no 'cot' prompt, which " << entry_.name
+        << " samples its chains of thought from";
+    if (entry_.scores_chains) task.check_scores_chains(entry_.name);
+  }
 
   SearchResult solve(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine,
                      spec::StepScorer* scorer) const override {
+    check(task);
     SearchContext ctx(task, problem, engine, config_.seed, scorer);
     const int chosen = entry_.run(ctx, config_.params);
     SearchResult result;

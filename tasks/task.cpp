@@ -51,6 +51,7 @@ std::optional<std::string> Task::lookup(const std::string& name, const Problem& 
   }
   if (name == "thought") return thoughts.empty() ? std::string() : thoughts.back().text;
   if (name == "depth") return std::to_string(thoughts.size());
+  if (name == "chain" && state.chain) return *state.chain;
   if (name == "examples") return spec_.examples;
   for (const StateFieldSpec& field : spec_.state_fields) {
     if (field.name != name) continue;
@@ -106,7 +107,15 @@ Thought Task::add_stage(Thought partial, size_t stage, std::string_view completi
 
 std::string Task::evaluation_prompt(const Problem& problem, const State& state) const {
   const Thought* last = state.thoughts.empty() ? nullptr : &state.thoughts.back();
+  if (state.chain.has_value() && !spec_.evaluate.chain_prompt.empty()) {
+    return fill(spec_.evaluate.chain_prompt, source_ + ": field 'evaluate.chain_prompt'", problem, state, last);
+  }
   return fill(spec_.evaluate.prompt.prompt, source_ + ": field 'evaluate.prompt'", problem, state, last);
+}
+
+void Task::check_scores_chains(const std::string& search) const {
+  SEED_CHECK(chains_unscorable_.empty(), kInvalidArgument)
+      << source_ << ": " << search << " scores whole chains of thought, but " << chains_unscorable_;
 }
 
 std::optional<double> Task::parse_value(std::string_view completion) const {
@@ -231,14 +240,14 @@ std::string Task::answer_prompt(const Problem& problem, const State& state) cons
 }
 
 std::string Task::cot_prompt(const Problem& problem) const {
-  SEED_CHECK(spec_.cot.has_value(), kInvalidArgument)
-      << source_ << ": the task has no 'cot' prompt, which the cot, best-of-n and self-consistency searches need";
+  SEED_CHECK(spec_.cot.has_value(), kInvalidArgument) << source_ << ": the task has no 'cot' prompt";
   return fill(spec_.cot->prompt, source_ + ": field 'cot.prompt'", problem, State{}, nullptr);
 }
 
 State Task::state_from_text(std::string_view text) const {
   State state;
   for (Thought& thought : split_proposals(text)) state.thoughts.push_back(std::move(thought));
+  state.chain = std::string(text);
   return state;
 }
 

@@ -104,6 +104,10 @@ struct EvaluateSpec {
   EvaluateMode mode = EvaluateMode::kValue;
   PrmSpec prm;          // prm mode
   PromptSpec prompt;
+  // value mode: the prompt a whole chain of thought (best-of-n) is scored
+  // by, with `prompt`'s other settings; empty: `prompt` itself, where a
+  // chain has every field it names (Task::check_scores_chains).
+  std::string chain_prompt;
   int samples = 1;      // value: summed over samples; vote: votes cast
   ValueSpec value;
   std::string vote_pattern = "best choice is\\s*(\\d+)";  // group 1: the 1-based choice
@@ -177,6 +181,7 @@ struct Thought {
 // A reasoning state: the thoughts from the root.
 struct State {
   std::vector<Thought> thoughts;
+  std::optional<std::string> chain;  // a whole chain of thought's text (Task::state_from_text)
 };
 
 struct TaskLoadOptions {
@@ -210,7 +215,13 @@ class Task {
   Thought add_stage(Thought partial, size_t stage, std::string_view completion) const;
 
   // --- state evaluation
+  // evaluate.prompt over `state`; evaluate.chain_prompt where it is a chain.
   std::string evaluation_prompt(const Problem& problem, const State& state) const;
+  // Throws kInvalidArgument, naming the field, where the evaluator cannot
+  // score a whole chain of thought: a value prompt naming a part of a
+  // generated thought that a chain lacks, with no evaluate.chain_prompt.
+  // `search`: who scores chains, for the message.
+  void check_scores_chains(const std::string& search) const;
   std::optional<double> parse_value(std::string_view completion) const;
   double max_value() const;  // the largest value one sample can give
   // prm mode: the text before the first step, and each thought as a step.
@@ -226,7 +237,8 @@ class Task {
   std::string steps_text(const State& state) const;  // {steps}
   std::string answer_prompt(const Problem& problem, const State& state) const;  // requires spec().answer
   std::string cot_prompt(const Problem& problem) const;                         // requires spec().cot
-  // A chain of thought as a state (one thought per non-empty line), so the
+  // A chain of thought as a state (one thought per non-empty line, each the
+  // first generation stage's output; {chain} its whole text), so the
   // evaluator can score it.
   State state_from_text(std::string_view text) const;
 
@@ -242,6 +254,7 @@ class Task {
   TaskSpec spec_;
   std::vector<Problem> problems_;
   std::shared_ptr<const Checker> checker_;
+  std::string chains_unscorable_;  // why the evaluator cannot score a chain ("" where it can)
 };
 
 }  // namespace seed::tasks

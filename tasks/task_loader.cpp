@@ -240,14 +240,18 @@ EvaluateSpec read_evaluate(JsonFields& top, const std::string& source, const std
   evaluate.value = read_value(fields, source);
   fields.optional("vote_pattern", &evaluate.vote_pattern);
   fields.optional("choice", &evaluate.choice);
+  fields.optional("chain_prompt", &evaluate.chain_prompt);
+  SEED_CHECK(evaluate.chain_prompt.empty() || evaluate.mode == EvaluateMode::kValue, kInvalidArgument)
+      << fields.where("chain_prompt") << ": only value mode scores a chain by its own prompt";
   json prompt = *value;
-  for (const char* key : {"mode", "samples", "labels", "number", "min", "max", "unparsed", "vote_pattern", "choice"}) {
+  for (const char* key : {"mode", "samples", "labels", "number", "min", "max", "unparsed", "vote_pattern", "choice",
+                          "chain_prompt"}) {
     prompt.erase(key);
   }
   evaluate.prompt = read_prompt(prompt, source, "evaluate.");
   for (const char* key : {"prompt", "stop", "max_new_tokens", "temperature", "top_k", "top_p"}) fields.find(key);
-  fields.reject_unknown("(known: mode, prompt, stop, max_new_tokens, temperature, top_k, top_p, samples, labels, "
-                        "number, min, max, unparsed, vote_pattern, choice)");
+  fields.reject_unknown("(known: mode, prompt, chain_prompt, stop, max_new_tokens, temperature, top_k, top_p, "
+                        "samples, labels, number, min, max, unparsed, vote_pattern, choice)");
   if (evaluate.mode == EvaluateMode::kValue) {
     SEED_CHECK(evaluate.value.labels.empty() != evaluate.value.number.empty(), kInvalidArgument)
         << source << ": field 'evaluate': value mode needs exactly one of 'labels' and 'number'";
@@ -426,6 +430,25 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
     check_template(spec.evaluate.prm.step, source, "evaluate.step", {"thought", "index"});
   } else {
     check_template(spec.evaluate.prompt.prompt, source, "evaluate.prompt", evaluate);
+  }
+  if (spec.evaluate.mode == EvaluateMode::kValue) {
+    // A chain's thoughts are its lines, each the first stage's output
+    // (state_from_text): it has no later stage's parts.
+    std::set<std::string> chain = state;
+    chain.insert(spec.generate.stages.front().output);
+    if (!spec.evaluate.chain_prompt.empty()) {
+      chain.insert("chain");
+      check_template(spec.evaluate.chain_prompt, source, "evaluate.chain_prompt", chain);
+    } else {
+      const std::string where = source + ": field 'evaluate.prompt'";
+      for (const std::string& name : template_fields(spec.evaluate.prompt.prompt, where)) {
+        if (chain.count(name) != 0) continue;
+        task.chains_unscorable_ = "field 'evaluate.prompt' names {" + name + "}, a part of a generated thought, which "
+                                  "a chain has not: add 'evaluate.chain_prompt', the prompt a chain is scored by "
+                                  "({chain} is its text; the other fields: " + join(chain) + ")";
+        break;
+      }
+    }
   }
   if (spec.answer) check_template(spec.answer->prompt, source, "answer.prompt", with_parts);
   if (spec.cot) check_template(spec.cot->prompt, source, "cot.prompt", base);

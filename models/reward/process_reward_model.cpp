@@ -48,7 +48,12 @@ PrmFormat read_format(const std::string& model_dir, const ModelConfig& config) {
     fields.required("good", &format.good);
     fields.required("bad", &format.bad);
   }
-  fields.reject_unknown("prm.json knows kind, step_tag, good and bad");
+  std::string tokenize = format.kind == PrmKind::kValueHead ? "steps" : "whole";
+  fields.optional("tokenize", &tokenize);
+  SEED_CHECK(tokenize == "whole" || tokenize == "steps", kInvalidArgument)
+      << fields.where("tokenize") << " is '" << tokenize << "'; it must be \"whole\" or \"steps\"";
+  format.tokenize = tokenize == "steps" ? PrmTokenize::kSteps : PrmTokenize::kWhole;
+  fields.reject_unknown("prm.json knows kind, step_tag, good, bad and tokenize");
   return format;
 }
 

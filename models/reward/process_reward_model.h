@@ -16,6 +16,7 @@
 //   {"kind": "step_tag", "step_tag": "ки", "good": "+", "bad": "-"}
 //   {"kind": "value_head", "step_tag": "\n"}
 //   {"kind": "classifier", "step_tag": "<extra_0>"}
+// and optionally "tokenize": "whole" or "steps" (PrmTokenize).
 // A folder whose config.json names Qwen2ForProcessRewardModel needs none
 // (classifier with "<extra_0>"). Each of step_tag, good and bad must be one
 // token of the folder's tokenizer.
@@ -36,10 +37,20 @@ namespace seed::models {
 
 enum class PrmKind { kStepTag, kClassifier, kValueHead };
 
+// How a request's text becomes tokens (prm.json "tokenize"): whole, as
+// Math-Shepherd's and Qwen2.5-Math-PRM's references read it (the default;
+// "<extra_0>" is a special token, which cannot merge), or each step's text
+// before and after its tag apart, the tag's token between, as Skywork-PRM's
+// reference reads its steps (the value_head default): its "\n" tag would
+// merge with the text before it in a whole text (".\n" is one token of
+// Qwen2's vocabulary).
+enum class PrmTokenize { kWhole, kSteps };
+
 struct PrmFormat {
   PrmKind kind = PrmKind::kClassifier;
   std::string step_tag = "<extra_0>";
   std::string good, bad;  // step_tag kind only
+  PrmTokenize tokenize = PrmTokenize::kWhole;
 };
 
 class ProcessRewardModel {

@@ -28,23 +28,52 @@ struct Prepared {
   int64_t cached = 0;              // tokens the cache held
 };
 
-Prepared prepare(const models::ProcessRewardModel& prm, const ScoreRequest& request, size_t index) {
-  SEED_CHECK(request.first < request.steps.size(), kInvalidArgument)
-      << "PRM request " << index << ": no steps to score (" << request.steps.size() << " steps, first " << request.first
-      << ")";
+// The tokens of the prefix then the steps, as PrmTokenize says, with
+// the position of each step's tag.
+Prepared tokenize(const models::ProcessRewardModel& prm, const ScoreRequest& request, size_t index,
+                  int64_t prefix_tokens) {
+  const models::Tokenizer& tokenizer = prm.tokenizer();
+  const std::string& tag_text = prm.format().step_tag;
+  const int32_t tag = prm.step_tag_token();
+  Prepared p;
+  if (prm.format().tokenize == models::PrmTokenize::kSteps) {
+    p.tokens = tokenizer.encode(request.prefix, /*add_bos=*/true);
+    for (size_t j = 0; j < request.steps.size(); ++j) {
+      const std::string& step = request.steps[j];
+      const size_t at = step.find(tag_text);
+      SEED_CHECK(at != std::string::npos && step.find(tag_text, at + 1) == std::string::npos, kInvalidArgument)
+          << "PRM request " << index << ", step " << j << ": a step read apart (prm.json \"tokenize\": \"steps\") "
+          << "must hold the step tag ('" << tag_text << "') once";
+      const std::vector<int32_t> before = tokenizer.encode(step.substr(0, at), /*add_bos=*/false);
+      const std::vector<int32_t> after = tokenizer.encode(step.substr(at + tag_text.size()), /*add_bos=*/false);
+      p.tokens.insert(p.tokens.end(), before.begin(), before.end());
+      p.tags.push_back(static_cast<int64_t>(p.tokens.size()));
+      p.tokens.push_back(tag);
+      p.tokens.insert(p.tokens.end(), after.begin(), after.end());
+    }
+    return p;
+  }
   std::string text = request.prefix;
   for (const std::string& step : request.steps) text += step;
-  Prepared p;
-  p.tokens = prm.tokenizer().encode(text, /*add_bos=*/true);
-  const int64_t prefix_tokens = static_cast<int64_t>(prm.tokenizer().encode(request.prefix, true).size());
-  const int32_t tag = prm.step_tag_token();
+  p.tokens = tokenizer.encode(text, /*add_bos=*/true);
   for (int64_t i = std::max<int64_t>(prefix_tokens - 1, 0); i < static_cast<int64_t>(p.tokens.size()); ++i) {
     if (p.tokens[i] == tag) p.tags.push_back(i);
   }
   SEED_CHECK(p.tags.size() == request.steps.size(), kInvalidArgument)
       << "PRM request " << index << ": its " << request.steps.size() << " steps hold " << p.tags.size()
-      << " step tags ('" << prm.format().step_tag << "', token " << tag
-      << "); each step must end with the tag, and hold it nowhere else";
+      << " step tags ('" << tag_text << "', token " << tag
+      << "); each step must end with the tag, and hold it nowhere else (where the PRM's tokenizer merges the tag "
+      << "with the text before it, prm.json's \"tokenize\": \"steps\" reads each step apart, the tag's token "
+      << "after it)";
+  return p;
+}
+
+Prepared prepare(const models::ProcessRewardModel& prm, const ScoreRequest& request, size_t index) {
+  SEED_CHECK(request.first < request.steps.size(), kInvalidArgument)
+      << "PRM request " << index << ": no steps to score (" << request.steps.size() << " steps, first " << request.first
+      << ")";
+  const int64_t prefix_tokens = static_cast<int64_t>(prm.tokenizer().encode(request.prefix, true).size());
+  Prepared p = tokenize(prm, request, index, prefix_tokens);
   p.tokens.resize(static_cast<size_t>(p.tags.back() + 1));
   p.scored_from = request.first == 0 ? std::min(prefix_tokens, p.tags.front()) : p.tags[request.first - 1] + 1;
   return p;

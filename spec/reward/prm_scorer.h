@@ -1,8 +1,9 @@
 // PrmScorer: a StepScorer over a process reward model.
 //
-// A request is tokenized whole (prefix and steps, as the PRM was trained to
-// read them) and its steps are found by the step tag: step j's reward is the
-// PRM's at the j-th tag of the steps. The model runs through a KV cache with
+// A request is tokenized as the PRM was trained to read it (PrmTokenize):
+// whole, its steps found by the step tag, or step by step, each step's tag
+// appended as its token. Step j's reward is the PRM's at the j-th tag of
+// the steps. The model runs through a KV cache with
 // a prefix table, so scoring step t of a trajectory whose steps 1..t-1 were
 // scored before computes only step t's tokens (and the part of a block
 // before it): the search scores states as it grows them.

@@ -1,10 +1,12 @@
 // The chain-of-thought baselines on the scripted engine: cot, best-of-n,
-// self-consistency.
+// weighted-best-of-n, self-consistency; and what every search checks of a
+// task before it runs.
 #include <gtest/gtest.h>
 
 #include "search/search.h"
 #include "tests/search/scripted_engine.h"
 #include "tests/search/task_fixture.h"
+#include "tests/throws_error.h"
 
 namespace seed::search {
 namespace {
@@ -65,6 +67,82 @@ TEST(ChainSearches, SelfConsistencyStopsOnceTheMajorityIsDecided) {
   EXPECT_EQ(voted.tree.size(), 1 + 8);
   EXPECT_EQ(stopped.tree.size(), 1 + 6);  // decided at the sixth chain: 5 > 1 + 2 left
   EXPECT_LT(stopped.usage.generated_tokens, voted.usage.generated_tokens);
+}
+
+// A task whose thoughts are a question then its answer (two stages), its
+// value prompt naming both parts.
+nlohmann::json two_stage_task_json() {
+  nlohmann::json j = testing::toy_task_json("sample");
+  j["generate"] = {{"mode", "sample"},
+                   {"stages", nlohmann::json::array({{{"prompt", "q {steps}"}, {"output", "ask"}},
+                                                     {{"prompt", "a {ask}"}, {"output", "reply"}}})},
+                   {"thought", "{ask} {reply}"}};
+  j["evaluate"]["prompt"] = "val {ask} {reply}";
+  return j;
+}
+
+TEST(ChainSearches, BestOfNScoresEachChainByTheChainPrompt) {
+  nlohmann::json j = two_stage_task_json();
+  j["evaluate"]["chain_prompt"] = "whole {chain}";
+  testing::TempTaskFolder folder(j, nlohmann::json{{"input", "x"}, {"answer", "r"}}.dump() + "\n");
+  const tasks::Task task = tasks::Task::load(folder.path());
+  for (const std::string algorithm : {"best-of-n", "weighted-best-of-n"}) {
+    testing::ScriptedEngine engine({{"cot x", {"p\nq", "r"}}, {"whole p\nq", {"v=2"}}, {"whole r", {"v=7"}}});
+    SearchConfig config;
+    config.algorithm = algorithm;
+    config.params.samples = 2;
+    const SearchResult result = make_search(config)->solve(task, task.problems()[0], engine);
+    ASSERT_EQ(engine.batches().size(), 2u) << algorithm;
+    EXPECT_EQ(engine.prompts(1), Prompts({"whole p\nq", "whole r"})) << algorithm;
+    EXPECT_EQ(result.answer, "r") << algorithm;
+  }
+}
+
+// Caught before the first request: a run over many problems would
+// otherwise fail only once its first chains were written.
+TEST(ChainSearches, SearchesRefuseATaskLackingWhatTheyNeedBeforeAnyRequest) {
+  testing::TempTaskFolder staged(two_stage_task_json(), nlohmann::json{{"input", "x"}, {"answer", "r"}}.dump() + "\n");
+  nlohmann::json j = testing::toy_task_json();
+  j.erase("cot");
+  testing::TempTaskFolder no_cot(j, nlohmann::json{{"input", "x"}, {"answer", "r"}}.dump() + "\n");
+  const tasks::Task staged_task = tasks::Task::load(staged.path()), no_cot_task = tasks::Task::load(no_cot.path());
+  for (const std::string algorithm : {"best-of-n", "weighted-best-of-n"}) {
+    SearchConfig config;
+    config.algorithm = algorithm;
+    testing::ScriptedEngine engine(std::map<std::string, std::vector<std::string>>{});
+    const auto solve = [&] { make_search(config)->solve(staged_task, staged_task.problems()[0], engine); };
+    const std::vector<std::string> named = {staged.task_json(), algorithm, "'evaluate.prompt'", "{reply}",
+                                            "chain_prompt"};
+    EXPECT_TRUE(testing::throws_error(solve, ErrorKind::kInvalidArgument, named));
+    EXPECT_TRUE(engine.batches().empty()) << algorithm;
+  }
+  for (const std::string algorithm : {"cot", "best-of-n", "weighted-best-of-n", "self-consistency"}) {
+    SearchConfig config;
+    config.algorithm = algorithm;
+    EXPECT_TRUE(testing::throws_error([&] { make_search(config)->check(no_cot_task); }, ErrorKind::kInvalidArgument,
+                                      {no_cot.path(), "'cot'", algorithm}));
+  }
+  for (const std::string algorithm : {"cot", "self-consistency", "bfs", "dvts", "mcts"}) {
+    SearchConfig config;
+    config.algorithm = algorithm;
+    EXPECT_NO_THROW(make_search(config)->check(staged_task)) << algorithm;  // none scores a chain
+  }
+}
+
+TEST(ChainSearches, EachSearchSaysHowManyRequestsOneStepSends) {
+  SearchConfig config;
+  config.params.n = 3;
+  config.params.b = 2;
+  config.params.samples = 7;
+  config.params.beams = 12;
+  config.params.beam_width = 4;
+  config.params.parallel = 5;
+  const std::map<std::string, int> expected = {{"cot", 1},  {"best-of-n", 7}, {"weighted-best-of-n", 7},
+                                               {"self-consistency", 7}, {"bfs", 6}, {"dvts", 12}, {"mcts", 5}};
+  for (const std::string& algorithm : search_names()) {
+    config.algorithm = algorithm;
+    EXPECT_EQ(make_search(config)->requests_per_step(), expected.at(algorithm)) << algorithm;
+  }
 }
 
 TEST(ChainSearches, UnknownAlgorithmListsTheKnownOnes) {

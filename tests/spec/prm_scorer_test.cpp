@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -147,6 +148,57 @@ TEST(ProcessRewardModel, AStepTagModelReadsTheGoodAndBadLogitsAtEachTag) {
   EXPECT_NE(rewards[0], rewards[1]);  // a random model's steps differ
 }
 
+// Skywork-PRM's reading: each step's text apart, its "\n" tag's token
+// after it. Whole, the zoo tokenizer (as Qwen2's) merges ")\n" into one
+// token, which leaves the steps without their tags.
+TEST(ProcessRewardModel, AValueHeadReadsEachStepApartWithItsTagTokenAfterIt) {
+  const ModelConfig c = prm_config("LlamaForCausalLM");
+  const NamedTensors head = {{"v_head.summary.weight", torch::randn({1, c.hidden_size}) / 4},
+                             {"v_head.summary.bias", torch::zeros({1})}};
+  const PrmFolder folder(c, {{"kind", "value_head"}, {"step_tag", "\n"}}, head);
+  const std::shared_ptr<const models::ProcessRewardModel> prm = models::ProcessRewardModel::load(folder.path());
+  const ScoreRequest request{"Input: 4 4 6 8\n", {"4 + 8 = 12 (left: 4 6 12)\n", "6 - 4 = 2 (left: 2 12)\n"}, 0};
+  const models::Tokenizer& tokenizer = prm->tokenizer();
+  const int32_t tag = models::single_token(tokenizer, "\n", "tag");
+  const std::vector<int32_t> merged = tokenizer.encode(request.steps[0], false);
+  ASSERT_EQ(std::count(merged.begin(), merged.end(), tag), 0)
+      << "the zoo tokenizer no longer merges the tag: this test checks nothing";
+
+  std::vector<int32_t> tokens = tokenizer.encode(request.prefix, true);
+  std::vector<int64_t> tags;
+  for (const std::string& step : request.steps) {
+    const std::vector<int32_t> text = tokenizer.encode(step.substr(0, step.size() - 1), false);
+    tokens.insert(tokens.end(), text.begin(), text.end());
+    tags.push_back(static_cast<int64_t>(tokens.size()));
+    tokens.push_back(tag);
+  }
+  models::KvCache cache = prm->model().make_cache(without_prefix_cache());
+  const at::Tensor rewards =
+      prm->rewards(prm->model().forward_hidden({{cache.create(), tokens, {}}}, cache, models::LogitsFor::kTail));
+
+  PrmScorer scorer(prm);
+  const std::vector<double> at_once = scorer.score({request})[0].rewards;
+  ASSERT_EQ(at_once.size(), 2u);
+  for (size_t s = 0; s < 2; ++s) EXPECT_NEAR(at_once[s], rewards[tags[s]].item<double>(), 1e-5) << "step " << s;
+  EXPECT_NE(at_once[0], at_once[1]);
+  PrmScorer stepwise(prm);
+  ScoreRequest first = request, second = request;
+  first.steps.resize(1);
+  second.first = 1;
+  EXPECT_NEAR(stepwise.score({first})[0].rewards[0], at_once[0], 1e-5);
+  EXPECT_NEAR(stepwise.score({second})[0].rewards[0], at_once[1], 1e-5);
+
+  ScoreRequest untagged = request;
+  untagged.steps[1] = "6 - 4 = 2\n(left: 2 12)\n";
+  EXPECT_TRUE(seed::testing::throws_error([&] { scorer.score({untagged}); }, ErrorKind::kInvalidArgument,
+                                          {"request 0, step 1", "step tag", "once"}));
+
+  const PrmFolder whole(c, {{"kind", "value_head"}, {"step_tag", "\n"}, {"tokenize", "whole"}}, head);
+  PrmScorer whole_scorer(models::ProcessRewardModel::load(whole.path()));
+  EXPECT_TRUE(seed::testing::throws_error([&] { whole_scorer.score({request}); }, ErrorKind::kInvalidArgument,
+                                          {"step tags", "\"tokenize\": \"steps\""}));
+}
+
 TEST(ProcessRewardModel, ScoringStepByStepComputesOnlyTheNewStepsAndEqualsScoringAtOnce) {
   const PrmFolder folder(prm_config("LlamaForCausalLM"), kStepTag, {});
   const std::shared_ptr<const models::ProcessRewardModel> prm = models::ProcessRewardModel::load(folder.path());
@@ -204,6 +256,13 @@ TEST(ProcessRewardModel, BadFoldersAreNamedInTheError) {
   {
     const PrmFolder folder(c, nullptr, {});
     EXPECT_TRUE(seed::testing::throws_error([&] { models::ProcessRewardModel::load(folder.path()); }, ErrorKind::kNotFound, {"prm.json"}));
+  }
+  {
+    json prm = kStepTag;
+    prm["tokenize"] = "bytes";
+    const PrmFolder folder(c, prm, {});
+    EXPECT_TRUE(seed::testing::throws_error([&] { models::ProcessRewardModel::load(folder.path()); },
+                                            ErrorKind::kInvalidArgument, {"'tokenize'", "bytes"}));
   }
   {
     const PrmFolder folder(c, {{"kind", "critic"}, {"step_tag", "#"}}, {});

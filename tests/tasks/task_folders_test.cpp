@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 
@@ -87,6 +88,25 @@ TEST(TaskFolders, CreativeWritingLoadsItsData) {
   if (const auto missing = missing_data_set("creative-writing/data_100_random_text.txt")) GTEST_SKIP() << *missing;
   const Task writing = Task::load(folder("creative-writing"), data_dir_options());
   EXPECT_EQ(writing.problems().size(), 100u);
+}
+
+// Each shipped task scores a whole chain of thought (best-of-n); GSM8K and
+// creative writing by their chain prompts, over the chain as written.
+TEST(TaskFolders, EveryTaskScoresAWholeChain) {
+  const std::filesystem::path rows = std::filesystem::temp_directory_path() / "seed_task_folders_rows.jsonl";
+  {
+    std::ofstream out(rows);
+    out << R"({"question": "Q?", "answer": "#### 4", "input": "A. B. C. D."})" << "\n";
+  }
+  for (const char* name : {"game24", "game24-prm", "blocksworld", "gsm8k", "creative-writing"}) {
+    const bool prose = std::string(name) == "gsm8k" || std::string(name) == "creative-writing";
+    const Task task = Task::load(folder(name), {prose ? rows.string() : "", ""});
+    EXPECT_NO_THROW(task.check_scores_chains("best-of-n")) << name;
+    if (!prose) continue;
+    const std::string prompt = task.evaluation_prompt(task.problems()[0], task.state_from_text("One.\n\nTwo = 4.\n"));
+    EXPECT_NE(prompt.find("One.\n\nTwo = 4.\n"), std::string::npos) << name << ": " << prompt;
+  }
+  std::filesystem::remove(rows);
 }
 
 TEST(TaskFolders, ADataPathGivenAtRunTimeReplacesTheDefault) {

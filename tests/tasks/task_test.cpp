@@ -210,14 +210,18 @@ TEST(Task, ParsesNumbersWithinTheirRange) {
   EXPECT_EQ(task.parse_value("seven"), std::nullopt);
 }
 
-TEST(Task, MultiStageThoughtsFillPartsAndTheThoughtFormat) {
+json two_stage_task_json() {
   json j = seed::testing::toy_task_json("sample");
   j["generate"] = {{"mode", "sample"},
                    {"stages", json::array({{{"prompt", "Q for {input}:"}, {"output", "sub_question"}},
                                            {{"prompt", "A to {sub_question}:"}, {"output", "sub_answer"}}})},
                    {"thought", "{sub_question} -> {sub_answer}"}};
   j["evaluate"]["prompt"] = "val {sub_question}|{sub_answer}";
-  TempTaskFolder folder(j, kData);
+  return j;
+}
+
+TEST(Task, MultiStageThoughtsFillPartsAndTheThoughtFormat) {
+  TempTaskFolder folder(two_stage_task_json(), kData);
   const Task task = Task::load(folder.path());
   const Problem& p = task.problems()[0];
   Thought t = task.add_stage({}, 0, " what? ");
@@ -225,6 +229,48 @@ TEST(Task, MultiStageThoughtsFillPartsAndTheThoughtFormat) {
   t = task.add_stage(t, 1, "this\n");
   EXPECT_EQ(t.text, "what? -> this");
   EXPECT_EQ(task.evaluation_prompt(p, State{{t}}), "val what?|this");
+}
+
+// A chain's thoughts are its lines, each the first stage's output; it has
+// no later stage's part, so only a chain_prompt can score it.
+TEST(Task, AChainIsScoredByTheChainPromptWithItsWholeText) {
+  json j = two_stage_task_json();
+  j["evaluate"]["chain_prompt"] = "whole {input}: {chain}| last {sub_question} of {depth}";
+  TempTaskFolder folder(j, kData);
+  const Task task = Task::load(folder.path());
+  const Problem& p = task.problems()[0];
+  EXPECT_NO_THROW(task.check_scores_chains("best-of-n"));
+  EXPECT_EQ(task.evaluation_prompt(p, task.state_from_text("one\n\ntwo\n")), "whole x: one\n\ntwo\n| last two of 2");
+  Thought t = task.add_stage(task.add_stage({}, 0, "what?"), 1, "this");
+  EXPECT_EQ(task.evaluation_prompt(p, State{{t}}), "val what?|this");  // a tree's states keep the prompt
+}
+
+TEST(Task, AChainIsScoredByThePromptWhereItHasEveryFieldItNames) {
+  json j = seed::testing::toy_task_json();
+  j["evaluate"]["prompt"] = "val {input}\n{steps}{thought}";
+  TempTaskFolder folder(j, kData);
+  const Task task = Task::load(folder.path());
+  EXPECT_NO_THROW(task.check_scores_chains("best-of-n"));
+  EXPECT_EQ(task.evaluation_prompt(task.problems()[0], task.state_from_text("a\nb")), "val x\na\nb\nb");
+}
+
+TEST(Task, AValuePromptNamingALaterStagesPartCannotScoreAChain) {
+  TempTaskFolder folder(two_stage_task_json(), kData);
+  const Task task = Task::load(folder.path());
+  EXPECT_TRUE(throws_error([&] { task.check_scores_chains("best-of-n"); }, ErrorKind::kInvalidArgument,
+                           {folder.task_json(), "best-of-n", "'evaluate.prompt'", "{sub_answer}", "chain_prompt"}));
+}
+
+TEST(TaskLoad, AChainPromptIsCheckedAndOnlyForValueMode) {
+  json j = two_stage_task_json();
+  j["evaluate"]["chain_prompt"] = "val {sub_answer}";
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'evaluate.chain_prompt'", "{sub_answer}"});
+  j = seed::testing::toy_task_json();
+  j["evaluate"] = {{"mode", "vote"}, {"prompt", "Which? {choices}"}, {"chain_prompt", "{chain}"}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'evaluate.chain_prompt'", "value mode"});
+  j = seed::testing::toy_task_json();
+  j["evaluate"]["prompt"] = "val {chain}";  // {chain} is a chain's only
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'evaluate.prompt'", "{chain}"});
 }
 
 TEST(Task, VotePromptsListTheCandidates) {
