@@ -19,6 +19,7 @@ SearchBenchRow run_row(const SearchBenchOptions& o, const tasks::Task& task, con
   spec::EngineOptions engine_options = o.engine;
   engine_options.prefix_cache = prefix_cache;
   engine_options.chat_system = task.spec().chat_system;
+  engine_options.chat_variables = task.spec().chat_variables;
   const std::unique_ptr<spec::Engine> engine =
       o.make_engine ? o.make_engine(engine_options) : spec::make_engine(engine_options);
   const std::unique_ptr<spec::StepScorer> scorer =

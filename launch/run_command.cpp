@@ -97,6 +97,7 @@ json settings_json(const RunOptions& o, const tasks::Task& task) {
   if (o.engine.sample_drafts) settings["sampled_drafts"] = true;
   if (o.lookahead.gamma > 0) settings["lookahead"] = lookahead_json(o.lookahead);
   if (o.engine.chat_system) settings["chat"] = {{"system", *o.engine.chat_system}};
+  if (!o.engine.chat_variables.empty()) settings["chat"]["variables"] = json::parse(o.engine.chat_variables.dump());
   return settings;
 }
 
@@ -239,6 +240,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
         << o.task_dir << "/task.json: field 'chat' renders prompts with the target's chat template, but "
         << o.engine.target << "/tokenizer_config.json has none (drop 'chat' for a base model)";
     o.engine.chat_system = task.spec().chat_system;
+    o.engine.chat_variables = task.spec().chat_variables;
   }
   o.search.params = task.spec().search;
   apply_flags(o, &o.search.params);

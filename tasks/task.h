@@ -54,6 +54,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/base/sampling.h"
 #include "tasks/checkers.h"
 #include "tasks/step_aggregate.h"
@@ -171,6 +173,9 @@ struct TaskSpec {
   // Set ("chat" in task.json): prompts are user turns of a chat after this
   // system turn ("" for none), for the engine to render (RunSettings).
   std::optional<std::string> chat_system;
+  // chat.variables: the chat template's variables beside the turns (Qwen3's
+  // {"enable_thinking": false}: replies without a thinking block).
+  nlohmann::ordered_json chat_variables = nlohmann::ordered_json::object();
 };
 
 struct Thought {

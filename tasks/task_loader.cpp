@@ -356,11 +356,21 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
       if (chat->get<bool>()) spec.chat_system = "";
     } else {
       SEED_CHECK(chat->is_object(), kInvalidArgument)
-          << top.where("chat") << " must be true, false or {\"system\": \"...\"}";
+          << top.where("chat") << " must be true, false or {\"system\": \"...\", \"variables\": {...}}";
       JsonFields fields = nested(top, "chat", *chat, source, "chat.");
       std::string system;
       fields.optional("system", &system);
-      fields.reject_unknown("(known: system)");
+      if (const json* variables = fields.find("variables")) {
+        SEED_CHECK(variables->is_object(), kInvalidArgument)
+            << fields.where("variables") << " must be an object of chat template variables, e.g. "
+            << "{\"enable_thinking\": false}";
+        for (const auto& [name, value] : variables->items()) {
+          SEED_CHECK(name != "messages" && name != "add_generation_prompt", kInvalidArgument)
+              << fields.where("variables") << ": '" << name << "' is the turns seed renders, not a variable to set";
+          spec.chat_variables[name] = nlohmann::ordered_json::parse(value.dump());
+        }
+      }
+      fields.reject_unknown("(known: system, variables)");
       spec.chat_system = system;
     }
   }

@@ -129,7 +129,7 @@ RunSettings run_settings(const EngineOptions& o) {
     SEED_CHECK(!o.draft.empty(), kInvalidArgument) << "--lookahead: needs --draft, the model that drafts steps";
     SEED_CHECK(o.step_verifier != nullptr, kInvalidArgument) << "--lookahead: no step verifier to judge steps";
   }
-  RunSettings settings = model_run_settings(o.target, o.chat_system);
+  RunSettings settings = model_run_settings(o.target, o.chat_system, o.chat_variables);
   if (o.engine.drafts()) settings.k_config = draft_shape(o);
   settings.adaptive_draft_length = o.adaptive_draft_length;
   SEED_CHECK(!o.sample_drafts || o.engine.drafts(), kInvalidArgument)
@@ -265,7 +265,7 @@ std::unique_ptr<Engine> with_lookahead(const EngineOptions& o, std::unique_ptr<E
   EngineOptions drafting = autoregressive_options(o, o.draft);
   drafting.weights_dtype = draft_load_options(o).weights_dtype;
   return std::make_unique<LookaheadEngine>(make_engine(drafting), std::move(target),
-                                           model_run_settings(o.target, o.chat_system), steps, std::move(verifier));
+                                           model_run_settings(o.target, o.chat_system, o.chat_variables), steps, std::move(verifier));
 }
 
 }  // namespace

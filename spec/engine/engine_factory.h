@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/cpu_kernel.h"
 #include "spec/api/drafter.h"
 #include "spec/api/drafter_kind.h"
@@ -101,6 +103,7 @@ struct EngineOptions {
   // Set: text prompts are chats, rendered by the target's chat template as a
   // system turn (this text; "" for none) and the prompt as the user's turn.
   std::optional<std::string> chat_system;
+  nlohmann::ordered_json chat_variables = nlohmann::ordered_json::object();  // the template's, beside the turns
   // Set: step-level speculation (spec/lookahead/lookahead_engine.h) over the
   // engine the rest of these options make: `draft` writes steps
   // autoregressively (autoregressive_options), `step_verifier` (required)

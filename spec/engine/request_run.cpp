@@ -39,7 +39,8 @@ std::vector<int32_t> tokenize(const GenRequest& r, size_t i, const RunSettings& 
 
 }  // namespace
 
-RunSettings model_run_settings(const std::string& model_dir, const std::optional<std::string>& chat_system) {
+RunSettings model_run_settings(const std::string& model_dir, const std::optional<std::string>& chat_system,
+                               const nlohmann::ordered_json& chat_variables) {
   RunSettings settings;
   if (chat_system.has_value()) {
     std::optional<models::ChatTemplate> chat = models::ChatTemplate::load(model_dir);
@@ -47,6 +48,7 @@ RunSettings model_run_settings(const std::string& model_dir, const std::optional
         << "chat prompts need a chat template, and " << model_dir << "/tokenizer_config.json has none";
     settings.chat_template = std::make_shared<const models::ChatTemplate>(std::move(*chat));
     settings.chat_system = *chat_system;
+    settings.chat_variables = chat_variables;
   }
   const std::filesystem::path dir(model_dir);
   if (std::filesystem::exists(dir / "tokenizer.model") || std::filesystem::exists(dir / "tokenizer.json")) {
@@ -60,7 +62,9 @@ RunSettings model_run_settings(const std::string& model_dir, const std::optional
 
 std::vector<int32_t> encode_prompt(const RunSettings& settings, const std::string& prompt) {
   if (!settings.chat_template) return settings.tokenizer->encode(prompt, settings.tokenizer->bos_id() >= 0);
-  return settings.chat_template->encode(*settings.tokenizer, settings.chat_template->render_prompt(settings.chat_system, prompt));
+  return settings.chat_template->encode(
+      *settings.tokenizer,
+      settings.chat_template->render_prompt(settings.chat_system, prompt, settings.chat_variables));
 }
 
 std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests, const RunSettings& settings,

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/tokenizer.h"
 #include "spec/api/drafter.h"
 #include "spec/api/engine.h"
@@ -74,14 +76,16 @@ struct RunSettings {
   // before it is tokenized (encode_prompt).
   std::shared_ptr<const models::ChatTemplate> chat_template;
   std::string chat_system;
+  nlohmann::ordered_json chat_variables = nlohmann::ordered_json::object();  // the template's, beside the turns
 };
 
 // The RunSettings of a target model folder: its tokenizer (tokenizer.model
 // or tokenizer.json; none: token-only) and its stop tokens; with
 // `chat_system`, its chat template (kInvalidArgument naming the folder's
-// tokenizer_config.json if it has none).
+// tokenizer_config.json if it has none), rendered with `chat_variables`.
 RunSettings model_run_settings(const std::string& model_dir,
-                               const std::optional<std::string>& chat_system = std::nullopt);
+                               const std::optional<std::string>& chat_system = std::nullopt,
+                               const nlohmann::ordered_json& chat_variables = nlohmann::ordered_json::object());
 
 // A text prompt's tokens: BOS (if the tokenizer has one) + the text, or the
 // chat template's rendering of it, encoded without added special tokens.

@@ -309,7 +309,9 @@ TEST_F(RunCliTest, AChatTaskNeedsATargetWithAChatTemplate) {
 
 TEST_F(RunCliTest, AChatTaskRendersEveryPromptWithTheTemplate) {
   // The zoo target behind a template that passes the user's turn through
-  // after the BOS text: the chat run must see exactly the plain run's tokens.
+  // after the BOS text, given the task's variable plain_turns (as Qwen3's
+  // reads enable_thinking): the chat run must see exactly the plain run's
+  // tokens.
   const std::string src = SEED_SOURCE_DIR;
   const fs::path model = out_ / "chat_model";
   fs::create_directories(model);
@@ -319,9 +321,10 @@ TEST_F(RunCliTest, AChatTaskRendersEveryPromptWithTheTemplate) {
   std::ofstream(model / "tokenizer_config.json")
       << json{{"bos_token", "<s>"},
               {"chat_template", "{{ bos_token }}{% if messages[0].role == 'system' %}"
-                                "{{ raise_exception('no system turn here') }}{% endif %}{{ messages[-1].content }}"}}
+                                "{{ raise_exception('no system turn here') }}{% endif %}{% if not plain_turns %}"
+                                "{{ raise_exception('plain_turns unset') }}{% endif %}{{ messages[-1].content }}"}}
              .dump();
-  const fs::path task = chat_task(out_ / "chat_task", true);
+  const fs::path task = chat_task(out_ / "chat_task", {{"variables", {{"plain_turns", true}}}});
   const auto run = [&](const std::string& task_dir, const std::string& target, const std::string& out) {
     return run_command(std::string(SEED_BINARY) + " --threads 1 --log-level warn run --task " + task_dir +
                        " --target " + target + " --data " + csv_.string() +
@@ -342,10 +345,15 @@ TEST_F(RunCliTest, AChatTaskRendersEveryPromptWithTheTemplate) {
   const auto summary = [](const fs::path& dir) { return json::parse(std::ifstream(dir / "summary.json")); };
   EXPECT_EQ(summary(out_ / "plain")["prompt_tokens"], summary(out_ / "chat")["prompt_tokens"]);
   // A system turn reaches the template: this one refuses it, naming its message.
-  const fs::path with_system = chat_task(out_ / "system_task", {{"system", "Be brief."}});
+  const fs::path with_system =
+      chat_task(out_ / "system_task", {{"system", "Be brief."}, {"variables", {{"plain_turns", true}}}});
   const Outcome refused = run(with_system.string(), model.string(), (out_ / "refused").string());
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.output.find("no system turn here"), std::string::npos) << refused.output;
+  // Without the variable the template refuses too: the task's reach it.
+  const Outcome unset = run(chat_task(out_ / "unset_task", true).string(), model.string(), (out_ / "unset").string());
+  EXPECT_NE(unset.exit_code, 0);
+  EXPECT_NE(unset.output.find("plain_turns unset"), std::string::npos) << unset.output;
 }
 
 TEST_F(RunCliTest, ATaskJsonErrorNamesTheFileAndField) {

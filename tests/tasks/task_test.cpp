@@ -148,7 +148,7 @@ TEST(TaskLoad, LookaheadSettingsDefaultToLinesAndTheNormalizedVerifier) {
   EXPECT_EQ(Task::load(judged.path()).spec().lookahead.judge_prompt, "A: {s1}\nB: {s2}\nSame? ");
 }
 
-TEST(TaskLoad, ChatIsOffByDefaultAndTakesTrueOrASystemTurn) {
+TEST(TaskLoad, ChatIsOffByDefaultAndTakesTrueOrASystemTurnAndVariables) {
   TempTaskFolder plain(seed::testing::toy_task_json(), kData);
   EXPECT_FALSE(Task::load(plain.path()).spec().chat_system.has_value());
   json j = seed::testing::toy_task_json();
@@ -165,6 +165,15 @@ TEST(TaskLoad, ChatIsOffByDefaultAndTakesTrueOrASystemTurn) {
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'chat'", "true, false or"});
   j["chat"] = {{"sytem", "x"}};
   expect_load_error(j, ErrorKind::kInvalidArgument, {"chat.sytem"});
+  j["chat"] = {{"variables", {{"enable_thinking", false}, {"date_string", "5 Dec"}}}};
+  TempTaskFolder variables(j, kData);
+  const TaskSpec spec = Task::load(variables.path()).spec();
+  EXPECT_EQ(spec.chat_system, std::optional<std::string>(""));
+  EXPECT_EQ(spec.chat_variables.dump(), R"({"date_string":"5 Dec","enable_thinking":false})");
+  j["chat"] = {{"variables", json::array({"enable_thinking"})}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'chat.variables'", "enable_thinking"});
+  j["chat"] = {{"variables", {{"messages", json::array()}}}};
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'chat.variables'", "'messages'"});
 }
 
 TEST(TaskLoad, NoTaskJsonIsNotFoundAndInvalidJsonIsCorruption) {
@@ -228,7 +237,7 @@ TEST(Task, MultiStageThoughtsFillPartsAndTheThoughtFormat) {
   EXPECT_EQ(task.generation_prompt(1, p, State{}, t), "A to what?:");
   t = task.add_stage(t, 1, "this\n");
   EXPECT_EQ(t.text, "what? -> this");
-  EXPECT_EQ(task.evaluation_prompt(p, State{{t}}), "val what?|this");
+  EXPECT_EQ(task.evaluation_prompt(p, State{{t}, std::nullopt}), "val what?|this");
 }
 
 // A chain's thoughts are its lines, each the first stage's output; it has
@@ -242,7 +251,7 @@ TEST(Task, AChainIsScoredByTheChainPromptWithItsWholeText) {
   EXPECT_NO_THROW(task.check_scores_chains("best-of-n"));
   EXPECT_EQ(task.evaluation_prompt(p, task.state_from_text("one\n\ntwo\n")), "whole x: one\n\ntwo\n| last two of 2");
   Thought t = task.add_stage(task.add_stage({}, 0, "what?"), 1, "this");
-  EXPECT_EQ(task.evaluation_prompt(p, State{{t}}), "val what?|this");  // a tree's states keep the prompt
+  EXPECT_EQ(task.evaluation_prompt(p, State{{t}, std::nullopt}), "val what?|this");  // a tree's states keep the prompt
 }
 
 TEST(Task, AChainIsScoredByThePromptWhereItHasEveryFieldItNames) {
