@@ -282,6 +282,25 @@ TEST(TaskLoad, AChainPromptIsCheckedAndOnlyForValueMode) {
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'evaluate.prompt'", "{chain}"});
 }
 
+// The prefix and step of Qwen2.5-Math-PRM as tasks/README.md gives them:
+// the text its reference renders ("<extra_0>" after each step).
+TEST(Task, APrmPrefixAndStepsRenderAsThePrmReads) {
+  json j = seed::testing::toy_task_json();
+  j["evaluate"] = {{"mode", "prm"},
+                   {"model", "prm"},
+                   {"prefix", "<|im_start|>system\nPlease reason step by step, and put your final answer within "
+                              "\\boxed{{}}.<|im_end|>\n<|im_start|>user\n{input}<|im_end|>\n<|im_start|>assistant\n"},
+                   {"step", "{thought}<extra_0>"}};
+  TempTaskFolder folder(j, kData);
+  folder.write("prm/config.json", "{}");
+  const Task task = Task::load(folder.path());
+  EXPECT_EQ(task.prm_prefix(task.problems()[0]),
+            "<|im_start|>system\nPlease reason step by step, and put your final answer within \\boxed{}.<|im_end|>\n"
+            "<|im_start|>user\nx<|im_end|>\n<|im_start|>assistant\n");
+  EXPECT_EQ(task.prm_steps(task.state_from_text("a = 1\nb = 2\n")),
+            (std::vector<std::string>{"a = 1<extra_0>", "b = 2<extra_0>"}));
+}
+
 TEST(Task, VotePromptsListTheCandidates) {
   json j = seed::testing::toy_task_json();
   j["evaluate"] = {{"mode", "vote"}, {"prompt", "Which? {input}\n{choices}"}, {"samples", 3}};
