@@ -413,6 +413,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   bench::SearchBenchOptions& sb = search_options->bench;
   sb.engine.target = "models/zoo/tiny-target";
   sb.engine.draft = "models/zoo/tiny-draft";
+  sb.engine.engine = spec::EngineKind::kSeedBatch;  // `seed run`'s default
   CLI::App* search_bench = bench->add_subcommand(
       "search", "A search over a task's problems with the KV prefix cache off and on: prompt tokens computed, "
                 "KV memory, wall time, and whether results agree");

@@ -256,7 +256,7 @@ TEST_F(RunCliTest, BenchSearchWritesTheDocumentedJsonRows) {
                           "correct", "wall_s", "concurrency"}) {
     EXPECT_TRUE(rows[0].contains(key)) << key;
   }
-  // auto on `seed`: chains of thought share forwards, both problems at once.
+  // auto on `seed-batch` (the default): chains of thought share forwards, both problems at once.
   EXPECT_EQ(rows[0]["concurrency"], 2);
   EXPECT_FALSE(rows[0]["prefix_cache"].get<bool>());
   EXPECT_TRUE(rows[1]["prefix_cache"].get<bool>());
