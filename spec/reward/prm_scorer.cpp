@@ -7,6 +7,7 @@
 #include <iterator>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "models/base/error.h"
 
@@ -29,15 +30,15 @@ struct Prepared {
 };
 
 // The tokens of the prefix then the steps, as PrmTokenize says, with
-// the position of each step's tag.
+// the position of each step's tag; `prefix`: the prefix's own tokens.
 Prepared tokenize(const models::ProcessRewardModel& prm, const ScoreRequest& request, size_t index,
-                  int64_t prefix_tokens) {
+                  const std::vector<int32_t>& prefix) {
   const models::Tokenizer& tokenizer = prm.tokenizer();
   const std::string& tag_text = prm.format().step_tag;
   const int32_t tag = prm.step_tag_token();
   Prepared p;
   if (prm.format().tokenize == models::PrmTokenize::kSteps) {
-    p.tokens = tokenizer.encode(request.prefix, /*add_bos=*/true);
+    p.tokens = prefix;
     for (size_t j = 0; j < request.steps.size(); ++j) {
       const std::string& step = request.steps[j];
       const size_t at = step.find(tag_text);
@@ -56,7 +57,8 @@ Prepared tokenize(const models::ProcessRewardModel& prm, const ScoreRequest& req
   std::string text = request.prefix;
   for (const std::string& step : request.steps) text += step;
   p.tokens = tokenizer.encode(text, /*add_bos=*/true);
-  for (int64_t i = std::max<int64_t>(prefix_tokens - 1, 0); i < static_cast<int64_t>(p.tokens.size()); ++i) {
+  for (int64_t i = std::max<int64_t>(static_cast<int64_t>(prefix.size()) - 1, 0);
+       i < static_cast<int64_t>(p.tokens.size()); ++i) {
     if (p.tokens[i] == tag) p.tags.push_back(i);
   }
   SEED_CHECK(p.tags.size() == request.steps.size(), kInvalidArgument)
@@ -72,8 +74,9 @@ Prepared prepare(const models::ProcessRewardModel& prm, const ScoreRequest& requ
   SEED_CHECK(request.first < request.steps.size(), kInvalidArgument)
       << "PRM request " << index << ": no steps to score (" << request.steps.size() << " steps, first " << request.first
       << ")";
-  const int64_t prefix_tokens = static_cast<int64_t>(prm.tokenizer().encode(request.prefix, true).size());
-  Prepared p = tokenize(prm, request, index, prefix_tokens);
+  const std::vector<int32_t> prefix = prm.tokenizer().encode(request.prefix, /*add_bos=*/true);
+  const int64_t prefix_tokens = static_cast<int64_t>(prefix.size());
+  Prepared p = tokenize(prm, request, index, prefix);
   p.tokens.resize(static_cast<size_t>(p.tags.back() + 1));
   p.scored_from = request.first == 0 ? std::min(prefix_tokens, p.tags.front()) : p.tags[request.first - 1] + 1;
   return p;

@@ -69,20 +69,8 @@ TEST(ChainSearches, SelfConsistencyStopsOnceTheMajorityIsDecided) {
   EXPECT_LT(stopped.usage.generated_tokens, voted.usage.generated_tokens);
 }
 
-// A task whose thoughts are a question then its answer (two stages), its
-// value prompt naming both parts.
-nlohmann::json two_stage_task_json() {
-  nlohmann::json j = testing::toy_task_json("sample");
-  j["generate"] = {{"mode", "sample"},
-                   {"stages", nlohmann::json::array({{{"prompt", "q {steps}"}, {"output", "ask"}},
-                                                     {{"prompt", "a {ask}"}, {"output", "reply"}}})},
-                   {"thought", "{ask} {reply}"}};
-  j["evaluate"]["prompt"] = "val {ask} {reply}";
-  return j;
-}
-
 TEST(ChainSearches, BestOfNScoresEachChainByTheChainPrompt) {
-  nlohmann::json j = two_stage_task_json();
+  nlohmann::json j = testing::two_stage_task_json();
   j["evaluate"]["chain_prompt"] = "whole {chain}";
   testing::TempTaskFolder folder(j, nlohmann::json{{"input", "x"}, {"answer", "r"}}.dump() + "\n");
   const tasks::Task task = tasks::Task::load(folder.path());
@@ -101,17 +89,18 @@ TEST(ChainSearches, BestOfNScoresEachChainByTheChainPrompt) {
 // Caught before the first request: a run over many problems would
 // otherwise fail only once its first chains were written.
 TEST(ChainSearches, SearchesRefuseATaskLackingWhatTheyNeedBeforeAnyRequest) {
-  testing::TempTaskFolder staged(two_stage_task_json(), nlohmann::json{{"input", "x"}, {"answer", "r"}}.dump() + "\n");
+  const std::string data = nlohmann::json{{"input", "x"}, {"answer", "r"}}.dump() + "\n";
+  testing::TempTaskFolder staged(testing::two_stage_task_json(), data);
   nlohmann::json j = testing::toy_task_json();
   j.erase("cot");
-  testing::TempTaskFolder no_cot(j, nlohmann::json{{"input", "x"}, {"answer", "r"}}.dump() + "\n");
+  testing::TempTaskFolder no_cot(j, data);
   const tasks::Task staged_task = tasks::Task::load(staged.path()), no_cot_task = tasks::Task::load(no_cot.path());
   for (const std::string algorithm : {"best-of-n", "weighted-best-of-n"}) {
     SearchConfig config;
     config.algorithm = algorithm;
     testing::ScriptedEngine engine(std::map<std::string, std::vector<std::string>>{});
     const auto solve = [&] { make_search(config)->solve(staged_task, staged_task.problems()[0], engine); };
-    const std::vector<std::string> named = {staged.task_json(), algorithm, "'evaluate.prompt'", "{reply}",
+    const std::vector<std::string> named = {staged.task_json(), algorithm, "'evaluate.prompt'", "{sub_answer}",
                                             "chain_prompt"};
     EXPECT_TRUE(testing::throws_error(solve, ErrorKind::kInvalidArgument, named));
     EXPECT_TRUE(engine.batches().empty()) << algorithm;

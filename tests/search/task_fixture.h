@@ -58,4 +58,16 @@ inline nlohmann::json toy_task_json(const std::string& mode = "propose") {
   };
 }
 
+// The toy task with thoughts in two stages, a sub-question then its
+// sub-answer, its value prompt naming both parts (GSM8K's form).
+inline nlohmann::json two_stage_task_json() {
+  nlohmann::json j = toy_task_json("sample");
+  j["generate"] = {{"mode", "sample"},
+                   {"stages", nlohmann::json::array({{{"prompt", "Q for {input}:"}, {"output", "sub_question"}},
+                                                     {{"prompt", "A to {sub_question}:"}, {"output", "sub_answer"}}})},
+                   {"thought", "{sub_question} -> {sub_answer}"}};
+  j["evaluate"]["prompt"] = "val {sub_question}|{sub_answer}";
+  return j;
+}
+
 }  // namespace seed::testing

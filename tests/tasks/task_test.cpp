@@ -219,18 +219,8 @@ TEST(Task, ParsesNumbersWithinTheirRange) {
   EXPECT_EQ(task.parse_value("seven"), std::nullopt);
 }
 
-json two_stage_task_json() {
-  json j = seed::testing::toy_task_json("sample");
-  j["generate"] = {{"mode", "sample"},
-                   {"stages", json::array({{{"prompt", "Q for {input}:"}, {"output", "sub_question"}},
-                                           {{"prompt", "A to {sub_question}:"}, {"output", "sub_answer"}}})},
-                   {"thought", "{sub_question} -> {sub_answer}"}};
-  j["evaluate"]["prompt"] = "val {sub_question}|{sub_answer}";
-  return j;
-}
-
 TEST(Task, MultiStageThoughtsFillPartsAndTheThoughtFormat) {
-  TempTaskFolder folder(two_stage_task_json(), kData);
+  TempTaskFolder folder(seed::testing::two_stage_task_json(), kData);
   const Task task = Task::load(folder.path());
   const Problem& p = task.problems()[0];
   Thought t = task.add_stage({}, 0, " what? ");
@@ -243,7 +233,7 @@ TEST(Task, MultiStageThoughtsFillPartsAndTheThoughtFormat) {
 // A chain's thoughts are its lines, each the first stage's output; it has
 // no later stage's part, so only a chain_prompt can score it.
 TEST(Task, AChainIsScoredByTheChainPromptWithItsWholeText) {
-  json j = two_stage_task_json();
+  json j = seed::testing::two_stage_task_json();
   j["evaluate"]["chain_prompt"] = "whole {input}: {chain}| last {sub_question} of {depth}";
   TempTaskFolder folder(j, kData);
   const Task task = Task::load(folder.path());
@@ -264,14 +254,14 @@ TEST(Task, AChainIsScoredByThePromptWhereItHasEveryFieldItNames) {
 }
 
 TEST(Task, AValuePromptNamingALaterStagesPartCannotScoreAChain) {
-  TempTaskFolder folder(two_stage_task_json(), kData);
+  TempTaskFolder folder(seed::testing::two_stage_task_json(), kData);
   const Task task = Task::load(folder.path());
   EXPECT_TRUE(throws_error([&] { task.check_scores_chains("best-of-n"); }, ErrorKind::kInvalidArgument,
                            {folder.task_json(), "best-of-n", "'evaluate.prompt'", "{sub_answer}", "chain_prompt"}));
 }
 
 TEST(TaskLoad, AChainPromptIsCheckedAndOnlyForValueMode) {
-  json j = two_stage_task_json();
+  json j = seed::testing::two_stage_task_json();
   j["evaluate"]["chain_prompt"] = "val {sub_answer}";
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'evaluate.chain_prompt'", "{sub_answer}"});
   j = seed::testing::toy_task_json();
