@@ -7,11 +7,14 @@
 namespace seed::launch {
 
 void add_chat_variable_option(CLI::App& cmd, CLI::Option* chat, std::vector<std::string>* assignments) {
-  cmd.add_option("--chat-var", *assignments,
-                 "With --chat: a chat template variable NAME=JSON, as apply_chat_template's keyword arguments "
-                 "(repeatable; e.g. enable_thinking=false for Qwen3, a string quoted: NAME='\"text\"')")
-      ->needs(chat)
-      ->allow_extra_args(false);  // one NAME=JSON per --chat-var
+  const std::string what = chat != nullptr ? "With --chat: a chat template variable NAME=JSON"
+                                           : "A chat template variable NAME=JSON over task.json's chat.variables";
+  CLI::Option* option =
+      cmd.add_option("--chat-var", *assignments,
+                     what + ", as apply_chat_template's keyword arguments (repeatable; e.g. enable_thinking=false "
+                            "for Qwen3, a string quoted: NAME='\"text\"')")
+          ->allow_extra_args(false);  // one NAME=JSON per --chat-var
+  if (chat != nullptr) option->needs(chat);
 }
 
 nlohmann::ordered_json parse_chat_variables(const std::vector<std::string>& assignments) {

@@ -15,7 +15,9 @@
 namespace seed::launch {
 
 // Adds `--chat-var NAME=JSON` to `cmd`, collected into `assignments`, allowed
-// only with `chat` (the --chat flag). `assignments` must outlive `cmd`.
+// only with `chat` (the --chat flag), or where `chat` is null, over the
+// variables the command's chat prompts already have (`seed run`: task.json's
+// chat.variables). `assignments` must outlive `cmd`.
 void add_chat_variable_option(CLI::App& cmd, CLI::Option* chat, std::vector<std::string>* assignments);
 
 // The variables of NAME=JSON `assignments` as one object, for

@@ -12,6 +12,7 @@
 #include <functional>
 #include <mutex>
 
+#include "launch/chat_variables.h"
 #include "launch/commands.h"
 #include "launch/distributed.h"
 #include "launch/engine_counts.h"
@@ -53,6 +54,7 @@ struct RunOptions {
   std::string schedule_out;
   std::string baseline_dir;
   LookaheadOptions lookahead;
+  std::vector<std::string> chat_variables;  // --chat-var NAME=JSON, over task.json's chat.variables
   // Search parameters given on the command line (the rest come from
   // task.json): their values, and for each one given, what sets it.
   tasks::SearchParams flags;
@@ -241,6 +243,12 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
         << o.engine.target << "/tokenizer_config.json has none (drop 'chat' for a base model)";
     o.engine.chat_system = task.spec().chat_system;
     o.engine.chat_variables = task.spec().chat_variables;
+    const nlohmann::ordered_json given = parse_chat_variables(o.chat_variables);
+    for (const auto& [name, value] : given.items()) o.engine.chat_variables[name] = value;
+  } else {
+    SEED_CHECK(o.chat_variables.empty(), kInvalidArgument)
+        << "--chat-var: " << o.task_dir << "/task.json has no field 'chat': its prompts reach the model as "
+        << "plain text, with no chat template to take variables";
   }
   o.search.params = task.spec().search;
   apply_flags(o, &o.search.params);
@@ -437,6 +445,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
         "self-consistency: stop sampling once the majority answer is decided (true | false)");
   cmd->add_option("--limit", o->limit, "Run the first N problems (0 = all)")->check(CLI::NonNegativeNumber);
   add_concurrency_option(cmd, &o->concurrency);
+  add_chat_variable_option(*cmd, nullptr, &o->chat_variables);
   cmd->add_option("--data", o->data_path, "Data file replacing task.json's data.path");
   cmd->add_option("--out", o->out_dir, "Output folder (default results/TASK-SEARCH-ENGINE)");
   cmd->add_flag("--resume", o->resume, "Continue an interrupted run in --out, skipping finished problems");

@@ -325,10 +325,11 @@ TEST_F(RunCliTest, AChatTaskRendersEveryPromptWithTheTemplate) {
                                 "{{ raise_exception('plain_turns unset') }}{% endif %}{{ messages[-1].content }}"}}
              .dump();
   const fs::path task = chat_task(out_ / "chat_task", {{"variables", {{"plain_turns", true}}}});
-  const auto run = [&](const std::string& task_dir, const std::string& target, const std::string& out) {
+  const auto run = [&](const std::string& task_dir, const std::string& target, const std::string& out,
+                       const std::string& more = "") {
     return run_command(std::string(SEED_BINARY) + " --threads 1 --log-level warn run --task " + task_dir +
                        " --target " + target + " --data " + csv_.string() +
-                       " --search bfs --depth 1 --n 2 --b 1 --limit 2 --engine ar --out " + out);
+                       " --search bfs --depth 1 --n 2 --b 1 --limit 2 --engine ar --out " + out + more);
   };
   const Outcome plain = run(src + "/tasks/game24", src + "/models/zoo/tiny-target", (out_ / "plain").string());
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
@@ -351,9 +352,30 @@ TEST_F(RunCliTest, AChatTaskRendersEveryPromptWithTheTemplate) {
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.output.find("no system turn here"), std::string::npos) << refused.output;
   // Without the variable the template refuses too: the task's reach it.
-  const Outcome unset = run(chat_task(out_ / "unset_task", true).string(), model.string(), (out_ / "unset").string());
+  const fs::path unset_task = chat_task(out_ / "unset_task", true);
+  const Outcome unset = run(unset_task.string(), model.string(), (out_ / "unset").string());
   EXPECT_NE(unset.exit_code, 0);
   EXPECT_NE(unset.output.find("plain_turns unset"), std::string::npos) << unset.output;
+  // --chat-var sets it over the task's (here none), and run.json records it.
+  const Outcome given = run(unset_task.string(), model.string(), (out_ / "given").string(),
+                            " --chat-var plain_turns=false --chat-var plain_turns=true");
+  ASSERT_EQ(given.exit_code, 0) << given.output;
+  const std::map<int64_t, json> c = results_by_index(out_ / "given" / "results.jsonl");
+  ASSERT_EQ(c.size(), 2u);
+  for (const auto& [index, line] : a) EXPECT_EQ(line["tokens"], c.at(index)["tokens"]) << index;
+  EXPECT_EQ(json::parse(std::ifstream(out_ / "given" / "run.json"))["chat"]["variables"],
+            json({{"plain_turns", true}}));
+  // Over a variable the task sets, too.
+  const Outcome over = run(task.string(), model.string(), (out_ / "over").string(), " --chat-var plain_turns=false");
+  EXPECT_NE(over.exit_code, 0);
+  EXPECT_NE(over.output.find("plain_turns unset"), std::string::npos) << over.output;
+  // A task without chat has no template to take them.
+  const Outcome plain_var = run(src + "/tasks/game24", src + "/models/zoo/tiny-target", (out_ / "plain_var").string(),
+                                " --chat-var plain_turns=true");
+  EXPECT_EQ(plain_var.exit_code, 1);
+  EXPECT_NE(plain_var.output.find("--chat-var: " + src + "/tasks/game24/task.json has no field 'chat'"),
+            std::string::npos)
+      << plain_var.output;
 }
 
 TEST_F(RunCliTest, ATaskJsonErrorNamesTheFileAndField) {
