@@ -31,7 +31,9 @@
 #include <string>
 #include <vector>
 
+#include "models/forward_input.h"
 #include "models/kv_cache.h"
+#include "models/load_options.h"
 #include "models/model_config.h"
 #include "models/model_weights.h"
 #include "models/padded_batch.h"
@@ -41,75 +43,6 @@
 namespace seed::models {
 
 class ForwardGraphs;  // forward_graphs.h
-
-struct LoadOptions {
-  // Where the model computes. The launcher decides this (WorldConfig), never
-  // the library: "cpu" or "cuda:N".
-  std::string device = "cpu";
-  // The tensor-parallel group of this rank: the model loads only the rank's
-  // shard. Borrowed: must outlive the model. Null, or a group of one rank:
-  // the whole model.
-  TpCollectives* tp_group = nullptr;
-  // The dtype of the weights. Unset keeps a folder's bfloat16/float16 as
-  // stored (config.json's torch_dtype) and widens anything else to float32;
-  // half-size weights halve the bytes a decoded token reads.
-  // CPU: the matrices (embedding, projections, LM head) keep this dtype;
-  // products and sums are float32 either way.
-  // CUDA: weights, activations and the KV cache take it; norms, softmax and
-  // the logits are computed in float32.
-  std::optional<WeightDtype> weights_dtype = std::nullopt;
-  // CPU: the matrix kernel (cpu_kernel.h); the best this CPU runs by default.
-  CpuKernel cpu_kernel = best_cpu_kernel();
-  // CPU: forward() runs its layers as plain loops (causal_lm_cpu.cpp);
-  // false runs them as ATen ops, the path CUDA takes (tests compare the two).
-  bool fused_cpu_layers = true;
-  // CPU: keep each matrix's [out, in] parameter beside its packed copy, as
-  // training needs (weights().parameters(), gradients through forward_full).
-  // false holds the weights once: each matrix is packed as it is read and
-  // replaces its parameter; forward_full and save unpack what they read.
-  bool keep_parameters = false;
-  // CUDA: forward() replays CUDA graphs captured per shape
-  // (forward_graphs.h); false runs every forward eagerly (tests compare
-  // the two). Tensor-parallel groups and soft prompts always run eagerly.
-  bool cuda_graphs = true;
-  // CUDA: forwards of few rows a sequence (decode steps, verification)
-  // read the KV cache in place (paged_attention.h); false gathers each
-  // sequence's keys beside a mask, as prompts do (tests and benchmarks
-  // compare the two).
-  bool paged_attention = true;
-};
-
-// The new tokens one sequence contributes to a batched forward.
-struct SequenceInput {
-  SequenceId sequence = 0;      // cache sequence the tokens extend
-  std::vector<int32_t> tokens;  // new tokens, at least one
-  // Empty: a chain (token i follows token i-1). Otherwise a token tree in
-  // topological order: parents[i] is -1 (a child of the cached prefix) or an
-  // index < i. Node i sits at RoPE position length + depth(i) and attends to
-  // the cached prefix and to its ancestors; its logits equal those of running
-  // its root-to-node path alone.
-  std::vector<int32_t> parents;
-  // LogitsFor::kTail: the first new token whose logits are returned.
-  int32_t logits_from = 0;
-  // [n, hidden_size], n <= tokens: input vectors of the first n tokens in
-  // place of their embeddings (an EDD's soft prompt: a target's hidden
-  // states). The tokens still name the positions in the cache.
-  at::Tensor soft_prompt = {};
-  // How many of the new tokens, from the first, the cache may offer other
-  // sequences once written; -1: all. An EDD shares only its soft-prompt
-  // rows: its token rows' K/V are not a function of the tokens alone (the
-  // same tokens give other K/V as hidden-state rows).
-  int32_t shareable = -1;
-};
-
-// Which logits forward() returns. The LM head runs only on those rows: on a
-// long prompt it would otherwise cost as much as the rest of the model.
-enum class LogitsFor {
-  kAll,   // [B, S_max, V]: row s of sequence b is its token s (zeros past S_b)
-  kLast,  // [B, V]: the last new token of each sequence
-  kTail,  // [sum of S_b - logits_from_b, V]: each sequence's tokens from its
-          // logits_from on, sequences one after another
-};
 
 class CausalLM {
  public:

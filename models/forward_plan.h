@@ -1,11 +1,15 @@
 // ForwardPlan: where the new tokens of a CausalLM::forward batch go and what
-// each may attend to. Internal to models/ (causal_lm.cpp builds it; the
+// each may attend to. Internal to models/ (plan_forward builds it; the
 // ATen and the CPU layers read it).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
+
+#include "models/forward_input.h"
+#include "models/kv_cache.h"
+#include "models/model_config.h"
 
 namespace seed::models {
 
@@ -42,5 +46,13 @@ inline void ForwardPlan::attended_new_positions(int64_t row, std::vector<int64_t
   for (int64_t r = row; r >= 0; r = parent_rows[r]) out.push_back(cached[b] + r - first_row[b]);
   std::reverse(out.begin(), out.end());
 }
+
+// Validates a forward's batch, reserves its cache slots (undoing every
+// reservation if one fails: cache full) and lays out its rows.
+ForwardPlan plan_forward(const ModelConfig& config, const std::vector<SequenceInput>& batch, KvCache& cache,
+                         LogitsFor which);
+
+// Each packed row's row in the padded [B * S_max] layout.
+std::vector<int64_t> padded_rows(const ForwardPlan& plan);
 
 }  // namespace seed::models
