@@ -63,6 +63,7 @@
 #include "spec/engine/draft_length_policy.h"
 #include "spec/engine/team_width_policy.h"
 #include "spec/engine/drafter_pool.h"
+#include "spec/engine/loop_settings.h"
 #include "spec/api/engine.h"
 #include "spec/engine/request_run.h"
 #include "spec/engine/scheduler.h"
@@ -70,12 +71,6 @@
 #include "spec/engine/verify_queue.h"
 
 namespace seed::spec {
-
-struct LoopSettings {
-  size_t in_flight = 0;   // requests started at once; 0: the whole batch
-  bool threaded = false;  // each drafter on its own thread
-  int draft_threads = 1;  // intra-op threads per drafter thread
-};
 
 class ScheduledEngine : public Engine {
  public:
