@@ -15,6 +15,7 @@
 #include "spec/engine/model_target.h"
 #include "tests/spec/chi_square.h"
 #include "tests/spec/engine_fixtures.h"
+#include "tests/spec/sampled_trials.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {
@@ -164,14 +165,7 @@ TEST_F(EddTest, SampledDraftsAreLossless) {
       }
     }
   }
-  std::vector<GenRequest> batch(kTrials);
-  for (int i = 0; i < kTrials; ++i) {
-    batch[i].prompt_tokens = {1, 5, 2};
-    batch[i].max_new_tokens = 3;
-    batch[i].sampling = sampling;
-    batch[i].seed = 9;
-    batch[i].stream = static_cast<uint64_t>(i);
-  }
+  const std::vector<GenRequest> batch = ::seed::testing::sampled_trials({1, 5, 2}, sampling, kTrials, 3);
   // Chains from the whole q and from q' cut to the top 3 (of 8) or the 0.7
   // nucleus; pruned trees are deterministic, whatever the cut.
   struct Case { std::string tree; DraftTruncation cut; };

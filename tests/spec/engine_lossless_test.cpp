@@ -9,6 +9,7 @@
 
 #include "tests/spec/chi_square.h"
 #include "tests/spec/engine_test_fixture.h"
+#include "tests/spec/sampled_trials.h"
 
 namespace seed::spec {
 
@@ -23,30 +24,8 @@ void EngineTest::expect_sampled_engines_lossless(const std::string& device, Logi
   SamplingParams sampling;
   sampling.temperature = 0.9f;
   auto target = models::CausalLM::load(small_->target);
-  std::vector<double> expected(kVocab * kVocab);
-  {
-    torch::NoGradGuard no_grad;
-    const at::Tensor first = torch::softmax(
-        target->forward_full(torch::tensor(std::vector<int64_t>(prompt.begin(), prompt.end())).unsqueeze(0))[0][-1] /
-            sampling.temperature, -1);
-    for (int64_t x = 0; x < kVocab; ++x) {
-      std::vector<int64_t> seq(prompt.begin(), prompt.end());
-      seq.push_back(x);
-      const at::Tensor second =
-          torch::softmax(target->forward_full(torch::tensor(seq).unsqueeze(0))[0][-1] / sampling.temperature, -1);
-      for (int64_t y = 0; y < kVocab; ++y) {
-        expected[x * kVocab + y] = first[x].item<double>() * second[y].item<double>();
-      }
-    }
-  }
-  std::vector<GenRequest> batch(kTrials);
-  for (int i = 0; i < kTrials; ++i) {
-    batch[i].prompt_tokens = prompt;
-    batch[i].max_new_tokens = 2;
-    batch[i].sampling = sampling;
-    batch[i].seed = 9;
-    batch[i].stream = static_cast<uint64_t>(i);
-  }
+  const std::vector<double> expected = ::seed::testing::two_token_law(*target, prompt, sampling.temperature, kVocab);
+  const std::vector<GenRequest> batch = ::seed::testing::sampled_trials(prompt, sampling, kTrials, 2);
   // Top-token drafts (matching), then drafts drawn from q (rejection sampling).
   struct Case { std::string name; std::vector<int> k_config; DraftTruncation cut; bool drawn; };
   const DraftTruncation top3{3, 1.0f}, nucleus{0, 0.7f};

@@ -23,6 +23,7 @@
 #include "spec/drafters/aded/trigram_table.h"
 #include "tests/models/tiny_models.h"
 #include "tests/spec/chi_square.h"
+#include "tests/spec/sampled_trials.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {
@@ -136,31 +137,10 @@ TEST_F(ModelFreeDrafterTest, SampledStandAndLookupAreLossless) {
   SamplingParams sampling;
   sampling.temperature = 0.9f;
   auto target = models::CausalLM::load((*dir_ / "v8").string());
-  std::vector<double> expected(kVocab * kVocab);
-  {
-    torch::NoGradGuard no_grad;
-    const auto next = [&](std::vector<int64_t> seq) {
-      return torch::softmax(target->forward_full(torch::tensor(seq).unsqueeze(0))[0][-1] / sampling.temperature, -1);
-    };
-    const at::Tensor first = next(std::vector<int64_t>(prompt.begin(), prompt.end()));
-    for (int64_t x = 0; x < kVocab; ++x) {
-      std::vector<int64_t> seq(prompt.begin(), prompt.end());
-      seq.push_back(x);
-      const at::Tensor second = next(seq);
-      for (int64_t y = 0; y < kVocab; ++y) {
-        expected[x * kVocab + y] = first[x].item<double>() * second[y].item<double>();
-      }
-    }
-  }
-  std::vector<GenRequest> batch(kTrials);
-  for (int i = 0; i < kTrials; ++i) {
-    batch[i].prompt_tokens = prompt;
-    batch[i].max_new_tokens = 3;  // drafts of depth 2 in the first round
-    batch[i].sampling = sampling;
-    batch[i].seed = 9;
-    batch[i].stream = static_cast<uint64_t>(i);
-    batch[i].group = 3;
-  }
+  const std::vector<double> expected = ::seed::testing::two_token_law(*target, prompt, sampling.temperature, kVocab);
+  // Drafts of depth 2 in the first round.
+  std::vector<GenRequest> batch = ::seed::testing::sampled_trials(prompt, sampling, kTrials, 3);
+  for (GenRequest& request : batch) request.group = 3;
   struct Case { std::string name, drafter; std::vector<int> k_config; };
   for (const Case& c : {Case{"sd", "stand", {}}, Case{"mcsd", "stand", {3, 2}}, Case{"seed", "stand", {4, 1}},
                         Case{"sd", "lookup", {}}, Case{"seed", "aded", {3, 2}}}) {

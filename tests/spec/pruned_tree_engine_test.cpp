@@ -19,6 +19,7 @@
 #include "tests/spec/chi_square.h"
 #include "tests/spec/engine_fixtures.h"
 #include "tests/spec/forwarding.h"
+#include "tests/spec/sampled_trials.h"
 #include "tests/throws_error.h"
 
 namespace seed::spec {
@@ -103,26 +104,8 @@ TEST_F(PrunedTreeEngineTest, SampledEnginesAreLossless) {
   SamplingParams sampling;
   sampling.temperature = 0.9f;
   auto target = models::CausalLM::load(small_->target);
-  std::vector<double> expected(kVocab * kVocab);
-  {
-    torch::NoGradGuard no_grad;
-    const auto softmax_last = [&](const std::vector<int64_t>& seq) {
-      return torch::softmax(target->forward_full(torch::tensor(seq).unsqueeze(0))[0][-1] / sampling.temperature, -1);
-    };
-    const at::Tensor first = softmax_last({1, 5, 2});
-    for (int64_t x = 0; x < kVocab; ++x) {
-      const at::Tensor second = softmax_last({1, 5, 2, x});
-      for (int64_t y = 0; y < kVocab; ++y) expected[x * kVocab + y] = first[x].item<double>() * second[y].item<double>();
-    }
-  }
-  std::vector<GenRequest> batch(kTrials);
-  for (int i = 0; i < kTrials; ++i) {
-    batch[i].prompt_tokens = prompt;
-    batch[i].max_new_tokens = 2;
-    batch[i].sampling = sampling;
-    batch[i].seed = 9;
-    batch[i].stream = static_cast<uint64_t>(i);
-  }
+  const std::vector<double> expected = ::seed::testing::two_token_law(*target, prompt, sampling.temperature, kVocab);
+  const std::vector<GenRequest> batch = ::seed::testing::sampled_trials(prompt, sampling, kTrials, 2);
   for (const std::string name : {"sd", "seed"}) {
     auto e = engine(name, 0.02f, small_);
     std::vector<int64_t> counts(kVocab * kVocab, 0);
