@@ -54,21 +54,28 @@ double positive_mass(const float* probs, int64_t n) {
   return total;
 }
 
+// scaled_exp_mass's block: exp_of_scaled's vectorised loop writes it and
+// it stays in the L1 cache for the sums (computing each exponential inside
+// the sums did not vectorise, and took 2.7 times as long on a 152K
+// vocabulary). A multiple of positive_mass's eight lanes, so that the
+// blocks add up in its order.
+constexpr int64_t kBlock = 512;
+
 // positive_mass of exp_of_scaled's output, in the same order, without
-// writing it: what softmax_prob reads must equal the dense row bit for bit.
+// writing a row: what softmax_prob reads must equal the dense row bit for
+// bit.
 double scaled_exp_mass(const float* logits, int64_t n, float max_logit, float temperature) {
+  float e[kBlock];
   double partial[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) {
-      const float e = exp_nonpositive((logits[i + j] - max_logit) / temperature);
-      partial[j] += e <= 0.0f ? 0.0f : e;
-    }
-  }
   double total = 0.0;
-  for (; i < n; ++i) {
-    const float e = exp_nonpositive((logits[i] - max_logit) / temperature);
-    total += e <= 0.0f ? 0.0f : e;
+  for (int64_t first = 0; first < n; first += kBlock) {
+    const int64_t m = std::min(kBlock, n - first);
+    exp_of_scaled(logits + first, m, max_logit, temperature, e);
+    int64_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+      for (int j = 0; j < 8; ++j) partial[j] += e[i + j] <= 0.0f ? 0.0f : e[i + j];
+    }
+    for (; i < m; ++i) total += e[i] <= 0.0f ? 0.0f : e[i];  // the last block's tail alone
   }
   for (double p : partial) total += p;
   return total;

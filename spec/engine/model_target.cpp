@@ -5,12 +5,42 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <numeric>
 
 #include "models/base/error.h"
 #include "spec/engine/logit_summary.h"
 
 namespace seed::spec {
+namespace {
+
+// A vocabulary from which a walk over host rows (a race or sum over every
+// token of each context it reaches) costs more than handing it to another
+// thread: real vocabularies, not the test models'.
+constexpr int64_t kWalksApartVocab = 4096;
+
+// Every request's walk, side by side on the calling thread's OpenMP team
+// where `apart`. A failing walk throws what walking in turn would throw
+// first: the earliest request's error.
+std::vector<Walk> walk_all(const std::vector<VerifyRequest>& requests, bool apart) {
+  const auto n = static_cast<int64_t>(requests.size());
+  std::vector<Walk> walks(requests.size());
+  std::vector<std::exception_ptr> errors(requests.size());
+#pragma omp parallel for schedule(dynamic, 1) if (apart && n > 1)
+  for (int64_t b = 0; b < n; ++b) {
+    try {
+      walks[static_cast<size_t>(b)] = walk(requests[static_cast<size_t>(b)]);
+    } catch (...) {
+      errors[static_cast<size_t>(b)] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  return walks;
+}
+
+}  // namespace
 
 ModelTarget::ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options,
                          int distribution_top_k, LogitReads logit_reads)
@@ -183,8 +213,7 @@ std::vector<Verdict> ModelTarget::verify(const std::vector<VerifyItem>& items) {
     requests.push_back(VerifyRequest{&draft, &targets.back(), s.settings.seed, s.settings.stream, base_position});
   }
   if (summarise) draw_target_tokens(requests);
-  std::vector<Walk> walks;
-  for (const VerifyRequest& request : requests) walks.push_back(spec::walk(request));
+  std::vector<Walk> walks = walk_all(requests, !summarise && vocab >= kWalksApartVocab);
   std::vector<TargetRows*> drawing;
   std::vector<const FinalDraw*> draws;
   for (size_t b = 0; b < items.size(); ++b) {

@@ -11,7 +11,10 @@
 // when several slots of one batch share an uncached prefix (the samples of
 // one search state, siblings under one parent) one of them computes it in a
 // first forward that the others then reuse. The LM head runs only on the
-// rows the verifier reads: the last pending token's and the draft's.
+// rows the verifier reads: the last pending token's and the draft's. On
+// host rows of a real vocabulary, the batch's requests are verified side
+// by side on the calling thread's OpenMP team (a sampled request races
+// every context it reaches over the whole vocabulary).
 //
 // A cache made with a hidden_layer keeps every position's hidden state
 // there, and each verdict carries those the slot's drafter has not seen

@@ -3,6 +3,7 @@
 // tokens, per-head q/k norms, heads wider than hidden / heads), prompts
 // that use ids past 100k: every engine runs, and greedy output equals `ar`'s.
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <torch/torch.h>
 
 #include <filesystem>
@@ -134,6 +135,41 @@ TEST(RealShapeEngines, SampledEnginesFromSummarisedLogitsGiveTheHostRowsTokensOn
       EXPECT_EQ(tokens[1], tokens[0]) << engine << " T " << sampling.temperature << " top-p " << sampling.top_p;
     }
   }
+  fs::remove_all(dir);
+}
+
+// Sampled requests verified in one batch walk side by side on the forward's
+// threads over a real vocabulary's host rows (each race reads every token):
+// each gets the tokens it gets alone.
+TEST(RealShapeEngines, SampledRequestsWalkedSideBySideGetTheirOwnTokensOnALlama3ShapedPair) {
+  const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_walks_" + std::to_string(::getpid()));
+  const std::string config = std::string(SEED_GOLDEN_DIR) + "/llama3.config.json";
+  models::testing::write_portable_model(config, (dir / "target").string(), /*seed=*/0);
+  models::testing::write_portable_model(config, (dir / "draft").string(), /*seed=*/0);
+  std::vector<GenRequest> requests;
+  for (int i = 0; i < 4; ++i) {
+    GenRequest r;
+    r.prompt_tokens = {128000, 9906 + i, 127999 - 31 * i, 1234};
+    r.max_new_tokens = 8;
+    r.sampling.temperature = 1.0f;
+    r.seed = 11;
+    r.stream = static_cast<uint64_t>(i);
+    requests.push_back(r);
+  }
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
+  std::vector<std::vector<int32_t>> alone;
+  const std::unique_ptr<Engine> ar = make_engine(pair_options(dir, "ar"));
+  for (const GenRequest& r : requests) alone.push_back(ar->generate({r}).front().tokens);
+  for (const std::string engine : {"ar-batch", "seed-batch"}) {
+    std::vector<std::vector<int32_t>> together;
+    for (const Completion& c : make_engine(pair_options(dir, engine))->generate(requests)) {
+      ASSERT_NE(c.finish, FinishReason::kError) << engine << ": " << c.error;
+      together.push_back(c.tokens);
+    }
+    EXPECT_EQ(together, alone) << engine;
+  }
+  omp_set_num_threads(threads);
   fs::remove_all(dir);
 }
 
