@@ -132,22 +132,24 @@ bool DraftLengthPolicy::pays_all_accepted(double width) const {
   return false;
 }
 
-int DraftLengthPolicy::best(double width) const {
+int DraftLengthPolicy::best(double width) const { return best_at(width, hopeful_acceptance()); }
+
+int DraftLengthPolicy::best_at(double width, double alpha) const {
   if (!measured()) return longest_;
   int best = 0;
   double best_speedup = 1;  // drafting nothing
   for (int k = 1; k <= longest_; ++k) {
-    const double s = speedup(k, width);
+    const double s = speedup_at(k, width, alpha);
     if (s > best_speedup) best = k, best_speedup = s;
   }
   return best;
 }
 
-int DraftLengthPolicy::next(double width, bool caught_up) {
+int DraftLengthPolicy::next(double width, bool caught_up, const RequestAcceptance& own) {
   // Explorations take whole forwards (every request verified in one), so
   // that each length's rows are timed together, at the width they run at.
-  const int length = best(width);
-  if (length == 0) {
+  const int engine_length = best(width);
+  if (engine_length == 0) {
     // Two forwards: a request starting also reads its prompt in its first
     // draft, so the second is the one timed.
     drafts_stale_ = true;
@@ -159,6 +161,9 @@ int DraftLengthPolicy::next(double width, bool caught_up) {
     return forward_count_ - explored_at_ < 2 ? 1 : 0;
   }
   if (measured() && undrafted_timed_ == 0) return 0;
+  const double engine_alpha = hopeful_acceptance();
+  const double own_alpha = own.bet(engine_alpha);
+  const int length = own_alpha < engine_alpha ? best_at(width, own_alpha) : engine_length;
   const int64_t phase = forward_count_ % kExploreEvery;
   switch ((forward_count_ / kExploreEvery) % 3) {
     case 0: return phase >= kExploreEvery - 2 ? 0 : length;

@@ -97,6 +97,7 @@
 #include <optional>
 
 #include "spec/engine/line_fit.h"
+#include "spec/engine/request_acceptance.h"
 
 namespace seed::spec {
 
@@ -130,7 +131,9 @@ class DraftLengthPolicy {
   // all its tokens but the last round's (a request starting, or one that
   // drafted last round). While the best is 0, only such requests explore:
   // catching a drafter up on a long context would cost many forwards.
-  int next(double width, bool caught_up);
+  // `own`: the request's verdicts, which shorten its drafts where the alpha
+  // they bet on is below the engine's (RequestAcceptance).
+  int next(double width, bool caught_up, const RequestAcceptance& own = {});
 
   // What the model expects a round drafting k tokens for each of `width`
   // requests to gain over one drafting none, in tokens per second, at the
@@ -150,8 +153,9 @@ class DraftLengthPolicy {
  private:
   bool measured() const;
   double hopeful_acceptance() const;  // the alpha bet on
-  // speedup() at acceptance `alpha`.
+  // speedup() and best() at acceptance `alpha`.
   double speedup_at(int k, double width, double alpha) const;
+  int best_at(double width, double alpha) const;
   // Some length would pay for forwards of `width` requests were every
   // drafted token accepted.
   bool pays_all_accepted(double width) const;

@@ -16,6 +16,7 @@
 #include "models/tokenizer.h"
 #include "spec/api/drafter.h"
 #include "spec/api/engine.h"
+#include "spec/engine/request_acceptance.h"
 #include "spec/engine/request_output.h"
 #include "spec/api/target.h"
 
@@ -46,6 +47,7 @@ struct Sequence {
   std::optional<RequestOutput> output;
   std::optional<Completion> completion;  // once settled
   RequestStats stats;
+  RequestAcceptance acceptance;  // its chains' verdicts, where its draft length varies
   // Its drafter has started it, and the verdicts of rounds that drafted
   // nothing since, not yet handed to it (DrafterPool::post); the engine's
   // thread only.

@@ -166,7 +166,7 @@ int ScheduledEngine::depth_of(const Sequence& seq) {
   if (draft_length_ && length_varies(request)) {
     const size_t width = queue_.full_width(std::max<size_t>(calls_.size(), 1), std::max<size_t>(running_, 1));
     const bool caught_up = seq.output->tokens().empty() || (seq.drafter_started && seq.undrafted.empty());
-    return draft_depth(seq, *target_, draft_length_->next(static_cast<double>(width), caught_up));
+    return draft_depth(seq, *target_, draft_length_->next(static_cast<double>(width), caught_up, seq.acceptance));
   }
   const size_t shape = draft_shape(request, settings_.k_config, settings_.pruned_tree.has_value()).size();
   return draft_depth(seq, *target_, static_cast<int>(shape));
@@ -339,7 +339,13 @@ void ScheduledEngine::step() {
     seq.stats.verify_s += verify_s / static_cast<double>(verified.size());
     if (seq.output->finished()) continue;  // cancelled by a request retired before it
     Call& call = *calls_.at(seq.caller);
-    bool done = apply_verdict(seq, proposals[i]->draft, verdicts[i]);
+    const DraftTree& draft = proposals[i]->draft;
+    if (draft_length_ && length_varies(*seq.request)) {
+      const auto accepted = static_cast<int64_t>(verdicts[i].accepted.size());
+      if (draft.tokens.empty()) seq.acceptance.add_undrafted_round();
+      else seq.acceptance.add_verdict(accepted, accepted < static_cast<int64_t>(draft.tokens.size()));  // a chain
+    }
+    bool done = apply_verdict(seq, draft, verdicts[i]);
     const int depth = done ? 0 : depth_of(seq);
     if (!done && depth < 0) {
       seq.output->end(FinishReason::kContext);

@@ -3,7 +3,8 @@
 // nothing, with `ar`'s tokens; free drafts that are always accepted, on a
 // target whose forwards cost the same with or without them, keep being
 // drafted after the rounds the policy explores without, and their
-// drafter sees every verdict in order when it drafts again; drafts and
+// drafter sees every verdict in order when it drafts again; requests
+// whose drafts are rejected stop drafting while the others go on; drafts and
 // forwards that warm up a CUDA graph are not timed; sampled
 // requests keep their whole draft length, so a seed gives the same tokens
 // either way.
@@ -102,22 +103,34 @@ class SlowDrafter final : public Drafter {
 // A drafter that knows each request's whole greedy sequence (prompt and
 // `ar`'s tokens) and proposes its next tokens from the tokens it was
 // given: drafts that cost nothing and are all accepted for as long as it
-// is handed every verdict in order.
+// is handed every verdict in order. With `wrong_odd`, the requests of odd
+// index get every drafted token wrong (all rejected); with `latency`, a
+// proposal of a token or more first waits that long.
 class OracleDrafter final : public Drafter {
  public:
-  explicit OracleDrafter(std::vector<std::vector<int32_t>> wholes) : wholes_(std::move(wholes)) {}
+  explicit OracleDrafter(std::vector<std::vector<int32_t>> wholes, bool wrong_odd = false,
+                         std::chrono::microseconds latency = {})
+      : wholes_(std::move(wholes)), wrong_odd_(wrong_odd), latency_(latency),
+        drafted_(wholes_.size()) {}
   void start(uint64_t slot, const std::vector<int32_t>& tokens, const DraftSettings&) override {
     log.started(slot, tokens);
   }
   DraftTree propose(uint64_t slot, int max_depth) override {
+    if (max_depth > 0) std::this_thread::sleep_for(latency_);
     const std::vector<int32_t> seen = log.proposing(slot, max_depth);
     DraftTree draft;
     draft.deterministic = true;
-    for (const std::vector<int32_t>& whole : wholes_) {
+    for (size_t j = 0; j < wholes_.size(); ++j) {
+      const std::vector<int32_t>& whole = wholes_[j];
       if (whole.size() < seen.size() || !std::equal(seen.begin(), seen.end(), whole.begin())) continue;
+      if (max_depth > 0) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++drafted_[j];
+      }
+      const bool wrong = wrong_odd_ && j % 2 == 1;
       const size_t end = std::min(whole.size(), seen.size() + static_cast<size_t>(std::max(max_depth, 0)));
       for (size_t i = seen.size(); i < end; ++i) {
-        draft.tokens.push_back(whole[i]);
+        draft.tokens.push_back(wrong ? (whole[i] == 0 ? 1 : whole[i] - 1) : whole[i]);
         draft.parents.push_back(static_cast<int32_t>(draft.tokens.size()) - 2);
       }
       break;
@@ -127,10 +140,21 @@ class OracleDrafter final : public Drafter {
   void advance(uint64_t slot, const Verdict& verdict) override { log.advanced(slot, verdict); }
   void finish(uint64_t) override {}
 
+  // Request j's rounds that drafted a token or more (a round that drafts
+  // nothing asks the drafter for nothing).
+  int64_t drafted_rounds(size_t j) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return drafted_[j];
+  }
+
   RoundLog log;
 
  private:
   std::vector<std::vector<int32_t>> wholes_;
+  bool wrong_odd_;
+  std::chrono::microseconds latency_;
+  std::mutex mutex_;
+  std::vector<int64_t> drafted_;  // rounds that drafted, per request
 };
 
 // A target whose every forward first waits `latency`, as one bound by its
@@ -303,6 +327,47 @@ TEST_F(AdaptiveDraftEngineTest, DraftsThatPayResumeAfterTheRoundsExploredWithout
   const EngineStats stats = engine->stats();
   EXPECT_EQ(stats.accepted_tokens, stats.drafted_tokens);
   EXPECT_GT(2 * stats.accepted_tokens, stats.generated_tokens);
+}
+
+// Drafts of some cost in one batch, every token accepted for half of the
+// requests and rejected for the others: the engine's alpha is their mix,
+// at which drafting pays, and the requests whose drafts are rejected stop
+// drafting (trying again now and then) while the others go on.
+TEST_F(AdaptiveDraftEngineTest, RequestsWhoseDraftsAreRejectedStopDraftingWhileTheOthersGoOn) {
+  std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);
+  std::vector<std::vector<int32_t>> wholes;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    // As many rounds for each: a rejected draft's round gains one token.
+    if (i % 2 == 1) requests[i].max_new_tokens = 40;
+    wholes.push_back(requests[i].prompt_tokens);
+    const std::vector<int32_t> ar = ar_tokens(requests[i]);
+    wholes.back().insert(wholes.back().end(), ar.begin(), ar.end());
+  }
+  auto oracle = std::make_unique<OracleDrafter>(wholes, true, std::chrono::microseconds(1000));
+  OracleDrafter* drafter = oracle.get();
+  std::vector<std::unique_ptr<Drafter>> drafters;
+  drafters.push_back(std::move(oracle));
+  RunSettings settings;
+  settings.k_config = {1, 1, 1};
+  settings.adaptive_draft_length = true;
+  auto target = std::make_unique<LaunchBoundTarget>(
+      std::make_unique<ModelTarget>(models::CausalLM::load(pairs_->pair.target)), std::chrono::milliseconds(8));
+  auto engine = ScheduledEngine::seed("seed-batch", std::move(target), std::move(drafters), settings,
+                                      Scheduler(SchedulePolicy::kBatch, 16), 1);
+  const std::vector<Completion> out = engine->generate(requests);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const std::vector<int32_t> whole(wholes[i].begin() + static_cast<std::ptrdiff_t>(requests[i].prompt_tokens.size()),
+                                     wholes[i].end());
+    EXPECT_EQ(out[i].tokens, whole) << "request " << i;
+    // A rejected request's 40 tokens take 40 rounds (at the engine's alpha
+    // it would draft in most of them); an accepted one's 160 take 40 where
+    // it drafts three tokens a round.
+    if (i % 2 == 0) {
+      EXPECT_GT(drafter->drafted_rounds(i), 10) << "request " << i;
+    } else {
+      EXPECT_LT(drafter->drafted_rounds(i), 16) << "request " << i;
+    }
+  }
 }
 
 // Drafts drawn from q: the tokens follow the draft's length, so it stays whole.
