@@ -343,7 +343,7 @@ TEST_F(AdaptiveDraftEngineTest, RequestsWhoseDraftsAreRejectedStopDraftingWhileT
     const std::vector<int32_t> ar = ar_tokens(requests[i]);
     wholes.back().insert(wholes.back().end(), ar.begin(), ar.end());
   }
-  auto oracle = std::make_unique<OracleDrafter>(wholes, true, std::chrono::microseconds(1000));
+  auto oracle = std::make_unique<OracleDrafter>(wholes, true, std::chrono::microseconds(2000));
   OracleDrafter* drafter = oracle.get();
   std::vector<std::unique_ptr<Drafter>> drafters;
   drafters.push_back(std::move(oracle));
@@ -360,12 +360,12 @@ TEST_F(AdaptiveDraftEngineTest, RequestsWhoseDraftsAreRejectedStopDraftingWhileT
                                      wholes[i].end());
     EXPECT_EQ(out[i].tokens, whole) << "request " << i;
     // A rejected request's 40 tokens take 40 rounds (at the engine's alpha
-    // it would draft in most of them); an accepted one's 160 take 40 where
-    // it drafts three tokens a round.
+    // it would draft in 35 of them); an accepted one's 160 take 40 where it
+    // drafts three tokens a round.
     if (i % 2 == 0) {
       EXPECT_GT(drafter->drafted_rounds(i), 10) << "request " << i;
     } else {
-      EXPECT_LT(drafter->drafted_rounds(i), 16) << "request " << i;
+      EXPECT_LT(drafter->drafted_rounds(i), 24) << "request " << i;
     }
   }
 }
