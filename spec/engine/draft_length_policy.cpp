@@ -148,7 +148,8 @@ int DraftLengthPolicy::best_at(double width, double alpha) const {
 int DraftLengthPolicy::next(double width, bool caught_up, const RequestAcceptance& own) {
   // Explorations take whole forwards (every request verified in one), so
   // that each length's rows are timed together, at the width they run at.
-  const int engine_length = best(width);
+  const double engine_alpha = hopeful_acceptance();
+  const int engine_length = best_at(width, engine_alpha);
   if (engine_length == 0) {
     // Two forwards: a request starting also reads its prompt in its first
     // draft, so the second is the one timed.
@@ -161,7 +162,6 @@ int DraftLengthPolicy::next(double width, bool caught_up, const RequestAcceptanc
     return forward_count_ - explored_at_ < 2 ? 1 : 0;
   }
   if (measured() && undrafted_timed_ == 0) return 0;
-  const double engine_alpha = hopeful_acceptance();
   const double own_alpha = own.bet(engine_alpha);
   const int length = own_alpha < engine_alpha ? best_at(width, own_alpha) : engine_length;
   const int64_t phase = forward_count_ % kExploreEvery;

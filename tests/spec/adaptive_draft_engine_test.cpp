@@ -228,6 +228,38 @@ class AdaptiveDraftEngineTest : public ::testing::Test {
     return make_engine(o)->generate({request}).front().tokens;
   }
 
+  // Each request's whole greedy sequence: its prompt, then `ar`'s tokens.
+  static std::vector<std::vector<int32_t>> wholes_of(const std::vector<GenRequest>& requests) {
+    std::vector<std::vector<int32_t>> wholes;
+    for (const GenRequest& request : requests) {
+      wholes.push_back(request.prompt_tokens);
+      const std::vector<int32_t> ar = ar_tokens(request);
+      wholes.back().insert(wholes.back().end(), ar.begin(), ar.end());
+    }
+    return wholes;
+  }
+
+  // seed-batch drafting chains of up to three with `oracle` (kept in
+  // `drafter`), on the test pair's target held to 8 ms a forward.
+  static std::unique_ptr<ScheduledEngine> oracle_engine(std::unique_ptr<OracleDrafter> oracle,
+                                                        OracleDrafter** drafter) {
+    *drafter = oracle.get();
+    std::vector<std::unique_ptr<Drafter>> drafters;
+    drafters.push_back(std::move(oracle));
+    RunSettings settings;
+    settings.k_config = {1, 1, 1};
+    settings.adaptive_draft_length = true;
+    auto target = std::make_unique<LaunchBoundTarget>(
+        std::make_unique<ModelTarget>(models::CausalLM::load(pairs_->pair.target)), std::chrono::milliseconds(8));
+    return ScheduledEngine::seed("seed-batch", std::move(target), std::move(drafters), settings,
+                                 Scheduler(SchedulePolicy::kBatch, 16), 1);
+  }
+
+  // What `whole` holds after `request`'s prompt.
+  static std::vector<int32_t> generated_of(const std::vector<int32_t>& whole, const GenRequest& request) {
+    return {whole.begin() + static_cast<std::ptrdiff_t>(request.prompt_tokens.size()), whole.end()};
+  }
+
   static ::seed::testing::TestModelPairs* pairs_;
 };
 
@@ -292,29 +324,13 @@ TEST_F(AdaptiveDraftEngineTest, DraftsAndForwardsThatWarmUpAGraphAreNotTimed) {
 
 TEST_F(AdaptiveDraftEngineTest, DraftsThatPayResumeAfterTheRoundsExploredWithoutWithEveryVerdictInOrder) {
   const std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);
-  std::vector<std::vector<int32_t>> wholes;
-  for (const GenRequest& request : requests) {
-    wholes.push_back(request.prompt_tokens);
-    const std::vector<int32_t> ar = ar_tokens(request);
-    wholes.back().insert(wholes.back().end(), ar.begin(), ar.end());
-  }
-  auto oracle = std::make_unique<OracleDrafter>(wholes);
-  OracleDrafter* drafter = oracle.get();
-  std::vector<std::unique_ptr<Drafter>> drafters;
-  drafters.push_back(std::move(oracle));
-  RunSettings settings;
-  settings.k_config = {1, 1, 1};
-  settings.adaptive_draft_length = true;
+  const std::vector<std::vector<int32_t>> wholes = wholes_of(requests);
   // Free drafts on a launch-bound target: drafting pays several times over.
-  auto target = std::make_unique<LaunchBoundTarget>(
-      std::make_unique<ModelTarget>(models::CausalLM::load(pairs_->pair.target)), std::chrono::milliseconds(8));
-  auto engine = ScheduledEngine::seed("seed-batch", std::move(target), std::move(drafters), settings,
-                                      Scheduler(SchedulePolicy::kBatch, 16), 1);
+  OracleDrafter* drafter = nullptr;
+  auto engine = oracle_engine(std::make_unique<OracleDrafter>(wholes), &drafter);
   const std::vector<Completion> out = engine->generate(requests);
   for (size_t i = 0; i < requests.size(); ++i) {
-    const std::vector<int32_t> whole(wholes[i].begin() + static_cast<std::ptrdiff_t>(requests[i].prompt_tokens.size()),
-                                     wholes[i].end());
-    EXPECT_EQ(out[i].tokens, whole) << "request " << i;
+    EXPECT_EQ(out[i].tokens, generated_of(wholes[i], requests[i])) << "request " << i;
     const std::vector<int32_t> seen = drafter->log.seen(i);
     ASSERT_LE(seen.size(), wholes[i].size()) << "request " << i;
     const auto seen_end = wholes[i].begin() + static_cast<std::ptrdiff_t>(seen.size());
@@ -335,30 +351,15 @@ TEST_F(AdaptiveDraftEngineTest, DraftsThatPayResumeAfterTheRoundsExploredWithout
 // drafting (trying again now and then) while the others go on.
 TEST_F(AdaptiveDraftEngineTest, RequestsWhoseDraftsAreRejectedStopDraftingWhileTheOthersGoOn) {
   std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);
-  std::vector<std::vector<int32_t>> wholes;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    // As many rounds for each: a rejected draft's round gains one token.
-    if (i % 2 == 1) requests[i].max_new_tokens = 40;
-    wholes.push_back(requests[i].prompt_tokens);
-    const std::vector<int32_t> ar = ar_tokens(requests[i]);
-    wholes.back().insert(wholes.back().end(), ar.begin(), ar.end());
-  }
-  auto oracle = std::make_unique<OracleDrafter>(wholes, true, std::chrono::microseconds(2000));
-  OracleDrafter* drafter = oracle.get();
-  std::vector<std::unique_ptr<Drafter>> drafters;
-  drafters.push_back(std::move(oracle));
-  RunSettings settings;
-  settings.k_config = {1, 1, 1};
-  settings.adaptive_draft_length = true;
-  auto target = std::make_unique<LaunchBoundTarget>(
-      std::make_unique<ModelTarget>(models::CausalLM::load(pairs_->pair.target)), std::chrono::milliseconds(8));
-  auto engine = ScheduledEngine::seed("seed-batch", std::move(target), std::move(drafters), settings,
-                                      Scheduler(SchedulePolicy::kBatch, 16), 1);
+  // As many rounds for each: a rejected draft's round gains one token.
+  for (size_t i = 1; i < requests.size(); i += 2) requests[i].max_new_tokens = 40;
+  const std::vector<std::vector<int32_t>> wholes = wholes_of(requests);
+  OracleDrafter* drafter = nullptr;
+  auto engine =
+      oracle_engine(std::make_unique<OracleDrafter>(wholes, true, std::chrono::microseconds(2000)), &drafter);
   const std::vector<Completion> out = engine->generate(requests);
   for (size_t i = 0; i < requests.size(); ++i) {
-    const std::vector<int32_t> whole(wholes[i].begin() + static_cast<std::ptrdiff_t>(requests[i].prompt_tokens.size()),
-                                     wholes[i].end());
-    EXPECT_EQ(out[i].tokens, whole) << "request " << i;
+    EXPECT_EQ(out[i].tokens, generated_of(wholes[i], requests[i])) << "request " << i;
     // A rejected request's 40 tokens take 40 rounds (at the engine's alpha
     // it would draft in 35 of them); an accepted one's 160 take 40 where it
     // drafts three tokens a round.
