@@ -113,7 +113,7 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   const models::ModelConfig& config = model.config();
   ForwardBenchResult result;
   result.params = config.num_parameters();
-  result.weight_bytes = model.weights().parameter_bytes();
+  result.weight_bytes = model.weights().bytes_read_per_token();
   const models::Linear& probe = model.weights().layers.at(0).gate;
   result.kernel = probe.panels.defined() ? models::cpu_kernel_name(probe.kernel) : "";
   const models::WeightDtype weights_dtype = models::weight_dtype_of(probe.dtype());

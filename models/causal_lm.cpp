@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <optional>
 
@@ -156,7 +157,19 @@ at::Tensor CausalLM::sum_partial(at::Tensor partial) const {
 }
 
 at::Tensor CausalLM::lm_head(const at::Tensor& hidden) const {
-  at::Tensor logits = weights_.lm_head(hidden);  // [M, this rank's vocab rows]
+  return over_vocabulary(weights_.lm_head(hidden));  // [M, this rank's head rows]
+}
+
+at::Tensor CausalLM::vocabulary_logits(const at::Tensor& head_logits) const {
+  if (!weights_.head_tokens.defined()) return head_logits;
+  return torch::full({head_logits.size(0), config_.vocab_size}, -std::numeric_limits<float>::infinity(),
+                     head_logits.options())
+      .index_copy_(1, weights_.head_tokens, head_logits);
+}
+
+at::Tensor CausalLM::over_vocabulary(at::Tensor logits) const {
+  // A head over a part of the vocabulary is never split (TpShard::of).
+  if (weights_.head_tokens.defined()) return vocabulary_logits(logits);
   if (!tp_) return logits;
   // Every rank's columns padded to vocab_stride, gathered in rank order:
   // only the last rank can be short, so the padding sits past column V.
@@ -188,6 +201,19 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
                  .index_copy_(0, torch::tensor(padded_rows(plan), index).to(options_.device()), logits);
   }
   return logits.view({B, S, c.vocab_size});
+}
+
+at::Tensor CausalLM::forward_head(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const {
+  if (!weights_.head_tokens.defined()) return forward(batch, cache, which);
+  SEED_CHECK(which != LogitsFor::kAll, kInvalidArgument) << "forward_head returns packed rows: kLast or kTail";
+  // The ATen layers' logits come from one LM head step inside a CUDA
+  // graph; their head columns are gathered where they are.
+  if (!cpu_layers_) return forward(batch, cache, which).index_select(1, weights_.head_tokens);
+  c10::InferenceMode inference;
+  const ForwardPlan plan = plan_forward(config_, batch, cache, which);
+  at::Tensor logits = weights_.lm_head(cpu_final_hidden(batch, plan, cache)).to(torch::kFloat);
+  for (const SequenceInput& in : batch) cache.publish(in.sequence);
+  return logits;
 }
 
 at::Tensor CausalLM::forward_hidden(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const {
@@ -390,8 +416,16 @@ at::Tensor CausalLM::full_layers(at::Tensor x, int64_t batch, const at::Tensor& 
     if (l == hidden_layer && hidden != nullptr) *hidden = x.view({B, T, c.hidden_size});
   }
   if (logits_from > 0) x = x.view({B, T, c.hidden_size}).narrow(1, logits_from, T - logits_from).reshape({-1, c.hidden_size});
-  const at::Tensor logits = linear(weights_.lm_head, rms_norm(x, weights_.norm, c.rms_norm_eps));
+  const at::Tensor logits = over_vocabulary(linear(weights_.lm_head, rms_norm(x, weights_.norm, c.rms_norm_eps)));
   return logits.to(options_.dtype()).view({B, T - logits_from, c.vocab_size});
+}
+
+std::unique_ptr<CausalLM> CausalLM::with_head_rows(const at::Tensor& tokens) const {
+  check_whole("with_head_rows");
+  LlamaWeights weights = weights_;
+  ModelConfig config = config_;
+  keep_head_rows(weights, config, tokens);
+  return std::make_unique<CausalLM>(std::move(config), std::move(weights), options_);
 }
 
 void CausalLM::save(const std::string& model_dir, std::optional<c10::ScalarType> dtype) const {

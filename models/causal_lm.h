@@ -90,6 +90,18 @@ class CausalLM {
   // the whole logits.
   // kInvalidArgument for a model without an LM head (ModelConfig::has_lm_head).
   at::Tensor forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const;
+  // forward() in the LM head's own columns: [rows, head rows] (float32),
+  // column j scoring head_tokens()[j]; forward() itself where the head
+  // scores every token. kLast or kTail only. A draft over part of the
+  // vocabulary then spends nothing on the tokens it never proposes.
+  at::Tensor forward_head(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const;
+  // The tokens the LM head's rows score, ascending (int64, on the model's
+  // device), when it scores a part of the vocabulary
+  // (ModelConfig::draft_vocab_size); undefined when it scores every token.
+  const at::Tensor& head_tokens() const { return weights_.head_tokens; }
+  // Logits in the head's columns [M, head rows] as forward() gives them,
+  // [M, V]: -inf for the tokens the head does not score.
+  at::Tensor vocabulary_logits(const at::Tensor& head_logits) const;
   // forward() up to the LM head: the final-normed hidden states (float32)
   // of the rows `which` selects, [rows, hidden_size], for a head of the
   // caller's own (a reward model's). kLast or kTail only.
@@ -115,6 +127,13 @@ class CausalLM {
   // tokens [B, T] -> their embeddings [B, T, hidden_size], with autograd.
   at::Tensor embed_rows(const at::Tensor& tokens);
 
+  // A model of these weights whose LM head keeps the rows of `tokens`
+  // alone (keep_head_rows: ascending ids, int64), so that it scores those
+  // tokens only: a draft's reduced vocabulary. It shares every other
+  // weight with this one. Whole models only: kInvalidArgument under tensor
+  // parallelism, and as keep_head_rows.
+  std::unique_ptr<CausalLM> with_head_rows(const at::Tensor& tokens) const;
+
   // Writes config.json and model.safetensors (in `dtype`) into `model_dir`.
   // Whole models only: kInvalidArgument under tensor parallelism.
   // Unset `dtype`: each tensor as held (say, half-size matrices and float32
@@ -127,6 +146,10 @@ class CausalLM {
   at::Tensor embed(const at::Tensor& tokens) const;    // [M] -> [M, hidden]
   at::Tensor sum_partial(at::Tensor partial) const;    // a row-parallel output -> the group's sum
   at::Tensor lm_head(const at::Tensor& hidden) const;  // [M, hidden] -> [M, V]
+  // The LM head's outputs [M, its rows] as logits [M, V]
+  // (vocabulary_logits), or under tensor parallelism the group's columns
+  // gathered.
+  at::Tensor over_vocabulary(at::Tensor logits) const;
   void check_whole(const char* what) const;
   // forward()'s work on the CPU layers up to the LM head: embeds the
   // packed batch, runs the layers (writing the cache) and returns the

@@ -128,6 +128,12 @@ void check_config(const ModelConfig& c, const std::string& where) {
   SEED_CHECK(!c.eos_token_ids.empty(), kInvalidArgument)
       << where << ": field 'eos_token_id' must name at least one token";
   check_rope_scaling(c.rope_scaling, where);
+  SEED_CHECK(c.draft_vocab_size >= 0 && c.draft_vocab_size <= c.vocab_size, kInvalidArgument)
+      << where << ": field 'draft_vocab_size' (" << c.draft_vocab_size << ") must be in [0, vocab_size = "
+      << c.vocab_size << "]";
+  SEED_CHECK(c.draft_vocab_size == 0 || (!c.tie_word_embeddings && c.has_lm_head()), kInvalidArgument)
+      << where << ": field 'draft_vocab_size' needs an LM head of its own ('tie_word_embeddings' false): "
+      << "its rows are a part of the vocabulary, the embedding's are all of it";
 }
 
 }  // namespace
@@ -139,7 +145,7 @@ int64_t ModelConfig::num_parameters() const {
   const int64_t norms = 2 * hidden_size + (has_qk_norm() ? 2 * head_dim : 0);
   const int64_t embeddings = vocab_size * hidden_size;
   return embeddings + num_hidden_layers * (attention + mlp + norms) + hidden_size +
-         (tie_word_embeddings ? 0 : embeddings);
+         (tie_word_embeddings ? 0 : head_rows() * hidden_size);
 }
 
 bool ModelConfig::has_lm_head() const {
@@ -202,6 +208,7 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& source
   SEED_CHECK(!(c.model_type == "qwen3" && c.attention_bias), kInvalidArgument)
       << source << ": field 'attention_bias' is true; seed implements Qwen3 without attention biases";
   fields.optional("tie_word_embeddings", &c.tie_word_embeddings);
+  fields.optional("draft_vocab_size", &c.draft_vocab_size);
   fields.optional("bos_token_id", &c.bos_token_id);
   if (const json* eos = fields.find("eos_token_id")) c.eos_token_ids = parse_eos(*eos, fields);
   // transformers >= 4.56 writes "dtype" where older versions wrote "torch_dtype".
@@ -264,6 +271,7 @@ json ModelConfig::to_json() const {
   }
   out["attention_bias"] = attention_bias;
   out["tie_word_embeddings"] = tie_word_embeddings;
+  if (draft_vocab_size > 0) out["draft_vocab_size"] = draft_vocab_size;
   out["bos_token_id"] = bos_token_id;
   if (eos_token_ids.size() == 1) {
     out["eos_token_id"] = eos_token_ids[0];

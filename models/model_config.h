@@ -37,6 +37,11 @@ struct ModelConfig {
   RopeScaling rope_scaling;
   bool attention_bias = false;  // q/k/v biases (Qwen2 sets them)
   bool tie_word_embeddings = false;
+  // Rows of the LM head: 0 for one per token; else the head scores only
+  // the draft_vocab_size tokens its checkpoint names in `d2t` (a draft's
+  // reduced vocabulary, as EAGLE-3 stores it), and the logits of every
+  // other token are -inf. The embedding keeps every token.
+  int64_t draft_vocab_size = 0;
   int64_t bos_token_id = 1;
   std::vector<int64_t> eos_token_ids = {2};  // config.json: int or list
   std::string torch_dtype = "float32";       // dtype the weights are stored in
@@ -59,6 +64,8 @@ struct ModelConfig {
   int64_t num_parameters() const;  // counts tied embeddings once
   bool is_edd() const { return edd_target_layer >= 0; }
   bool has_lm_head() const;
+  // The LM head's rows: draft_vocab_size when set, else vocab_size.
+  int64_t head_rows() const { return draft_vocab_size > 0 ? draft_vocab_size : vocab_size; }
   // Qwen3: each head's q and k vectors are RMS-normed (weights q_norm and
   // k_norm of size head_dim, eps rms_norm_eps) before RoPE.
   bool has_qk_norm() const { return model_type == "qwen3"; }

@@ -20,6 +20,24 @@ std::string layer_prefix(int64_t layer) { return "model.layers." + std::to_strin
 constexpr double kInitStd = 0.02;  // GPT-2/Llama initializer range
 constexpr int64_t kMinFmasPerThread = int64_t{1} << 16;  // ~10 us of memory-bound panel_gemm
 
+// What is wrong with `tokens` as the tokens of an LM head's rows over a
+// vocabulary of `vocab` (int64, distinct, ascending, in range), or "".
+std::string head_tokens_fault(const at::Tensor& tokens, int64_t vocab) {
+  if (tokens.dim() != 1 || tokens.numel() == 0) return "must be a non-empty list of token ids";
+  const at::Tensor ids = tokens.to(torch::kCPU, torch::kLong).contiguous();
+  const int64_t* id = ids.data_ptr<int64_t>();
+  for (int64_t i = 0; i < ids.numel(); ++i) {
+    if (id[i] < 0 || id[i] >= vocab) {
+      return "names token " + std::to_string(id[i]) + ", outside the vocabulary of " + std::to_string(vocab);
+    }
+    if (i > 0 && id[i] <= id[i - 1]) {
+      return "names token " + std::to_string(id[i]) + " after " + std::to_string(id[i - 1]) +
+             ": the tokens must be distinct and ascending";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 WeightDtype weight_dtype_of(c10::ScalarType type) {
@@ -173,6 +191,11 @@ int64_t LlamaWeights::parameter_bytes() const {
   return bytes;
 }
 
+int64_t LlamaWeights::bytes_read_per_token() const {
+  const bool untied = embed.defined() && !(lm_head.defined() && lm_head.weight.is_same(embed));
+  return parameter_bytes() - (untied ? static_cast<int64_t>(embed.nbytes()) : 0);
+}
+
 std::vector<at::Tensor> LlamaWeights::parameters() const {
   SEED_CHECK(keep_parameters && embed.defined(), kInvalidArgument)
       << "the parameters were dropped for their packed copy; load with keep_parameters to train";
@@ -269,8 +292,21 @@ LlamaWeights load_shard(const FullTensorReader& read_full, const ModelConfig& c,
     w.layers.push_back(std::move(layer));
   }
   w.norm = replicated("model.norm.weight", hidden);
+  if (c.draft_vocab_size > 0) {
+    // EAGLE-3's layout: row i scores token i + d2t[i]. TpShard::of keeps
+    // such a head whole.
+    const at::Tensor d2t = read_full("d2t", {c.draft_vocab_size}, false);
+    SEED_CHECK(!at::isFloatingType(d2t.scalar_type()), kCorruption)
+        << "tensor 'd2t' holds " << d2t.scalar_type() << "; it must hold integer offsets";
+    const at::Tensor tokens = torch::arange(c.draft_vocab_size, torch::kLong) + d2t.to(torch::kLong);
+    const std::string fault = head_tokens_fault(tokens, c.vocab_size);
+    SEED_CHECK(fault.empty(), kCorruption) << "tensor 'd2t' (row i scores token i + d2t[i]) " << fault;
+    w.head_tokens = tokens.to(options.device());
+  }
   if (!c.tie_word_embeddings && c.has_lm_head()) {
-    w.lm_head.weight = read("lm_head.weight", {c.vocab_size, hidden}, 0, s.vocab_begin, s.vocab);
+    const bool whole_vocab = c.draft_vocab_size == 0;
+    w.lm_head.weight = read("lm_head.weight", {c.head_rows(), hidden}, 0, whole_vocab ? s.vocab_begin : 0,
+                            whole_vocab ? s.vocab : c.draft_vocab_size);
     pack(w.lm_head);
   }
   return w;
@@ -325,8 +361,9 @@ LlamaWeights random_weights(const ModelConfig& c, uint64_t seed, at::TensorOptio
   if (c.tie_word_embeddings) {
     w.lm_head.weight = w.embed;
   } else if (c.has_lm_head()) {
-    w.lm_head.weight = normal({c.vocab_size, hidden}, kInitStd);
+    w.lm_head.weight = normal({c.head_rows(), hidden}, kInitStd);
   }
+  if (c.draft_vocab_size > 0) w.head_tokens = torch::arange(c.draft_vocab_size, options.dtype(torch::kLong));
   return w;
 }
 
@@ -363,7 +400,30 @@ NamedTensors to_named_tensors(const LlamaWeights& w, const ModelConfig& c, std::
   }
   add("model.norm.weight", w.norm);
   if (!c.tie_word_embeddings && w.lm_head.defined()) add("lm_head.weight", w.lm_head.unpacked());
+  if (w.head_tokens.defined()) {
+    const at::Tensor tokens = w.head_tokens.to(torch::kCPU);
+    out.emplace_back("d2t", (tokens - torch::arange(tokens.numel(), tokens.options())).contiguous());
+  }
   return out;
+}
+
+void keep_head_rows(LlamaWeights& w, ModelConfig& c, const at::Tensor& tokens) {
+  SEED_CHECK(w.lm_head.defined(), kInvalidArgument) << "the model has no LM head whose rows to keep";
+  SEED_CHECK(!w.head_tokens.defined(), kInvalidArgument)
+      << "the LM head scores " << w.head_tokens.numel() << " of the " << c.vocab_size
+      << " tokens already; keep rows of a model whose head scores every token";
+  const std::string fault = head_tokens_fault(tokens, c.vocab_size);
+  SEED_CHECK(fault.empty(), kInvalidArgument) << "the LM head's tokens: the list " << fault;
+  const at::Tensor rows = tokens.to(torch::kCPU, torch::kLong).contiguous();
+  // A tied embedding held only in the head's packed copy is unpacked
+  // first: the embedding keeps every token.
+  if (!w.embed.defined()) w.embed = w.lm_head.unpacked();
+  Linear head;
+  head.weight = w.lm_head.unpacked_rows(rows.to(w.embed.device())).contiguous();
+  w.lm_head = std::move(head);
+  w.head_tokens = rows.to(w.embed.device());
+  c.tie_word_embeddings = false;
+  c.draft_vocab_size = rows.numel();
 }
 
 }  // namespace seed::models

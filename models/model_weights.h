@@ -80,6 +80,10 @@ struct LlamaWeights {
   std::vector<DecoderLayerWeights> layers;
   at::Tensor norm;   // [hidden]
   Linear lm_head;    // [vocab, hidden]; shares `embed` when tied; none (!defined()) without an LM head
+  // The token each row of the LM head scores ([draft_vocab_size] int64,
+  // ascending, on the weights' device) when it scores a part of the
+  // vocabulary (ModelConfig::draft_vocab_size); undefined otherwise.
+  at::Tensor head_tokens;
 
   // The kernel prepare_for_inference packs for (CausalLM's constructor
   // calls it); LoadOptions::cpu_kernel sets it.
@@ -98,6 +102,9 @@ struct LlamaWeights {
   // [n, hidden] in the embedding's dtype, with autograd when it is held.
   at::Tensor lookup(const at::Tensor& tokens) const;
   int64_t parameter_bytes() const;  // bytes of the parameters (tied once), held or only packed
+  // The bytes a decoded token reads: the parameters, less an untied
+  // embedding (a token looks up one row of it).
+  int64_t bytes_read_per_token() const;
   // One tensor per distinct parameter. REQUIRES keep_parameters (training).
   std::vector<at::Tensor> parameters() const;
 };
@@ -130,6 +137,14 @@ WeightDtype weight_dtype_of(c10::ScalarType type);
 // Random weights, N(0, 0.02) projections and norms near 1, deterministic
 // in `seed`: for tests and as the trainer's initialisation.
 LlamaWeights random_weights(const ModelConfig& config, uint64_t seed, at::TensorOptions options);
+
+// Keeps the LM head's rows of `tokens` alone (distinct ids of `config`'s
+// vocabulary, ascending; int64 on the CPU): the head then scores those
+// tokens only, and `config` says so (draft_vocab_size; a tied embedding is
+// untied, keeping every row). The caller builds its CausalLM from them
+// after. kInvalidArgument for tokens out of order or range, or a head that
+// scores a part of the vocabulary already.
+void keep_head_rows(LlamaWeights& weights, ModelConfig& config, const at::Tensor& tokens);
 
 // The weights under Hugging Face names and shapes, as CPU tensors in
 // `dtype`, or each in the dtype it is held in when unset.

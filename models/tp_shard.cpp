@@ -21,6 +21,9 @@ TpShard TpShard::of(const ModelConfig& c, int rank, int size) {
   SEED_CHECK(c.intermediate_size % T == 0, kInvalidArgument)
       << "intermediate_size (" << c.intermediate_size << ") is not divisible by the tp size " << T
       << "; choose a tp size that divides it";
+  SEED_CHECK(c.draft_vocab_size == 0 || T == 1, kInvalidArgument)
+      << "draft_vocab_size (" << c.draft_vocab_size << ") is set: an LM head over a part of the vocabulary "
+      << "runs on whole models (a draft's), not split over a tp size of " << T;
   const int64_t stride = (c.vocab_size + T - 1) / T;
   SEED_CHECK(stride * (T - 1) < c.vocab_size, kInvalidArgument)
       << "vocab_size (" << c.vocab_size << ") is too small to give each of the tp size " << T

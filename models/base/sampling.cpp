@@ -229,17 +229,22 @@ int32_t sample_from(const float* probs, int64_t vocab, double u) {
   return last_nonzero;
 }
 
-int32_t race_from(const float* weights, int64_t vocab, uint64_t stream) {
-  check_vocab(vocab);
+namespace {
+
+// race_from over `count` weights, weight i that of token token_of(i)
+// (increasing in i, so ties still go to the lower token).
+template <typename TokenOf>
+int32_t race_over(const float* weights, int64_t count, uint64_t stream, TokenOf token_of) {
+  check_vocab(count);
   // -log(u) >= 1 - u: a token whose 1 - u is already over the best ratio
   // times its weight cannot win, which spares the log of nearly every token
   // of a long tail.
   double best = std::numeric_limits<double>::infinity();
   int32_t winner = -1;
-  for (int64_t v = 0; v < vocab; ++v) {
+  for (int64_t v = 0; v < count; ++v) {
     const double w = weights[v];
     if (!(w > 0.0) || std::isinf(w)) continue;
-    const double u = token_uniform(stream, v);
+    const double u = token_uniform(stream, token_of(v));
     if (1.0 - u >= best * w) continue;
     const double ratio = -std::log(u) / w;
     if (ratio < best) {
@@ -247,8 +252,18 @@ int32_t race_from(const float* weights, int64_t vocab, uint64_t stream) {
       winner = static_cast<int32_t>(v);
     }
   }
-  SEED_CHECK(winner >= 0, kInvalidArgument) << "no positive finite weight among " << vocab << " tokens; nothing to draw";
+  SEED_CHECK(winner >= 0, kInvalidArgument) << "no positive finite weight among " << count << " tokens; nothing to draw";
   return winner;
+}
+
+}  // namespace
+
+int32_t race_from(const float* weights, int64_t vocab, uint64_t stream) {
+  return race_over(weights, vocab, stream, [](int64_t v) { return v; });
+}
+
+int32_t race_from(const float* weights, const int64_t* tokens, int64_t count, uint64_t stream) {
+  return race_over(weights, count, stream, [tokens](int64_t i) { return tokens[i]; });
 }
 
 }  // namespace seed

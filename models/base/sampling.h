@@ -70,5 +70,9 @@ int32_t sample_from(const float* probs, int64_t vocab, double u);
 // the vocabulary's order (the coupling of drafter-invariant speculative
 // decoding). Throws kInvalidArgument if no weight is positive and finite.
 int32_t race_from(const float* weights, int64_t vocab, uint64_t stream);
+// The race over `count` of the vocabulary's tokens, weights[i] that of
+// tokens[i] (ascending): the winner race_from gives the whole vocabulary
+// with weight 0 elsewhere, as its index into `tokens`.
+int32_t race_from(const float* weights, const int64_t* tokens, int64_t count, uint64_t stream);
 
 }  // namespace seed

@@ -365,6 +365,38 @@ TEST_F(CliTest, ConvertWritesHalfSizeMatricesThatRunAndRefusesAFullFolder) {
   fs::remove_all(out);
 }
 
+// A draft's head cut to the tokens a corpus uses most: its folder says so,
+// and `seed` drafts with it.
+TEST_F(CliTest, ConvertCutsADraftsHeadToACorpussTokens) {
+  const fs::path dir = fs::temp_directory_path() / ("seed_cli_head_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream((dir / "corpus.jsonl").string()) << "{\"q\": \"4 + 8 = 12 (left: 12 12 8)\"}\n"
+                                                    "{\"q\": \"12 * 2 = 24 (left: 24)\"}\n";
+  const std::string draft = std::string(SEED_ZOO_DIR) + "/tiny-draft";
+  const std::string out = (dir / "draft").string();
+  const std::string corpus = (dir / "corpus.jsonl").string();
+  const Outcome r =
+      run_command(seed("convert --model " + draft + " --out " + out + " --draft-vocab-size 200 --corpus " + corpus));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("keeps 200 of 512 tokens: 100.00% of the"), std::string::npos) << r.output;
+  std::ifstream config(out + "/config.json");
+  EXPECT_EQ(nlohmann::json::parse(config).at("draft_vocab_size"), 200);
+  const Outcome b = run_command(seed("bench spec --target " + std::string(SEED_ZOO_DIR) + "/tiny-target --draft " +
+                                     out + " --engines ar sd --n 1 --repeats 1 --thought-tokens 8 --evaluation-tokens 8"));
+  EXPECT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_NE(b.output.find("sd"), std::string::npos) << b.output;
+  const Outcome alone = run_command(seed("convert --model " + draft + " --out " + (dir / "x").string() +
+                                         " --draft-vocab-size 200"));
+  EXPECT_EQ(alone.exit_code, 1);
+  EXPECT_NE(alone.output.find("--draft-vocab-size and --corpus go together"), std::string::npos) << alone.output;
+  const Outcome large = run_command(seed("convert --model " + draft + " --out " + (dir / "y").string() +
+                                         " --draft-vocab-size 600 --corpus " + corpus));
+  EXPECT_EQ(large.exit_code, 1);
+  EXPECT_NE(large.output.find("--draft-vocab-size is 600"), std::string::npos) << large.output;
+  fs::remove_all(dir);
+}
+
 TEST_F(CliTest, UnknownKernelOrDtypeNamesTheFlag) {
   const std::string args = " generate --model " + model_dir_->string() + " --prompt hi --max-new-tokens 2";
   const Outcome kernel = run_command(seed("--cpu-kernel sse9" + args));

@@ -368,6 +368,29 @@ TEST(RaceFromTest, CloseDistributionsOftenShareTheirWinner) {
   EXPECT_GT(bound, 5.0 * overlap_of_independent);
 }
 
+// A race over some of the vocabulary's tokens (a draft head's columns)
+// has the winner of the whole vocabulary's race with zero weight elsewhere.
+TEST(RaceFromTest, ARaceOverSomeTokensHasTheWholeVocabularysWinner) {
+  constexpr int64_t kVocab = 3000;
+  std::vector<int64_t> tokens;
+  std::vector<float> columns, whole(kVocab, 0.0f);
+  for (int64_t v = 5; v < kVocab; v += 7) {
+    const double u = uniform({13, 0, static_cast<uint32_t>(v), RngPurpose::kSample, 0});
+    tokens.push_back(v);
+    columns.push_back(static_cast<float>(std::exp(-8.0 * u)));
+    whole[static_cast<size_t>(v)] = columns.back();
+  }
+  int moved = 0;  // races whose winner's column is not its token
+  for (uint32_t i = 0; i < 500; ++i) {
+    const uint64_t stream = stream_bits({13, 1, i, RngPurpose::kResample, 0});
+    const int32_t column = race_from(columns.data(), tokens.data(), static_cast<int64_t>(tokens.size()), stream);
+    ASSERT_EQ(tokens[static_cast<size_t>(column)], race_from(whole.data(), kVocab, stream)) << "stream " << i;
+    moved += column != race_from(columns.data(), static_cast<int64_t>(columns.size()), stream);
+  }
+  // Keyed by column instead, the winners would be another race's.
+  EXPECT_GT(moved, 400);
+}
+
 TEST(RaceFromTest, RejectsRowsWithoutWeight) {
   const std::vector<float> zeros = {0.0f, 0.0f, -1.0f};
   EXPECT_THROW(race_from(zeros.data(), 3, 42), Error);

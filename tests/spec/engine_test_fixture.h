@@ -76,8 +76,10 @@ class EngineTest : public ::testing::Test {
   static inline ModelPair* pair_ = nullptr;
   static inline ModelPair* small_ = nullptr;
   // Sampled engines' first two tokens against the target's p (chi-square),
-  // on `device`, reading the target's logits as `reads` says.
-  static void expect_sampled_engines_lossless(const std::string& device, LogitReads reads = LogitReads::kAuto);
+  // on `device`, reading the target's logits as `reads` says; on `pair`
+  // (over 8 tokens), else small_.
+  static void expect_sampled_engines_lossless(const std::string& device, LogitReads reads = LogitReads::kAuto,
+                                              const ModelPair* pair = nullptr);
 };
 
 }  // namespace seed::spec

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <set>
 #include <unistd.h>
 
 #include "models/causal_lm.h"
@@ -170,6 +171,65 @@ TEST(RealShapeEngines, SampledRequestsWalkedSideBySideGetTheirOwnTokensOnALlama3
     EXPECT_EQ(together, alone) << engine;
   }
   omp_set_num_threads(threads);
+  fs::remove_all(dir);
+}
+
+// A draft with the target's weights whose LM head keeps about 4,100 of the
+// 128,256 tokens (ModelConfig::draft_vocab_size): where its tokens hold
+// every token the target chooses, every draft is accepted, greedy or
+// sampled (the draft's race over its columns keys each by its token, as
+// the target's race does), so each of its rows scores the token it maps
+// to; where they hold none, none is; the output is ar's either way.
+TEST(RealShapeEngines, ADraftHeadOverPartOfALlama3VocabularyProposesTheTokensItsRowsScore) {
+  const fs::path dir = fs::temp_directory_path() / ("seed_real_shape_head_rows_" + std::to_string(::getpid()));
+  models::testing::write_portable_model(std::string(SEED_GOLDEN_DIR) + "/llama3.config.json",
+                                        (dir / "target").string(), /*seed=*/0);
+  models::testing::write_portable_model(std::string(SEED_GOLDEN_DIR) + "/llama3.config.json",
+                                        (dir / "draft").string(), /*seed=*/0);
+  const auto target = models::CausalLM::load((dir / "target").string());
+  for (const float temperature : {0.0f, 1.0f}) {
+    std::vector<GenRequest> requests;
+    for (int i = 0; i < 3; ++i) {
+      GenRequest r;
+      r.prompt_tokens = {128000, 9906 + i, 127999 - 31 * i, 100000 + 7 * i, 1234};
+      r.max_new_tokens = 10;
+      r.sampling.temperature = temperature;
+      r.seed = 3;
+      r.stream = static_cast<uint64_t>(i);
+      requests.push_back(r);
+    }
+    std::vector<std::vector<int32_t>> expected;
+    std::set<int64_t> chosen;
+    for (const Completion& c : make_engine(pair_options(dir, "ar"))->generate(requests)) {
+      expected.push_back(c.tokens);
+      chosen.insert(c.tokens.begin(), c.tokens.end());
+    }
+    for (const bool holds_chosen : {true, false}) {
+      std::set<int64_t> kept;
+      for (int64_t t = 0; t < 128256; t += 31) {
+        if (chosen.count(t) == 0) kept.insert(t);
+      }
+      if (holds_chosen) kept.insert(chosen.begin(), chosen.end());
+      fs::remove_all(dir / "draft");
+      target->with_head_rows(torch::tensor(std::vector<int64_t>(kept.begin(), kept.end())))
+          ->save((dir / "draft").string(), torch::kFloat);
+      for (const std::string engine : {"sd", "mcsd", "seed-batch"}) {
+        const std::unique_ptr<Engine> run = make_engine(pair_options(dir, engine));
+        std::vector<std::vector<int32_t>> tokens;
+        for (const Completion& c : run->generate(requests)) tokens.push_back(c.tokens);
+        const std::string what = engine + " at T " + std::to_string(temperature) +
+                                 (holds_chosen ? " holding" : " without") + " the target's tokens";
+        EXPECT_EQ(tokens, expected) << what;
+        const EngineStats stats = run->stats();
+        if (holds_chosen) {
+          EXPECT_GT(stats.accepted_tokens, 0) << what;
+          EXPECT_EQ(stats.rejections, 0) << what;
+        } else {
+          EXPECT_EQ(stats.accepted_tokens, 0) << what;
+        }
+      }
+    }
+  }
   fs::remove_all(dir);
 }
 

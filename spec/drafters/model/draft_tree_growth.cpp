@@ -19,55 +19,69 @@ namespace seed::spec {
 namespace {
 
 // The `count` largest entries of logits, distinct, best first (greedy
-// siblings; ties to the lower id as argmax does).
-std::vector<int32_t> top_tokens(const float* logits, int64_t vocab, int count) {
-  std::vector<int32_t> ids(vocab);
+// siblings; ties to the lower column as argmax does).
+std::vector<int32_t> top_columns(const float* logits, int64_t columns, int count) {
+  std::vector<int32_t> ids(columns);
   std::iota(ids.begin(), ids.end(), 0);
   const auto better = [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };
-  count = static_cast<int>(std::min<int64_t>(count, vocab));
+  count = static_cast<int>(std::min<int64_t>(count, columns));
   std::partial_sort(ids.begin(), ids.begin() + count, ids.end(), better);
   ids.resize(count);
   return ids;
 }
 
-// The support of sampling_distribution(logits, params) as a DraftRow, most
-// likely first (ties to the lower id). `dense` is scratch of vocab floats.
-DraftRow sparse_distribution(const float* logits, int64_t vocab, const SamplingParams& params,
+// The LM head's columns as tokens: column j scores token tokens[j], or
+// token j where the head scores every token (tokens null).
+struct HeadColumns {
+  const int64_t* tokens = nullptr;
+  int64_t count = 0;
+
+  int32_t token(int64_t column) const { return static_cast<int32_t>(tokens != nullptr ? tokens[column] : column); }
+  // race_from over a row of these columns: the winner's column.
+  int32_t race(const float* weights, uint64_t stream) const {
+    return tokens != nullptr ? race_from(weights, tokens, count, stream) : race_from(weights, count, stream);
+  }
+};
+
+// The support of sampling_distribution(logits, params) as a DraftRow of
+// tokens, most likely first (ties to the lower token). `dense` is scratch
+// of a row's floats.
+DraftRow sparse_distribution(const float* logits, const HeadColumns& head, const SamplingParams& params,
                              std::vector<float>& dense) {
-  dense.resize(static_cast<size_t>(vocab));
-  sampling_distribution(logits, vocab, params, dense.data());
-  TopTokens support = top_entries(dense.data(), vocab, static_cast<int>(vocab));
+  dense.resize(static_cast<size_t>(head.count));
+  sampling_distribution(logits, head.count, params, dense.data());
+  TopTokens support = top_entries(dense.data(), head.count, static_cast<int>(head.count));
+  for (int32_t& id : support.ids) id = head.token(id);
   return {std::move(support.ids), std::move(support.probs)};
 }
 
-// The k children of a deterministic tree at `position`: the top k tokens,
-// except that a sampled request's first child is the winner of the race
-// the target runs there, run over q (`race_q`, the draft's distribution
-// under the request's sampling): the target's own token wherever q is close
-// to p, where q's top token is only p(top) likely to be.
-std::vector<int32_t> deterministic_children(const float* logits, int64_t vocab, const DraftSettings& settings,
-                                            const float* race_q, uint32_t position, int k) {
-  if (race_q == nullptr) return top_tokens(logits, vocab, k);
-  const int32_t winner = race_from(race_q, vocab, target_stream(settings.seed, settings.stream, position));
+// The columns of the k children of a deterministic tree at `position`: the
+// top k, except that a sampled request's first child is the winner of the
+// race the target runs there, run over q (`race_q`, the draft's
+// distribution under the request's sampling): the target's own token
+// wherever q is close to p, where q's top token is only p(top) likely to be.
+std::vector<int32_t> deterministic_children(const float* logits, const HeadColumns& head,
+                                            const DraftSettings& settings, const float* race_q, uint32_t position,
+                                            int k) {
+  if (race_q == nullptr) return top_columns(logits, head.count, k);
+  const int32_t winner = head.race(race_q, target_stream(settings.seed, settings.stream, position));
   std::vector<int32_t> children = {winner};
-  for (const int32_t token : top_tokens(logits, vocab, k)) {
-    if (token != winner && static_cast<int>(children.size()) < k) children.push_back(token);
+  for (const int32_t column : top_columns(logits, head.count, k)) {
+    if (column != winner && static_cast<int>(children.size()) < k) children.push_back(column);
   }
   return children;
 }
 
-// The k children a fixed shape gives the node after `parent` (-1: the
-// prefix), at `position`: deterministic_children for a deterministic tree,
-// else k draws from q' (`params`), whose row it stores in tree.q.
-std::vector<int32_t> fixed_children(const float* logits, int64_t vocab, const DraftSettings& settings,
-                                    const SamplingParams& params, const float* race_q, int32_t parent,
-                                    uint32_t position, int k, DraftTree& tree, std::vector<float>& dense) {
-  if (tree.deterministic) return deterministic_children(logits, vocab, settings, race_q, position, k);
+// The k tokens a tree of draws from q' (`params`) draws after `parent`
+// (-1: the prefix) at `position`; the row of q' goes to tree.q.
+std::vector<int32_t> drawn_children(const float* logits, const HeadColumns& head, const DraftSettings& settings,
+                                    const SamplingParams& params, int32_t parent, uint32_t position, int k,
+                                    DraftTree& tree, std::vector<float>& dense) {
   // Row c of q is context c: the prefix (c = 0) or the path to node c - 1.
   const size_t context = static_cast<size_t>(parent + 1);
   tree.q.resize(std::max(tree.q.size(), context + 1));
   DraftRow& q = tree.q[context];
-  q = sparse_distribution(logits, vocab, params, dense);
+  q = sparse_distribution(logits, head, params, dense);
   std::vector<int32_t> tokens;
   for (int c = 0; c < k; ++c) {
     // Unique per draw and a function of the tree's shape only.
@@ -109,9 +123,9 @@ class TreeGrowth {
     models::SequenceId sequence;
   };
 
-  TreeGrowth(const TreeToGrow& job, int64_t vocab, const DraftTruncation& cut)
+  TreeGrowth(const TreeToGrow& job, const HeadColumns& head, const DraftTruncation& cut)
       : job_(job),
-        vocab_(vocab),
+        head_(head),
         deterministic_(!job.settings->draws_from_q()),
         truncated_(cut.applied_to(job.settings->sampling)) {
     out_.tree.deterministic = deterministic_;
@@ -121,7 +135,7 @@ class TreeGrowth {
     // own distribution at temperature 1.
     const SamplingParams& sampling = job.settings->sampling;
     confidence_ = sampling.greedy() ? SamplingParams{} : sampling;
-    if (pruned_ || deterministic_) confidence_row_.resize(static_cast<size_t>(vocab));
+    if (pruned_ || deterministic_) confidence_row_.resize(static_cast<size_t>(head.count));
   }
 
   // Whether level `d` has nodes to draw children for.
@@ -143,7 +157,8 @@ class TreeGrowth {
 
   // Draws level d's children and moves the frontier to those that expand,
   // forking their cache sequences; appends their inputs to `feed`. From
-  // `rows` (row f: frontier node f's context, in host memory) or, where
+  // `rows` (row f: frontier node f's context in the head's columns, in host
+  // memory) or, where
   // given, `chosen` (frontier node f's children: chosen[f]).
   void draw_level(int d, const float* rows, const Children* chosen, models::KvCache& cache, bool shareable,
                   std::vector<models::SequenceInput>& feed) {
@@ -153,14 +168,15 @@ class TreeGrowth {
     std::vector<Open> next;
     for (size_t f = 0; f < frontier_.size(); ++f) {
       const Open& open = frontier_[f];
-      const float* row = rows != nullptr ? rows + static_cast<int64_t>(f) * vocab_ : nullptr;
+      const float* row = rows != nullptr ? rows + static_cast<int64_t>(f) * head_.count : nullptr;
       std::vector<int32_t> children;  // node indices, most likely (or first drawn) first
       size_t expanding = last_level ? 0 : static_cast<size_t>(k);
       if (pruned_) {
-        sampling_distribution(row, vocab_, confidence_, confidence_row_.data());
+        // The builder's tokens are the head's columns until finish().
+        sampling_distribution(row, head_.count, confidence_, confidence_row_.data());
         const int32_t first = pruned_->size();
-        expanding =
-            static_cast<size_t>(pruned_->add_children(open.node, confidence_row_.data(), vocab_, k, !last_level));
+        expanding = static_cast<size_t>(
+            pruned_->add_children(open.node, confidence_row_.data(), head_.count, k, !last_level));
         for (int32_t node = first; node < pruned_->size(); ++node) children.push_back(node);
       } else {
         const Children drawn = chosen != nullptr ? chosen[f] : children_from_row(d, open.node, row);
@@ -181,7 +197,8 @@ class TreeGrowth {
       }
     }
     for (const Open& open : next) {
-      const int32_t token = pruned_ ? pruned_->token(open.node) : tree.tokens[static_cast<size_t>(open.node)];
+      const int32_t token =
+          pruned_ ? head_.token(pruned_->token(open.node)) : tree.tokens[static_cast<size_t>(open.node)];
       models::SequenceInput input{open.sequence, {token}, {}};
       if (!shareable) input.shareable = 0;
       feed.push_back(std::move(input));
@@ -194,6 +211,7 @@ class TreeGrowth {
       // Pruning keeps every expanded node, so the main path survives it.
       std::vector<int32_t> renumbered;
       out_.tree = pruned_->finish(&renumbered);
+      for (int32_t& column : out_.tree.tokens) column = head_.token(column);
       for (int32_t& node : out_.main_path) node = renumbered[static_cast<size_t>(node)];
     } else if (!deterministic_) {
       out_.tree.q.resize(out_.tree.tokens.size() + 1);
@@ -205,20 +223,25 @@ class TreeGrowth {
   // The children of `node` at level d from its context's logits `row`.
   Children children_from_row(int d, int32_t node, const float* row) {
     const uint32_t at = static_cast<uint32_t>(job_.position + d);
-    if (deterministic_) sampling_distribution(row, vocab_, confidence_, confidence_row_.data());
-    const float* race_q = deterministic_ && !job_.settings->sampling.greedy() ? confidence_row_.data() : nullptr;
     Children out;
-    out.tokens = fixed_children(row, vocab_, *job_.settings, truncated_, race_q, node, at, children_at(d),
-                                out_.tree, dense_);
-    for (const int32_t token : out.tokens) {
-      out.confidence.push_back(deterministic_ ? confidence_row_[static_cast<size_t>(token)]
-                                              : out_.tree.q[static_cast<size_t>(node + 1)].prob(token));
+    if (!deterministic_) {
+      out.tokens = drawn_children(row, head_, *job_.settings, truncated_, node, at, children_at(d), out_.tree, dense_);
+      for (const int32_t token : out.tokens) {
+        out.confidence.push_back(out_.tree.q[static_cast<size_t>(node + 1)].prob(token));
+      }
+      return out;
+    }
+    sampling_distribution(row, head_.count, confidence_, confidence_row_.data());
+    const float* race_q = job_.settings->sampling.greedy() ? nullptr : confidence_row_.data();
+    for (const int32_t column : deterministic_children(row, head_, *job_.settings, race_q, at, children_at(d))) {
+      out.tokens.push_back(head_.token(column));
+      out.confidence.push_back(confidence_row_[static_cast<size_t>(column)]);
     }
     return out;
   }
 
   TreeToGrow job_;
-  int64_t vocab_;
+  HeadColumns head_;
   bool deterministic_;  // top tokens, not draws from q'
   SamplingParams truncated_;
   SamplingParams confidence_;
@@ -298,11 +321,14 @@ std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::
   const int64_t vocab = model.config().vocab_size;
   SEED_CHECK(logits.size(0) == static_cast<int64_t>(trees.size()), kInternal)
       << "grow_draft_trees: " << logits.size(0) << " logits rows for " << trees.size() << " trees";
+  const at::Tensor head_tokens =
+      model.head_tokens().defined() ? model.head_tokens().to(torch::kCPU).contiguous() : at::Tensor();
+  const HeadColumns head{head_tokens.defined() ? head_tokens.data_ptr<int64_t>() : nullptr, logits.size(1)};
   std::vector<TreeGrowth> growths;
   growths.reserve(trees.size());
   int depth = 0;
   for (const TreeToGrow& job : trees) {
-    growths.emplace_back(job, vocab, cut);
+    growths.emplace_back(job, head, cut);
     depth = std::max(depth, job.depth);
   }
   // Level d's rows: the open trees' frontiers, in tree order (the previous
@@ -316,7 +342,8 @@ std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::
     const bool summarise = reads == LogitReads::kDeviceSummary ||
                            (!logits.device().is_cpu() && logits.numel() >= kSummarisedLogits);
     const std::vector<std::vector<Children>> chosen =
-        summarise ? summarised_children(growths, d, logits, vocab) : std::vector<std::vector<Children>>(growths.size());
+        summarise ? summarised_children(growths, d, model.vocabulary_logits(logits), vocab)
+                  : std::vector<std::vector<Children>>(growths.size());
     const bool rows_needed = std::any_of(growths.begin(), growths.end(), [&](const TreeGrowth& growth) {
       return growth.open(d) && !(summarise && growth.takes_top_tokens());
     });
@@ -328,10 +355,10 @@ std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::
       if (!growth.open(d)) continue;
       const size_t drawn_from = growth.frontier_size();
       growth.draw_level(d, row, chosen[g].empty() ? nullptr : chosen[g].data(), cache, shareable, feed);
-      if (row != nullptr) row += static_cast<int64_t>(drawn_from) * vocab;
+      if (row != nullptr) row += static_cast<int64_t>(drawn_from) * head.count;
     }
     if (feed.empty()) break;
-    logits = model.forward(feed, cache, models::LogitsFor::kLast);
+    logits = model.forward_head(feed, cache, models::LogitsFor::kLast);
   }
   std::vector<GrownDraft> out;
   out.reserve(growths.size());

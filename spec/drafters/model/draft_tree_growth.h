@@ -53,7 +53,8 @@ struct TreeToGrow {
 // The trees grown side by side, in order: each level of every tree is fed
 // back in one forward, so that a level costs one draft step however many
 // sequences draft (the draft's weights are read once). `logits`: row i,
-// the draft's logits at tree i's context. `shareable`: whether the fed
+// the draft's logits at tree i's context, in its LM head's columns
+// (CausalLM::forward_head). `shareable`: whether the fed
 // nodes' K/V may be offered to other sequences (SequenceInput::shareable).
 // A tree depends only on its own rows, never on the trees beside it.
 // `reads`: where the trees that take top tokens read their rows (on a GPU,

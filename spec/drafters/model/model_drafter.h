@@ -111,7 +111,8 @@ class ModelDrafter : public SlotDrafter<Slot> {
   // The asks' drafts, each level of all of them in one forward; what
   // throws fails them all.
   virtual std::vector<DraftTree> draft_side_by_side(const std::vector<DraftAsk>& asks) = 0;
-  // The draft's logits at each slot's context (row j: slots[j]'s), from
+  // The draft's logits at each slot's context (row j: slots[j]'s) in its
+  // LM head's columns (CausalLM::forward_head), from
   // `unfed(slot)`: the input of what the slot's cache lacks, its cache
   // sequence started first if it has none. A slot that starts here runs
   // alone, so that one after it in the batch with the same tokens reuses
@@ -123,14 +124,14 @@ class ModelDrafter : public SlotDrafter<Slot> {
     std::vector<size_t> fed;
     for (size_t j = 0; j < slots.size(); ++j) {
       if (!slots[j]->started) {
-        rows[j] = model_->forward({unfed(*slots[j])}, cache_, models::LogitsFor::kLast);
+        rows[j] = model_->forward_head({unfed(*slots[j])}, cache_, models::LogitsFor::kLast);
       } else {
         feed.push_back(unfed(*slots[j]));
         fed.push_back(j);
       }
     }
     if (!feed.empty()) {
-      const at::Tensor batch = model_->forward(feed, cache_, models::LogitsFor::kLast);
+      const at::Tensor batch = model_->forward_head(feed, cache_, models::LogitsFor::kLast);
       for (size_t f = 0; f < fed.size(); ++f) rows[fed[f]] = batch.narrow(0, static_cast<int64_t>(f), 1);
     }
     return at::cat(rows);
