@@ -35,7 +35,8 @@ bool is_weight_file(const fs::path& file) {
 }
 
 // `model` with its LM head cut to the o.draft_vocab_size tokens o.corpus
-// uses most, and the tokens that end or begin a generation.
+// uses most, and the tokens that end or begin a generation and those the
+// tokenizer adds (chat markers a generation writes).
 std::unique_ptr<models::CausalLM> with_corpus_head(const models::CausalLM& model, const ConvertOptions& o) {
   const models::ModelConfig& config = model.config();
   const std::unique_ptr<models::Tokenizer> tokenizer = models::load_tokenizer(o.model_dir);
@@ -47,6 +48,9 @@ std::unique_ptr<models::CausalLM> with_corpus_head(const models::CausalLM& model
       models::GenerationConfig::from_file(o.model_dir + "/generation_config.json");
   for (const int32_t t : models::stop_token_ids(tokenizer->eos_id(), generation)) always.push_back(t);
   if (tokenizer->bos_id() >= 0) always.push_back(tokenizer->bos_id());
+  for (const int32_t t : tokenizer->added_token_ids()) {
+    if (t < config.vocab_size) always.push_back(t);
+  }
   const std::vector<int64_t> tokens =
       models::most_frequent_tokens(counts, o.draft_vocab_size, always, "--draft-vocab-size");
   spdlog::info("the LM head keeps {} of {} tokens: {:.2f}% of the {} tokens of the corpus", tokens.size(),

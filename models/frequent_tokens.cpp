@@ -75,7 +75,7 @@ std::vector<int64_t> most_frequent_tokens(const TokenCounts& counts, int64_t cou
   SEED_CHECK(count >= static_cast<int64_t>(always.size()) && count <= vocab, kInvalidArgument)
       << what << " is " << count << "; it must be in [" << always.size() << ", " << vocab
       << "]: the vocabulary's size at most, and room for the " << always.size()
-      << " tokens always kept (the model's bos and eos)";
+      << " tokens always kept (the model's bos, eos and added tokens)";
   std::vector<bool> taken(static_cast<size_t>(vocab), false);
   for (const int64_t t : always) {
     SEED_CHECK(t >= 0 && t < vocab, kInvalidArgument) << "token " << t << " is outside the vocabulary of " << vocab;

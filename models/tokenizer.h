@@ -25,6 +25,10 @@ class Tokenizer {
   virtual int64_t vocab_size() const = 0;
   virtual int32_t bos_id() const = 0;  // -1 if the tokenizer has none
   virtual int32_t eos_id() const = 0;  // -1 if the tokenizer has none
+  // The tokens added beside the learned vocabulary (tokenizer.json's
+  // added_tokens: chat markers, <think>, tool calls), which a text seldom
+  // holds and a generation may; none for SentencePiece.
+  virtual std::vector<int32_t> added_token_ids() const { return {}; }
 };
 
 // Loads a model folder's tokenizer: tokenizer.model (SentencePiece), else

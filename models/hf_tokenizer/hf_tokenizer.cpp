@@ -64,6 +64,12 @@ std::unique_ptr<HfTokenizer> HfTokenizer::load(const std::string& path, const To
   return std::make_unique<HfTokenizer>(read_json_file(path), path, config);
 }
 
+std::vector<int32_t> HfTokenizer::added_token_ids() const {
+  std::vector<int32_t> ids;
+  for (const AddedToken& token : added_) ids.push_back(token.id);
+  return ids;
+}
+
 std::optional<int32_t> HfTokenizer::token_to_id(const std::string& token) const {
   for (const AddedToken& added : added_) {
     if (added.content == token) return added.id;

@@ -54,6 +54,7 @@ class HfTokenizer : public Tokenizer {
   int64_t vocab_size() const override { return vocab_size_; }
   int32_t bos_id() const override { return bos_id_; }
   int32_t eos_id() const override { return eos_id_; }
+  std::vector<int32_t> added_token_ids() const override;
   // The id of a token (model vocab or added), if any.
   std::optional<int32_t> token_to_id(const std::string& token) const;
 

@@ -31,21 +31,37 @@ models::LoadOptions load_options(const EngineOptions& o) {
   return options;
 }
 
+// Whether `draft` is told of for the first time in this process (so that
+// what is said of it is said once, not per engine).
+bool first_told(const std::string& draft) {
+  static std::mutex mutex;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> lock(mutex);
+  return told.insert(draft).second;
+}
+
 models::LoadOptions draft_load_options(models::LoadOptions options, const std::string& target,
                                        const std::string& draft) {
-  if (options.weights_dtype) return options;
-  const auto stored = [](const std::string& dir) {
-    return models::ModelConfig::from_file((std::filesystem::path(dir) / "config.json").string()).torch_dtype;
+  const auto config_of = [](const std::string& dir) {
+    return models::ModelConfig::from_file((std::filesystem::path(dir) / "config.json").string());
   };
-  const std::string target_dtype = stored(target);
-  if ((target_dtype == "bfloat16" || target_dtype == "float16") && stored(draft) == "float32") {
+  const models::ModelConfig draft_config = config_of(draft);
+  const bool first = first_told(draft);
+  // A large vocabulary's head can be most of a small draft's step.
+  const int64_t head = draft_config.head_rows() * draft_config.hidden_size;
+  const int64_t read = draft_config.num_parameters() -
+                       (draft_config.tie_word_embeddings ? 0 : draft_config.vocab_size * draft_config.hidden_size);
+  if (first && draft_config.draft_vocab_size == 0 && draft_config.vocab_size >= 32768 && 10 * head >= 3 * read) {
+    spdlog::info("draft {}: its LM head over all {} tokens is {:.0f}% of the weights a draft step reads; "
+                 "`seed convert --draft-vocab-size 32768 --corpus TEXT` keeps the rows of the tokens a corpus uses "
+                 "most, and drafts stay exact",
+                 draft, draft_config.vocab_size, 100.0 * static_cast<double>(head) / static_cast<double>(read));
+  }
+  if (options.weights_dtype) return options;
+  const std::string target_dtype = config_of(target).torch_dtype;
+  if ((target_dtype == "bfloat16" || target_dtype == "float16") && draft_config.torch_dtype == "float32") {
     options.weights_dtype = models::parse_weight_dtype(target_dtype, target + "/config.json torch_dtype");
-    static std::mutex mutex;
-    static std::set<std::string> told;  // once per draft and process, not per engine
-    std::lock_guard<std::mutex> lock(mutex);
-    if (told.insert(draft).second) {
-      spdlog::info("draft {} (stored in float32) is held in {}, the target's dtype", draft, target_dtype);
-    }
+    if (first) spdlog::info("draft {} (stored in float32) is held in {}, the target's dtype", draft, target_dtype);
   }
   return options;
 }

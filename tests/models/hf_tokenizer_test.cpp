@@ -107,6 +107,7 @@ TEST(HfTokenizerTest, ByteLevelBpeEncodesMergesAndAddedTokens) {
     EXPECT_EQ(tokenizer.encode("", false), Ids{});
     EXPECT_EQ(tokenizer.vocab_size(), 264);
     EXPECT_EQ(tokenizer.bos_id(), 262);
+    EXPECT_EQ(tokenizer.added_token_ids(), (Ids{261, 262, 263}));
   }
 }
 

@@ -21,13 +21,13 @@ namespace {
 // The `count` largest entries of logits, distinct, best first (greedy
 // siblings; ties to the lower column as argmax does).
 std::vector<int32_t> top_columns(const float* logits, int64_t columns, int count) {
-  std::vector<int32_t> ids(columns);
-  std::iota(ids.begin(), ids.end(), 0);
+  std::vector<int32_t> order(columns);
+  std::iota(order.begin(), order.end(), 0);
   const auto better = [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };
   count = static_cast<int>(std::min<int64_t>(count, columns));
-  std::partial_sort(ids.begin(), ids.begin() + count, ids.end(), better);
-  ids.resize(count);
-  return ids;
+  std::partial_sort(order.begin(), order.begin() + count, order.end(), better);
+  order.resize(count);
+  return order;
 }
 
 // The LM head's columns as tokens: column j scores token tokens[j], or
@@ -158,8 +158,8 @@ class TreeGrowth {
   // Draws level d's children and moves the frontier to those that expand,
   // forking their cache sequences; appends their inputs to `feed`. From
   // `rows` (row f: frontier node f's context in the head's columns, in host
-  // memory) or, where
-  // given, `chosen` (frontier node f's children: chosen[f]).
+  // memory) or, where given, `chosen` (frontier node f's children:
+  // chosen[f]).
   void draw_level(int d, const float* rows, const Children* chosen, models::KvCache& cache, bool shareable,
                   std::vector<models::SequenceInput>& feed) {
     const int k = job_.settings->k_config[d];
