@@ -31,13 +31,13 @@ models::LoadOptions load_options(const EngineOptions& o) {
   return options;
 }
 
-// Whether `draft` is told of for the first time in this process (so that
-// what is said of it is said once, not per engine).
-bool first_told(const std::string& draft) {
+// Whether the model folder `model` is told of for the first time in this
+// process (so that what is said of it is said once, not per engine).
+bool first_told(const std::string& model) {
   static std::mutex mutex;
   static std::set<std::string> told;
   std::lock_guard<std::mutex> lock(mutex);
-  return told.insert(draft).second;
+  return told.insert(model).second;
 }
 
 models::LoadOptions draft_load_options(models::LoadOptions options, const std::string& target,
@@ -177,8 +177,15 @@ int cache_count(const EngineOptions& o) {
 
 std::unique_ptr<Target> load_target(const EngineOptions& o) {
   const int top_k = o.engine.drafts() ? o.drafter.target_top_k() : 0;
-  return std::make_unique<ModelTarget>(models::CausalLM::load(o.target, load_options(o)),
-                                       target_cache_options(o, cache_count(o)), top_k, o.logit_reads);
+  std::unique_ptr<models::CausalLM> model = models::CausalLM::load(o.target, load_options(o));
+  const models::ModelConfig& config = model->config();
+  if (config.draft_vocab_size > 0 && first_told(o.target)) {
+    spdlog::warn("--target: {} scores {} of its {} tokens (a draft's head, draft_vocab_size in its config.json); "
+                 "it never writes the others",
+                 o.target, config.draft_vocab_size, config.vocab_size);
+  }
+  return std::make_unique<ModelTarget>(std::move(model), target_cache_options(o, cache_count(o)), top_k,
+                                       o.logit_reads);
 }
 
 void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t target_vocab) {

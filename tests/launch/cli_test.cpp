@@ -386,6 +386,11 @@ TEST_F(CliTest, ConvertCutsADraftsHeadToACorpussTokens) {
                                      out + " --engines ar sd --n 1 --repeats 1 --thought-tokens 8 --evaluation-tokens 8"));
   EXPECT_EQ(b.exit_code, 0) << b.output;
   EXPECT_NE(b.output.find("sd"), std::string::npos) << b.output;
+  // As a target, such a head would never write the tokens it lacks.
+  const Outcome target = run_command(seed("bench spec --target " + out + " --draft " + draft +
+                                          " --engines ar --n 1 --repeats 1 --thought-tokens 4 --evaluation-tokens 4"));
+  EXPECT_EQ(target.exit_code, 0) << target.output;
+  EXPECT_NE(target.output.find("scores 200 of its 512 tokens"), std::string::npos) << target.output;
   const Outcome alone = run_command(seed("convert --model " + draft + " --out " + (dir / "x").string() +
                                          " --draft-vocab-size 200"));
   EXPECT_EQ(alone.exit_code, 1);
