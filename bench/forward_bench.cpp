@@ -169,20 +169,22 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
     figures.decode_relative = median(relative[c]);
   }
 
-  // The parts of a decode step that grow with the vocabulary: the LM head's
-  // one-row product, and turning its logits into a sampled token on the
-  // host (softmax at temperature 1, the race every engine draws by; a top-p
-  // cut adds a partial sort whose size depends on how peaked the model is).
+  // The parts of a decode step that grow with the LM head's rows (the
+  // vocabulary, or a draft's cut of it): the head's one-row product, and
+  // turning its logits into a sampled token on the host (softmax at
+  // temperature 1, the race every engine draws by; a top-p cut adds a
+  // partial sort whose size depends on how peaked the model is).
   torch::NoGradGuard no_grad;
   const at::Tensor hidden = torch::randn({1, config.hidden_size}, model.tensor_options());
   const models::Linear& lm_head = model.weights().lm_head;
   result.lm_head_seconds = median_seconds(options.repeats * 4, [&] { wait_for(lm_head(hidden)); });
   const at::Tensor logits = lm_head(hidden).to(torch::kCPU, torch::kFloat).contiguous();
-  std::vector<float> probs(vocab);
+  const int64_t columns = logits.size(1);
+  std::vector<float> probs(static_cast<size_t>(columns));
   const SamplingParams sampling;
   result.sampling_seconds = median_seconds(options.repeats * 4, [&] {
-    sampling_distribution(logits.data_ptr<float>(), vocab, sampling, probs.data());
-    race_from(probs.data(), vocab, stream_bits({}));
+    sampling_distribution(logits.data_ptr<float>(), columns, sampling, probs.data());
+    race_from(probs.data(), columns, stream_bits({}));
   });
 
   // With CUDA graphs a new shape's first forward runs eagerly and its

@@ -160,6 +160,16 @@ at::Tensor CausalLM::lm_head(const at::Tensor& hidden) const {
   return over_vocabulary(weights_.lm_head(hidden));  // [M, this rank's head rows]
 }
 
+int64_t CausalLM::head_row(int64_t token) const {
+  if (token < 0 || token >= config_.vocab_size) return -1;
+  if (!weights_.head_tokens.defined()) return token;
+  const at::Tensor tokens = weights_.head_tokens.to(torch::kCPU);
+  const int64_t* begin = tokens.data_ptr<int64_t>();
+  const int64_t* end = begin + tokens.numel();
+  const int64_t* at = std::lower_bound(begin, end, token);
+  return at != end && *at == token ? at - begin : -1;
+}
+
 at::Tensor CausalLM::vocabulary_logits(const at::Tensor& head_logits) const {
   if (!weights_.head_tokens.defined()) return head_logits;
   return torch::full({head_logits.size(0), config_.vocab_size}, -std::numeric_limits<float>::infinity(),

@@ -99,6 +99,8 @@ class CausalLM {
   // device), when it scores a part of the vocabulary
   // (ModelConfig::draft_vocab_size); undefined when it scores every token.
   const at::Tensor& head_tokens() const { return weights_.head_tokens; }
+  // The LM head's row that scores `token`, or -1 where the head does not.
+  int64_t head_row(int64_t token) const;
   // Logits in the head's columns [M, head rows] as forward() gives them,
   // [M, V]: -inf for the tokens the head does not score.
   at::Tensor vocabulary_logits(const at::Tensor& head_logits) const;

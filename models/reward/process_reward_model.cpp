@@ -66,9 +66,16 @@ ProcessRewardModel::Head read_head(const std::string& model_dir, const PrmFormat
         << model_dir << "/prm.json: kind 'step_tag' reads an LM head, which architecture '"
         << model.config().architecture << "' has none of";
     const std::string where = model_dir + "/prm.json: field ";
-    const int32_t good = single_token(tokenizer, format.good, where + "'good'");
-    const int32_t bad = single_token(tokenizer, format.bad, where + "'bad'");
-    const at::Tensor rows = torch::tensor({int64_t{good}, int64_t{bad}}, torch::kLong);
+    // The head's rows of the two tokens (a head cut to part of the
+    // vocabulary has its own numbering).
+    const auto head_row = [&](const std::string& text, const std::string& field) {
+      const int32_t token = single_token(tokenizer, text, where + field);
+      const int64_t row = model.head_row(token);
+      SEED_CHECK(row >= 0, kInvalidArgument) << where << field << ": token " << token << " ('" << text
+                                            << "') is not among those the model's LM head scores";
+      return row;
+    };
+    const at::Tensor rows = torch::tensor({head_row(format.good, "'good'"), head_row(format.bad, "'bad'")});
     head.first = model.weights().lm_head.unpacked_rows(rows).to(torch::kFloat).cpu();
     return head;
   }

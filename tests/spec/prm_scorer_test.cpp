@@ -43,17 +43,19 @@ ModelConfig prm_config(const std::string& architecture, bool tied = false) {
   return c;
 }
 
-// A PRM folder in a temporary directory: random decoder weights, `head`
-// tensors beside them, the zoo tokenizer, and prm.json unless null.
+// A PRM folder in a temporary directory: random decoder weights (their LM
+// head cut to `head_tokens` where given), `head` tensors beside them, the
+// zoo tokenizer, and prm.json unless null.
 class PrmFolder {
  public:
-  PrmFolder(const ModelConfig& config, const json& prm, const NamedTensors& head) {
+  PrmFolder(ModelConfig config, const json& prm, const NamedTensors& head, std::vector<int64_t> head_tokens = {}) {
     static int counter = 0;
     dir_ = fs::temp_directory_path() / ("seed_prm_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(dir_);
+    models::LlamaWeights weights = models::random_weights(config, 7, torch::TensorOptions().dtype(torch::kFloat));
+    if (!head_tokens.empty()) models::keep_head_rows(weights, config, torch::tensor(head_tokens));
     config.save((dir_ / "config.json").string());
-    NamedTensors tensors = models::to_named_tensors(
-        models::random_weights(config, 7, torch::TensorOptions().dtype(torch::kFloat)), config, torch::kFloat);
+    NamedTensors tensors = models::to_named_tensors(weights, config, torch::kFloat);
     tensors.insert(tensors.end(), head.begin(), head.end());
     models::write_checkpoint(dir_.string(), tensors);
     fs::copy_file(fs::path(SEED_ZOO_DIR) / "tokenizer/tokenizer.model", dir_ / "tokenizer.model");
@@ -146,6 +148,32 @@ TEST(ProcessRewardModel, AStepTagModelReadsTheGoodAndBadLogitsAtEachTag) {
   ASSERT_EQ(expected.size(), 3u);
   for (size_t s = 0; s < 3; ++s) EXPECT_NEAR(rewards[s], expected[s], 1e-5) << "step " << s;
   EXPECT_NE(rewards[0], rewards[1]);  // a random model's steps differ
+}
+
+// A step-tag PRM whose LM head keeps some of the tokens reads the rows of
+// its good and bad tokens, numbered apart from the tokens: the whole
+// head's rewards. A head without them is an error naming the field.
+TEST(ProcessRewardModel, AStepTagModelOfACutHeadReadsTheRowsOfItsTokens) {
+  const ModelConfig c = prm_config("LlamaForCausalLM");
+  const PrmFolder whole(c, kStepTag, {});
+  const std::shared_ptr<const models::ProcessRewardModel> whole_prm = models::ProcessRewardModel::load(whole.path());
+  const int32_t good = models::single_token(whole_prm->tokenizer(), "+", "good");
+  const int32_t bad = models::single_token(whole_prm->tokenizer(), "-", "bad");
+  std::vector<int64_t> kept = {good, bad};
+  for (int64_t t = 1; t < 512; t += 5) {
+    if (t != good && t != bad) kept.push_back(t);
+  }
+  std::sort(kept.begin(), kept.end());
+  const PrmFolder cut(c, kStepTag, {}, kept);
+  const std::vector<double> expected = PrmScorer(whole_prm).score({game24_request(3)})[0].rewards;
+  const std::shared_ptr<const models::ProcessRewardModel> cut_prm = models::ProcessRewardModel::load(cut.path());
+  const std::vector<double> rewards = PrmScorer(cut_prm).score({game24_request(3)})[0].rewards;
+  ASSERT_EQ(rewards.size(), 3u);
+  for (size_t s = 0; s < 3; ++s) EXPECT_NEAR(rewards[s], expected[s], 1e-5) << "step " << s;
+  kept.erase(std::find(kept.begin(), kept.end(), int64_t{good}));
+  const PrmFolder without_good(c, kStepTag, {}, kept);
+  EXPECT_TRUE(::seed::testing::throws_error([&] { models::ProcessRewardModel::load(without_good.path()); },
+                                            ErrorKind::kInvalidArgument, {"prm.json", "'good'", "not among"}));
 }
 
 // Skywork-PRM's reading: each step's text apart, its "\n" tag's token
