@@ -26,6 +26,7 @@ struct ConvertOptions {
   std::string dtype = "bfloat16";
   int64_t draft_vocab_size = 0;
   std::vector<std::string> corpus;
+  std::vector<std::string> held_out;
 };
 
 // Weight files are rewritten, every other file is copied.
@@ -55,6 +56,11 @@ std::unique_ptr<models::CausalLM> with_corpus_head(const models::CausalLM& model
       models::most_frequent_tokens(counts, o.draft_vocab_size, always, "--draft-vocab-size");
   spdlog::info("the LM head keeps {} of {} tokens: {:.2f}% of the {} tokens of the corpus", tokens.size(),
                config.vocab_size, 100.0 * counts.coverage(tokens), counts.total);
+  if (!o.held_out.empty()) {
+    const models::TokenCounts held_out = models::count_corpus_tokens(*tokenizer, o.held_out, config.vocab_size);
+    spdlog::info("they are {:.2f}% of the {} tokens of the held-out text", 100.0 * held_out.coverage(tokens),
+                 held_out.total);
+  }
   return model.with_head_rows(torch::tensor(tokens));
 }
 
@@ -67,6 +73,8 @@ void run_convert(const ConvertOptions& o) {
       << "--out: " << o.out_dir << " exists and is not empty";
   SEED_CHECK((o.draft_vocab_size > 0) == !o.corpus.empty(), kInvalidArgument)
       << "--draft-vocab-size and --corpus go together: the head keeps the tokens the corpus uses most";
+  SEED_CHECK(o.held_out.empty() || !o.corpus.empty(), kInvalidArgument)
+      << "--held-out measures the tokens --corpus chose; give --draft-vocab-size and --corpus too";
   models::LoadOptions load;
   load.weights_dtype = dtype;
   std::unique_ptr<models::CausalLM> model = models::CausalLM::load(o.model_dir, load);
@@ -97,6 +105,9 @@ void add_convert_command(CLI::App& app, const GlobalOptions&) {
                   "verification stays exact)");
   cmd->add_option("--corpus", options->corpus,
                   "Text files whose tokens are counted for --draft-vocab-size (.jsonl: every string value)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--held-out", options->held_out,
+                  "Text files, not counted, whose tokens the kept ones are measured against (the share they cover)")
       ->check(CLI::ExistingFile);
   cmd->callback([options] { run_convert(*options); });
 }

@@ -122,6 +122,7 @@ CausalLM::CausalLM(ModelConfig config, LlamaWeights weights, at::TensorOptions o
       << " of " << shard_.size << " holds " << qkv_rows << "; pass the rank's shard (shard_weights)";
   rope_->inv_freq = rope_inverse_frequencies(config_);
   weights_.prepare_for_inference();
+  if (weights_.head_tokens.defined()) head_tokens_host_ = weights_.head_tokens.to(torch::kCPU).contiguous();
   cpu_layers_ = options_.device().is_cpu() && weights_.fused_cpu_layers;
   if (weights_.cuda_graphs && !tp_) graphs_ = make_forward_graphs(options_.device());
   // A captured graph reads the RoPE tables where they were: never regrown.
@@ -157,15 +158,22 @@ at::Tensor CausalLM::sum_partial(at::Tensor partial) const {
 }
 
 at::Tensor CausalLM::lm_head(const at::Tensor& hidden) const {
-  return over_vocabulary(weights_.lm_head(hidden));  // [M, this rank's head rows]
+  at::Tensor logits = weights_.lm_head(hidden);  // [M, this rank's head rows]
+  if (!tp_) return logits;
+  // Every rank's columns padded to vocab_stride, gathered in rank order:
+  // only the last rank can be short, so the padding sits past column V.
+  // (A head over a part of the vocabulary is never split: TpShard::of.)
+  if (shard_.vocab < shard_.vocab_stride) {
+    logits = torch::constant_pad_nd(logits, {0, shard_.vocab_stride - shard_.vocab});
+  }
+  return tp_->all_gather(logits, 1).narrow(1, 0, config_.vocab_size);
 }
 
 int64_t CausalLM::head_row(int64_t token) const {
   if (token < 0 || token >= config_.vocab_size) return -1;
   if (!weights_.head_tokens.defined()) return token;
-  const at::Tensor tokens = weights_.head_tokens.to(torch::kCPU);
-  const int64_t* begin = tokens.data_ptr<int64_t>();
-  const int64_t* end = begin + tokens.numel();
+  const int64_t* begin = head_tokens_host_.data_ptr<int64_t>();
+  const int64_t* end = begin + head_tokens_host_.numel();
   const int64_t* at = std::lower_bound(begin, end, token);
   return at != end && *at == token ? at - begin : -1;
 }
@@ -175,18 +183,6 @@ at::Tensor CausalLM::vocabulary_logits(const at::Tensor& head_logits) const {
   return torch::full({head_logits.size(0), config_.vocab_size}, -std::numeric_limits<float>::infinity(),
                      head_logits.options())
       .index_copy_(1, weights_.head_tokens, head_logits);
-}
-
-at::Tensor CausalLM::over_vocabulary(at::Tensor logits) const {
-  // A head over a part of the vocabulary is never split (TpShard::of).
-  if (weights_.head_tokens.defined()) return vocabulary_logits(logits);
-  if (!tp_) return logits;
-  // Every rank's columns padded to vocab_stride, gathered in rank order:
-  // only the last rank can be short, so the padding sits past column V.
-  if (shard_.vocab < shard_.vocab_stride) {
-    logits = torch::constant_pad_nd(logits, {0, shard_.vocab_stride - shard_.vocab});
-  }
-  return tp_->all_gather(logits, 1).narrow(1, 0, config_.vocab_size);
 }
 
 void CausalLM::check_whole(const char* what) const {
@@ -200,9 +196,7 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
   c10::InferenceMode inference;
   const ForwardPlan plan = plan_forward(config_, batch, cache, which);
   const ModelConfig& c = config_;
-  at::Tensor logits = cpu_layers_ ? lm_head(cpu_final_hidden(batch, plan, cache)).to(torch::kFloat)
-                                  : padded_forward(batch, plan, cache, /*logits=*/true);
-  for (const SequenceInput& in : batch) cache.publish(in.sequence);
+  at::Tensor logits = vocabulary_logits(head_forward(batch, plan, cache));
   if (which != LogitsFor::kAll) return logits;
   const int64_t B = plan.batch, S = plan.seq;
   if (plan.rows != B * S) {
@@ -214,14 +208,17 @@ at::Tensor CausalLM::forward(const std::vector<SequenceInput>& batch, KvCache& c
 }
 
 at::Tensor CausalLM::forward_head(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const {
-  if (!weights_.head_tokens.defined()) return forward(batch, cache, which);
+  SEED_CHECK(weights_.lm_head.defined(), kInvalidArgument)
+      << "the model (" << config_.architecture << ") has no LM head to give logits; its head reads forward_hidden()";
   SEED_CHECK(which != LogitsFor::kAll, kInvalidArgument) << "forward_head returns packed rows: kLast or kTail";
-  // The ATen layers' logits come from one LM head step inside a CUDA
-  // graph; their head columns are gathered where they are.
-  if (!cpu_layers_) return forward(batch, cache, which).index_select(1, weights_.head_tokens);
   c10::InferenceMode inference;
-  const ForwardPlan plan = plan_forward(config_, batch, cache, which);
-  at::Tensor logits = weights_.lm_head(cpu_final_hidden(batch, plan, cache)).to(torch::kFloat);
+  return head_forward(batch, plan_forward(config_, batch, cache, which), cache);
+}
+
+at::Tensor CausalLM::head_forward(const std::vector<SequenceInput>& batch, const ForwardPlan& plan,
+                                  KvCache& cache) const {
+  at::Tensor logits = cpu_layers_ ? lm_head(cpu_final_hidden(batch, plan, cache)).to(torch::kFloat)
+                                  : padded_forward(batch, plan, cache, /*logits=*/true);
   for (const SequenceInput& in : batch) cache.publish(in.sequence);
   return logits;
 }
@@ -426,7 +423,7 @@ at::Tensor CausalLM::full_layers(at::Tensor x, int64_t batch, const at::Tensor& 
     if (l == hidden_layer && hidden != nullptr) *hidden = x.view({B, T, c.hidden_size});
   }
   if (logits_from > 0) x = x.view({B, T, c.hidden_size}).narrow(1, logits_from, T - logits_from).reshape({-1, c.hidden_size});
-  const at::Tensor logits = over_vocabulary(linear(weights_.lm_head, rms_norm(x, weights_.norm, c.rms_norm_eps)));
+  const at::Tensor logits = vocabulary_logits(linear(weights_.lm_head, rms_norm(x, weights_.norm, c.rms_norm_eps)));
   return logits.to(options_.dtype()).view({B, T - logits_from, c.vocab_size});
 }
 

@@ -91,14 +91,14 @@ class CausalLM {
   // kInvalidArgument for a model without an LM head (ModelConfig::has_lm_head).
   at::Tensor forward(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const;
   // forward() in the LM head's own columns: [rows, head rows] (float32),
-  // column j scoring head_tokens()[j]; forward() itself where the head
+  // column j scoring head_tokens()[j]; forward()'s logits where the head
   // scores every token. kLast or kTail only. A draft over part of the
   // vocabulary then spends nothing on the tokens it never proposes.
   at::Tensor forward_head(const std::vector<SequenceInput>& batch, KvCache& cache, LogitsFor which) const;
-  // The tokens the LM head's rows score, ascending (int64, on the model's
-  // device), when it scores a part of the vocabulary
-  // (ModelConfig::draft_vocab_size); undefined when it scores every token.
-  const at::Tensor& head_tokens() const { return weights_.head_tokens; }
+  // The tokens the LM head's rows score, ascending (int64, on the CPU),
+  // when it scores a part of the vocabulary (ModelConfig::draft_vocab_size);
+  // undefined when it scores every token.
+  const at::Tensor& head_tokens() const { return head_tokens_host_; }
   // The LM head's row that scores `token`, or -1 where the head does not.
   int64_t head_row(int64_t token) const;
   // Logits in the head's columns [M, head rows] as forward() gives them,
@@ -147,11 +147,12 @@ class CausalLM {
   // The three steps tensor parallelism changes; plain ops on a whole model.
   at::Tensor embed(const at::Tensor& tokens) const;    // [M] -> [M, hidden]
   at::Tensor sum_partial(at::Tensor partial) const;    // a row-parallel output -> the group's sum
-  at::Tensor lm_head(const at::Tensor& hidden) const;  // [M, hidden] -> [M, V]
-  // The LM head's outputs [M, its rows] as logits [M, V]
-  // (vocabulary_logits), or under tensor parallelism the group's columns
-  // gathered.
-  at::Tensor over_vocabulary(at::Tensor logits) const;
+  // [M, hidden] -> [M, head rows]: the group's columns gathered under
+  // tensor parallelism.
+  at::Tensor lm_head(const at::Tensor& hidden) const;
+  // forward()'s work in the LM head's columns (forward_head): the layers
+  // on either path, the head on plan.logit_rows, the cache published.
+  at::Tensor head_forward(const std::vector<SequenceInput>& batch, const ForwardPlan& plan, KvCache& cache) const;
   void check_whole(const char* what) const;
   // forward()'s work on the CPU layers up to the LM head: embeds the
   // packed batch, runs the layers (writing the cache) and returns the
@@ -197,6 +198,7 @@ class CausalLM {
   TpShard shard_;
   TpCollectives* tp_ = nullptr;  // null for a whole model; borrowed
   LlamaWeights weights_;
+  at::Tensor head_tokens_host_;  // weights_.head_tokens on the CPU
   at::TensorOptions options_;
   bool cpu_layers_ = false;  // forward() takes cpu_layers()
   std::unique_ptr<Rope> rope_;

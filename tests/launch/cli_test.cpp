@@ -376,10 +376,15 @@ TEST_F(CliTest, ConvertCutsADraftsHeadToACorpussTokens) {
   const std::string draft = std::string(SEED_ZOO_DIR) + "/tiny-draft";
   const std::string out = (dir / "draft").string();
   const std::string corpus = (dir / "corpus.jsonl").string();
-  const Outcome r =
-      run_command(seed("convert --model " + draft + " --out " + out + " --draft-vocab-size 200 --corpus " + corpus));
+  // Held out: two of the corpus's strings again, so every token is kept.
+  std::ofstream((dir / "held_out.jsonl").string()) << "{\"q\": [\"12 * 2 = 24\", \"(left: 12 12 8)\"]}\n";
+  const Outcome r = run_command(seed("convert --model " + draft + " --out " + out +
+                                     " --draft-vocab-size 200 --corpus " + corpus + " --held-out " +
+                                     (dir / "held_out.jsonl").string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("keeps 200 of 512 tokens: 100.00% of the"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("they are 100.00% of the"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tokens of the held-out text"), std::string::npos) << r.output;
   std::ifstream config(out + "/config.json");
   EXPECT_EQ(nlohmann::json::parse(config).at("draft_vocab_size"), 200);
   const Outcome b = run_command(seed("bench spec --target " + std::string(SEED_ZOO_DIR) + "/tiny-target --draft " +

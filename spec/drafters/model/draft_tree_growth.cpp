@@ -321,8 +321,7 @@ std::vector<GrownDraft> grow_draft_trees(const models::CausalLM& model, models::
   const int64_t vocab = model.config().vocab_size;
   SEED_CHECK(logits.size(0) == static_cast<int64_t>(trees.size()), kInternal)
       << "grow_draft_trees: " << logits.size(0) << " logits rows for " << trees.size() << " trees";
-  const at::Tensor head_tokens =
-      model.head_tokens().defined() ? model.head_tokens().to(torch::kCPU).contiguous() : at::Tensor();
+  const at::Tensor& head_tokens = model.head_tokens();
   const HeadColumns head{head_tokens.defined() ? head_tokens.data_ptr<int64_t>() : nullptr, logits.size(1)};
   std::vector<TreeGrowth> growths;
   growths.reserve(trees.size());
