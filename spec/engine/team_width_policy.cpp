@@ -43,7 +43,8 @@ void TeamWidthPolicy::add(int64_t rows, double seconds, bool on_a_team) {
     }
   }
   const bool stalled = stalls_ >= kStalls;
-  if (stalled || since_probe_ >= probe_every_) {
+  const bool narrow = x <= line_.mean_x();
+  if (stalled || (since_probe_ >= probe_every_ && narrow)) {
     probe_left_ = single_ ? 2 : 1;
     probe_against_ = stalled ? stall_ratio_ : 1;
     stalls_ = 0;
