@@ -15,7 +15,6 @@
 // Torch-free on purpose: the search layer includes this and nothing below it.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,7 +29,6 @@ namespace seed::spec {
 // What a request is for; engines report their statistics per kind (SEED's
 // RQ2 splits thought generation from state evaluation).
 enum class RequestKind { kThought, kEvaluation };
-constexpr size_t kRequestKinds = 2;
 
 struct GenRequest {
   std::string prompt;                  // text; the engine tokenizes it (with BOS)

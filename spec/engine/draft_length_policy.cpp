@@ -145,8 +145,7 @@ int DraftLengthPolicy::best_at(double width, double alpha) const {
   return best;
 }
 
-int DraftLengthPolicy::next(double width, bool caught_up, const RequestAcceptance& own,
-                            const RequestAcceptance& kind) {
+int DraftLengthPolicy::next(double width, bool caught_up, const RequestAcceptance& own) {
   // Explorations take whole forwards (every request verified in one), so
   // that each length's rows are timed together, at the width they run at.
   const double engine_alpha = hopeful_acceptance();
@@ -163,7 +162,7 @@ int DraftLengthPolicy::next(double width, bool caught_up, const RequestAcceptanc
     return forward_count_ - explored_at_ < 2 ? 1 : 0;
   }
   if (measured() && undrafted_timed_ == 0) return 0;
-  const double own_alpha = own.bet(kind.alpha(engine_alpha));
+  const double own_alpha = own.bet(engine_alpha);
   const int length = own_alpha < engine_alpha ? best_at(width, own_alpha) : engine_length;
   const int64_t phase = forward_count_ % kExploreEvery;
   switch ((forward_count_ / kExploreEvery) % 3) {

@@ -132,9 +132,8 @@ class DraftLengthPolicy {
   // drafted last round). While the best is 0, only such requests explore:
   // catching a drafter up on a long context would cost many forwards.
   // `own`: the request's verdicts, which shorten its drafts where the alpha
-  // they bet on is below the engine's; `kind`: those of its kind, what its
-  // own are shrunk towards (RequestAcceptance).
-  int next(double width, bool caught_up, const RequestAcceptance& own = {}, const RequestAcceptance& kind = {});
+  // they bet on is below the engine's (RequestAcceptance).
+  int next(double width, bool caught_up, const RequestAcceptance& own = {});
 
   // What the model expects a round drafting k tokens for each of `width`
   // requests to gain over one drafting none, in tokens per second, at the

@@ -1,6 +1,5 @@
 // RequestAcceptance: how much of one request's drafts its target has
-// accepted lately, beside the engine's acceptance (DraftLengthPolicy);
-// the engine keeps one for each kind of request too (RequestKind).
+// accepted lately, beside the engine's acceptance (DraftLengthPolicy).
 //
 // Acceptance is a property of the text as much as of the pair: in one
 // batch a thought the draft predicts whole sits beside an evaluation whose
@@ -9,18 +8,14 @@
 // thoughts of the same pair kept drafting at the thoughts' alpha: four of
 // them drafted a token a round for ten rounds, every one rejected, each
 // round's forward 1.2x a plain one. So a request bets on its own verdicts,
-// shrunk towards its kind's alpha by kPriorTokens drafted tokens, plus
-// one standard error as the engine bets; its kind's alpha is the kind's
-// verdicts shrunk the same way towards the engine's. Requests of a kind
-// learn from each other what their text does to the draft (six
-// evaluations drafting side by side see six verdicts a round, and the
-// next batch of evaluations starts from them), while where every request's
-// alpha is the same (the zoo pair at 0.93) a rejection or two must not
-// shorten a request's drafts, since only its rounds without drafts would
-// bring them back. Evidence decays with each token tested (about the last
-// twenty count, however long the drafts), and a request's with each round
-// it drafts nothing, so that a request that stopped drafting returns to
-// its kind's alpha and tries again some rounds later where that pays.
+// shrunk towards the engine's alpha by kPriorTokens drafted tokens, plus
+// one standard error as the engine bets: where every request's alpha is
+// the same (the zoo pair at 0.93), a rejection or two must not shorten a
+// request's drafts, since only its rounds without drafts would bring them
+// back. Its evidence decays with each token it tests (about the last
+// twenty count, however long its drafts) and with each round it drafts
+// nothing, so that a request that stopped drafting returns to the engine's
+// alpha and tries again some rounds later.
 #pragma once
 
 #include <algorithm>
@@ -32,7 +27,7 @@ namespace seed::spec {
 struct RequestAcceptance {
   static constexpr double kTokenDecay = 0.95;      // per drafted token tested: about twenty remembered
   static constexpr double kUndraftedDecay = 0.97;  // per round that drafted nothing
-  static constexpr double kPriorTokens = 1;        // the prior's weight, in drafted tokens
+  static constexpr double kPriorTokens = 1;        // the engine's alpha, as this many drafted tokens
 
   double accepted = 0, tested = 0;  // drafted tokens, decayed
 
@@ -44,20 +39,18 @@ struct RequestAcceptance {
     accepted = accepted * decay + static_cast<double>(accepted_tokens);
     tested = tested * decay + tokens;
   }
-  // A round that drafted nothing for the request (a kind's verdicts stay
-  // through such rounds; the explorations test them again).
+  // A round that drafted nothing for the request.
   void add_undrafted_round() {
     accepted *= kUndraftedDecay;
     tested *= kUndraftedDecay;
   }
-  // The alpha given the `prior` it is shrunk towards (its kind's for a
-  // request, the engine's for a kind), and the alpha a request bets on:
-  // that plus one standard error.
-  double alpha(double prior) const {
-    return (accepted + kPriorTokens * prior) / (tested + kPriorTokens);
+  // The request's alpha given the engine's, and the alpha it bets on: that
+  // plus one standard error.
+  double alpha(double engine_alpha) const {
+    return (accepted + kPriorTokens * engine_alpha) / (tested + kPriorTokens);
   }
-  double bet(double prior) const {
-    const double a = alpha(prior);
+  double bet(double engine_alpha) const {
+    const double a = alpha(engine_alpha);
     return std::min(1.0, a + std::sqrt(a * (1 - a) / (tested + kPriorTokens)));
   }
 };

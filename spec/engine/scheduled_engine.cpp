@@ -166,8 +166,7 @@ int ScheduledEngine::depth_of(const Sequence& seq) {
   if (draft_length_ && length_varies(request)) {
     const size_t width = queue_.full_width(std::max<size_t>(calls_.size(), 1), std::max<size_t>(running_, 1));
     const bool caught_up = seq.output->tokens().empty() || (seq.drafter_started && seq.undrafted.empty());
-    const RequestAcceptance& kind = kind_acceptance_[static_cast<size_t>(request.kind)];
-    return draft_depth(seq, *target_, draft_length_->next(static_cast<double>(width), caught_up, seq.acceptance, kind));
+    return draft_depth(seq, *target_, draft_length_->next(static_cast<double>(width), caught_up, seq.acceptance));
   }
   const size_t shape = draft_shape(request, settings_.k_config, settings_.pruned_tree.has_value()).size();
   return draft_depth(seq, *target_, static_cast<int>(shape));
@@ -343,13 +342,8 @@ void ScheduledEngine::step() {
     const DraftTree& draft = proposals[i]->draft;
     if (draft_length_ && length_varies(*seq.request)) {
       const auto accepted = static_cast<int64_t>(verdicts[i].accepted.size());
-      const bool rejected = accepted < static_cast<int64_t>(draft.tokens.size());  // a chain
-      if (draft.tokens.empty()) {
-        seq.acceptance.add_undrafted_round();
-      } else {
-        seq.acceptance.add_verdict(accepted, rejected);
-        kind_acceptance_[static_cast<size_t>(seq.request->kind)].add_verdict(accepted, rejected);
-      }
+      if (draft.tokens.empty()) seq.acceptance.add_undrafted_round();
+      else seq.acceptance.add_verdict(accepted, accepted < static_cast<int64_t>(draft.tokens.size()));  // a chain
     }
     bool done = apply_verdict(seq, draft, verdicts[i]);
     const int depth = done ? 0 : depth_of(seq);

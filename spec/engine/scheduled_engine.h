@@ -50,7 +50,6 @@
 // calls beside it.
 #pragma once
 
-#include <array>
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -170,9 +169,6 @@ class ScheduledEngine : public Engine {
   // Set with settings_.adaptive_draft_length, a chain and a drafter: the
   // draft lengths of the requests whose length varies.
   std::optional<DraftLengthPolicy> draft_length_;
-  // The verdicts of each RequestKind's chains whose length varies: what a
-  // request's own are shrunk towards (the engine's loop only).
-  std::array<RequestAcceptance, kRequestKinds> kind_acceptance_;
   TeamWidthPolicy team_width_;  // the target's forwards on its team or on one thread
   size_t in_flight_;
   VerifyQueue queue_;

@@ -371,40 +371,6 @@ TEST_F(AdaptiveDraftEngineTest, RequestsWhoseDraftsAreRejectedStopDraftingWhileT
   }
 }
 
-// The test above twice, the requests whose drafts are rejected being
-// evaluations: the second call's evaluations start from what the first
-// call's drafts got, not from the engine's alpha.
-TEST_F(AdaptiveDraftEngineTest, RequestsStartFromWhatTheirKindsDraftsGot) {
-  std::vector<GenRequest> requests = ::seed::testing::varied_requests(6, 0.0f, 160);
-  for (size_t i = 1; i < requests.size(); i += 2) {
-    requests[i].max_new_tokens = 40;
-    requests[i].kind = RequestKind::kEvaluation;
-  }
-  const std::vector<std::vector<int32_t>> wholes = wholes_of(requests);
-  OracleDrafter* drafter = nullptr;
-  auto engine =
-      oracle_engine(std::make_unique<OracleDrafter>(wholes, true, std::chrono::microseconds(2000)), &drafter);
-  engine->generate(requests);
-  std::vector<int64_t> first(requests.size());
-  for (size_t i = 0; i < requests.size(); ++i) first[i] = drafter->drafted_rounds(i);
-  const std::vector<Completion> out = engine->generate(requests);
-  int64_t evaluations_first = 0, evaluations_second = 0;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    EXPECT_EQ(out[i].tokens, generated_of(wholes[i], requests[i])) << "request " << i;
-    const int64_t second = drafter->drafted_rounds(i) - first[i];
-    if (i % 2 == 0) {
-      EXPECT_GT(second, 10) << "request " << i;
-    } else {
-      evaluations_first += first[i];
-      evaluations_second += second;
-    }
-  }
-  // Without their kind's verdicts the second call's drafted in as many
-  // rounds as the first's (about seven each).
-  EXPECT_LE(evaluations_second, evaluations_first);
-  EXPECT_LT(evaluations_second, 12);
-}
-
 // Drafts drawn from q: the tokens follow the draft's length, so it stays whole.
 TEST_F(AdaptiveDraftEngineTest, SampledRequestsWithDrawnDraftsDraftTheirWholeLength) {
   const std::vector<GenRequest> requests = ::seed::testing::varied_requests(4, 1.0f, 40);

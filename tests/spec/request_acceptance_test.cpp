@@ -1,8 +1,7 @@
 // A request's own acceptance beside the engine's (RequestAcceptance,
 // DraftLengthPolicy::next): a request whose drafts are rejected stops
 // drafting while the others go on, tries again after some rounds without
-// drafts, and never drafts longer than the engine would; a request starts
-// from what its kind's drafts got.
+// drafts, and never drafts longer than the engine would.
 #include "spec/engine/request_acceptance.h"
 
 #include <gtest/gtest.h>
@@ -55,19 +54,6 @@ TEST(RequestAcceptanceTest, ARequestAcceptingMoreThanTheEngineDraftsTheEnginesLe
   for (int i = 0; i < 5; ++i) own.add_verdict(7, false);
   EXPECT_GT(own.alpha(policy.acceptance()), policy.acceptance());
   EXPECT_EQ(policy.next(kWidth, true, own), policy.best(kWidth));
-}
-
-TEST(RequestAcceptanceTest, ARequestStartsFromItsKindsAlpha) {
-  DraftLengthPolicy policy = drafting_policy();
-  const RequestAcceptance rejected_kind = rejected_rounds(6);
-  const int engine_length = policy.next(kWidth, true);
-  ASSERT_GT(engine_length, 0);
-  EXPECT_LT(policy.next(kWidth, true, {}, rejected_kind), engine_length);
-  EXPECT_EQ(policy.next(kWidth, true, {}, RequestAcceptance{}), engine_length);  // a kind not yet seen
-  // Its own verdicts outweigh its kind's.
-  RequestAcceptance accepting;
-  for (int i = 0; i < 5; ++i) accepting.add_verdict(7, false);
-  EXPECT_EQ(policy.next(kWidth, true, accepting, rejected_kind), engine_length);
 }
 
 TEST(RequestAcceptanceTest, ARequestThatStoppedDraftingTriesAgainAfterRoundsWithoutDrafts) {
