@@ -12,8 +12,9 @@
 #
 #   scripts/gpu_figures.sh [DEVICE] [OUT]   default: cuda:0 results/gpu-figures
 #
-# Needs a build (scripts/setup.sh --cuda, with --deps FILE from
-# scripts/dependency_kit.sh where the machine has no apt-get) and about
+# Needs a configured build folder (scripts/setup.sh --cuda, with --deps
+# FILE from scripts/dependency_kit.sh where the machine has no apt-get),
+# where it builds the four binaries it runs, and about
 # 11 GB of free disk for the 1B and 0.6B shapes; WITH_8B=1 adds the
 # Llama-3.1-8B shape (40 GB of disk).
 set -euo pipefail
@@ -25,6 +26,9 @@ seed=build/launch/seed
 mkdir -p "$out"
 log=$out/log.txt
 : >"$log"
+echo "== building the binaries these figures run" | tee -a "$log"
+cmake --build build -j "$(nproc)" --target seed make_tiny_model models_test spec_test >>"$log" 2>&1 ||
+  { tail -30 "$log" >&2; exit 1; }
 
 # Runs a command, its output into the log; a failure is reported at the
 # end and does not stop the figures after it.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs seed's Debian 12 dependencies (only those missing; safe to re-run)
-# and builds into build/: the `seed` binary, or with --test or --cuda
-# everything. Used by run.sh and test.sh (which passes --test for the test
-# suite's extra packages, and --no-build for sanitizer builds, which
-# configure their own folder).
+# and builds into build/: the `seed` binary, or with --test everything.
+# Used by run.sh and test.sh (which passes --test for the test suite's
+# extra packages, and --no-build for sanitizer builds, which configure
+# their own folder).
 #
 # --cuda builds against the CUDA build of PyTorch that `python3` imports
 # (pip's torch, with libtorch inside) instead of Debian's CPU libtorch;
@@ -137,8 +137,8 @@ fi
 $build || exit 0
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${prefix_path:+"-DCMAKE_PREFIX_PATH=$prefix_path"} \
   ${cuda_compiler:+"-DCMAKE_CUDA_COMPILER=$cuda_compiler"} "${kit_flags[@]}"
-# The main job needs only the binary (half the build); the tests and the GPU
-# figures (scripts/gpu_figures.sh) need everything.
+# The main job needs only the binary (half the build), the tests everything;
+# scripts/gpu_figures.sh builds the few it runs.
 targets=()
-$test || $cuda || targets=(--target seed)
+$test || targets=(--target seed)
 cmake --build build -j "$(nproc)" "${targets[@]}"
