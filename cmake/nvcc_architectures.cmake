@@ -30,6 +30,8 @@ function(seed_drop_unsupported_cuda_architectures)
   if(NOT dropped)
     return()
   endif()
+  list(JOIN kept ", " kept)
+  list(JOIN dropped ", " dropped)
   if(NOT kept)
     message(FATAL_ERROR "nvcc (${CMAKE_CUDA_COMPILER}) compiles for none of the GPUs torch asked for "
                         "(${dropped}); name yours, e.g. -DTORCH_CUDA_ARCH_LIST=\"8.0;9.0\"")
