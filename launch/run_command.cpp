@@ -280,6 +280,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
       o.engine.step_verifier = step_verifier_maker(o.lookahead);
     }
     std::unique_ptr<spec::Engine> engine = make_engine(o.engine);
+    if (!o.schedule_out.empty()) engine->record_schedule();
     // A task that evaluates with a process reward model: it runs here, beside
     // the search (rank 0 under mpirun).
     const std::unique_ptr<spec::StepScorer> scorer =

@@ -131,8 +131,12 @@ class Engine {
   virtual EngineStats stats() const = 0;  // thread-safe where generate() is
   virtual void reset_stats() = 0;
   virtual DraftPlan draft_plan() const { return {}; }
-  // Its scheduler's events since it was made or reset_stats(), in the order
-  // they happened (`seed run --schedule-out`); none for an engine without one.
+  // From now on, keep the scheduler's events for schedule() (`seed run
+  // --schedule-out`). Unasked, none are kept: a long run would hold two for
+  // every proposal it ever verified.
+  virtual void record_schedule() {}
+  // The events kept since record_schedule() or the last reset_stats(), in
+  // the order they happened; none for an engine without a scheduler.
   virtual std::vector<ScheduleEvent> schedule() const { return {}; }
 };
 

@@ -8,7 +8,7 @@ void VerifyQueue::push(std::vector<Proposal> proposals, int worker) {
   if (proposals.empty()) return;
   std::lock_guard<std::mutex> lock(mutex_);
   for (Proposal& proposal : proposals) {
-    schedule_.push_back({ScheduleEvent::kProposed, proposal.seq->slot, worker});
+    if (recording_) schedule_.push_back({ScheduleEvent::kProposed, proposal.seq->slot, worker});
     proposal.ready_at = scheduler_.forwards();
     queue_.push_back(std::move(proposal));
   }
@@ -46,13 +46,20 @@ bool VerifyQueue::empty() const {
 
 void VerifyQueue::verified(const std::vector<uint64_t>& slots) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const uint64_t slot : slots) schedule_.push_back({ScheduleEvent::kVerified, slot, forward_number_});
+  if (recording_) {
+    for (const uint64_t slot : slots) schedule_.push_back({ScheduleEvent::kVerified, slot, forward_number_});
+  }
   ++forward_number_;
 }
 
 void VerifyQueue::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   queue_.clear();
+}
+
+void VerifyQueue::record_schedule() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  recording_ = true;
 }
 
 void VerifyQueue::restart_schedule() {

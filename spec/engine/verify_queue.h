@@ -49,11 +49,14 @@ class VerifyQueue {
   // Scheduler::full_width, Scheduler::takes_every_ready.
   size_t full_width(size_t callers, size_t sequences) const;
   bool takes_every_ready() const { return scheduler_.takes_every_ready(); }
-  // Records that `slots` were verified in one forward.
+  // Counts a forward that verified `slots`.
   void verified(const std::vector<uint64_t>& slots);
   // Forgets the proposals still queued (they point into a finished call).
   void clear();
-  // Starts a new schedule record (the engine's reset_stats()).
+  // Keeps what push() and verified() see as ScheduleEvents from now on.
+  void record_schedule();
+  // Forgets the events kept so far and numbers forwards from 0 again (the
+  // engine's reset_stats()).
   void restart_schedule();
   std::vector<ScheduleEvent> schedule() const;
 
@@ -62,6 +65,7 @@ class VerifyQueue {
   std::condition_variable ready_;
   std::deque<Proposal> queue_;  // oldest first
   Scheduler scheduler_;
+  bool recording_ = false;
   std::vector<ScheduleEvent> schedule_;
   int forward_number_ = 0;
 };
