@@ -269,8 +269,10 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   for (size_t i = 0; i < total; ++i) {
     if (!results.done().count(i)) todo.push_back(&task.problems()[i]);
   }
-  spdlog::info("{}: {} problems, {} already done; search {}, engine {}; results in {}", task.spec().name, total,
-               total - todo.size(), o.search.algorithm, o.engine.engine.name(), results.results_path());
+  const bool limit_beyond = o.limit > 0 && static_cast<size_t>(o.limit) > task.problems().size();
+  spdlog::info("{}: {} problems{}, {} already done; search {}, engine {}; results in {}", task.spec().name, total,
+               limit_beyond ? fmt::format(" (all it has; --limit {})", o.limit) : "", total - todo.size(),
+               o.search.algorithm, o.engine.engine.name(), results.results_path());
   json trees = json::array();
   json steps;
   json engine_json;
