@@ -72,8 +72,8 @@ TEST_F(EngineTest, PriorityScheduleVerifiesTheMostUrgentRequestsFirst) {
 }
 
 // A run that does not write its schedule keeps none: two events for every
-// proposal would grow without bound over a long run. Asked after a reset,
-// the record starts at forward 0.
+// proposal would grow without bound over a long run. A reset empties the
+// record, which then numbers forwards from 0 again.
 TEST_F(EngineTest, SchedulesAreKeptOnlyWhenAskedForAndRestartWithTheStats) {
   auto e = scheduled_seed(SchedulePolicy::kBatch, 2);
   e->generate(requests(0.0f));
