@@ -31,6 +31,7 @@ class ProblemEngine : public spec::Engine {
     }
     return out;
   }
+  void end_group(uint64_t group) noexcept override { shared_.end_group(group); }
   std::string name() const override { return shared_.name(); }
   spec::EngineStats stats() const override {
     spec::EngineStats s = stats_;

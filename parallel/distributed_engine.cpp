@@ -34,7 +34,8 @@ WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineO
 }
 
 // The tables every slot of a group shares on a draft rank, made on first
-// use: its drafters draft from them and lessons from other ranks teach them.
+// use and dropped when the group ends: its drafters draft from them and
+// lessons from other ranks teach them.
 class RankTables {
  public:
   explicit RankTables(const spec::EngineOptions& models) : models_(models) {}
@@ -53,6 +54,10 @@ class RankTables {
   void learn(spec::DrafterKind kind, const spec::Lesson& lesson) {
     if (kind == spec::DrafterKind::kStand) spec::learn(*stand()->table(lesson.group), lesson);
     if (kind == spec::DrafterKind::kAded) spec::learn(*aded()->table(lesson.group), lesson);
+  }
+  void end_group(uint64_t group) {
+    if (stand_) stand_->drop(group);
+    if (aded_) aded_->drop(group);
   }
 
  private:
@@ -228,7 +233,8 @@ WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layou
     drafter_of(models.drafter);
   }
   const auto learn = [&](spec::DrafterKind kind, const spec::Lesson& lesson) { tables.learn(kind, lesson); };
-  return serve_draft_requests(drafter_of, learn, rank, /*coordinator=*/0, fault);
+  const auto end_group = [&](uint64_t group) { tables.end_group(group); };
+  return serve_draft_requests(drafter_of, learn, end_group, rank, /*coordinator=*/0, fault);
 }
 
 }  // namespace seed::parallel

@@ -117,8 +117,8 @@ class HostedSlots {
 
 }  // namespace
 
-WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLesson& learn, int rank,
-                                 int coordinator, const DraftWorkerFault& fault) {
+WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLesson& learn, const EndGroup& end_group,
+                                 int rank, int coordinator, const DraftWorkerFault& fault) {
   UsageMeter meter(rank);
   WorkerStats stats;
   HostedSlots slots(drafter_of);
@@ -145,6 +145,8 @@ WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLes
       // a proposal reads them. What it throws belongs to no slot: the
       // caller reports it.
       learn(lesson->drafter, lesson->lesson);
+    } else if (const auto* ended = std::get_if<wire::EndGroupMessage>(&message)) {
+      end_group(ended->group);
     } else if (const auto* m = std::get_if<wire::DraftMessage>(&message)) {
       send_message(coordinator, draft_reply_tag(rank), wire::encode(slots.propose(m->asks)));
       stats.requests += static_cast<int64_t>(m->asks.size());

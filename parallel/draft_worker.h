@@ -9,7 +9,8 @@
 // slots) is answered with one proposal message, the slots of each drafter
 // drafted side by side (Drafter::propose_batch), a usage request with this rank's usage (rank_usage.h),
 // and a lesson (what another draft rank's table of a group learned from a
-// verdict; spec/drafters/lesson.h) is learned by this rank's table of the group.
+// verdict; spec/drafters/lesson.h) is learned by this rank's table of the group,
+// and an end group drops this rank's tables of the group (spec::Engine::end_group).
 // Messages are handled one at a time, so lessons land between drafts.
 // A drafter call that throws for a slot is answered with
 // its error at that slot's next draft request (the coordinator's
@@ -50,11 +51,12 @@ struct DraftWorkerFault {
 // `drafter_of(kind)` gives this rank's drafter of a kind, the same one for
 // every call with that kind; what it throws fails the slot being started.
 // `learn(kind, lesson)` teaches this rank's table of that kind and
-// lesson.group the lesson; what it throws ends the loop (the caller
-// reports it).
+// lesson.group the lesson, and `end_group(group)` drops the group's tables
+// of every kind; what they throw ends the loop (the caller reports it).
 using DrafterOfKind = std::function<spec::Drafter&(spec::DrafterKind)>;
 using LearnLesson = std::function<void(spec::DrafterKind, const spec::Lesson&)>;
-WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLesson& learn, int rank,
-                                 int coordinator, const DraftWorkerFault& fault = {});
+using EndGroup = std::function<void(uint64_t group)>;
+WorkerStats serve_draft_requests(const DrafterOfKind& drafter_of, const LearnLesson& learn, const EndGroup& end_group,
+                                 int rank, int coordinator, const DraftWorkerFault& fault = {});
 
 }  // namespace seed::parallel

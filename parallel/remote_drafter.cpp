@@ -92,6 +92,13 @@ void RemoteDrafter::advance(uint64_t slot, const spec::Verdict& verdict) {
   loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::VerdictMessage{slot, verdict}), timeout_);
 }
 
+void RemoteDrafter::end_group(uint64_t group) noexcept {
+  // After the group's last generate() returned: its verdicts' lessons were
+  // all handed to the loop before this, and reach each peer before it.
+  if (spec::lesson_context(drafter_) == 0 || !loop_.available(rank_)) return;  // no tables there
+  loop_.send(rank_, draft_request_tag(rank_), wire::encode(wire::EndGroupMessage{group}), timeout_);
+}
+
 void RemoteDrafter::finish(uint64_t slot) {
   taught_.erase(slot);
   if (!loop_.available(rank_)) return;  // its state died with it

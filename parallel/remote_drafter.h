@@ -14,14 +14,16 @@
 // ADED's from each start) also goes to every available peer as a lesson
 // (spec/drafters/lesson.h), so that every draft rank's table of the group learns
 // from all of the group's requests. Lessons need no answer; a lost peer
-// is skipped.
+// is skipped. end_group goes to the rank, which drops its tables of the
+// group (each peer hears it from its own RemoteDrafter).
 //
 // Failures: a rank that does not answer within `timeout`, or died, makes
 // start/propose/advance throw seed::Error kUnavailable naming the rank
 // (the engine then moves its sequences elsewhere); finish on such a rank
 // does nothing. A slot whose drafter threw on the rank fails alone, as
 // kInternal with the rank's text.
-// Not thread-safe (the Drafter contract): one caller at a time.
+// Not thread-safe (the Drafter contract): one caller at a time, but for
+// end_group (it only hands the loop a message).
 #pragma once
 
 #include <atomic>
@@ -51,6 +53,7 @@ class RemoteDrafter final : public spec::Drafter {
   std::vector<spec::DraftResult> propose_batch(const std::vector<spec::DraftAsk>& asks) override;
   void advance(uint64_t slot, const spec::Verdict& verdict) override;
   void finish(uint64_t slot) override;
+  void end_group(uint64_t group) noexcept override;
   bool drafts_here() const override { return false; }
   // The rank's, as its answers report them.
   int64_t graph_warm_ups() const override { return graph_warm_ups_; }

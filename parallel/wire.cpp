@@ -17,7 +17,7 @@ constexpr uint8_t kMagic[2] = {'S', 'D'};
 constexpr uint8_t kDrafted = 0, kFailed = 1;
 
 enum class Type : uint8_t { kStart = 1, kDraft, kProposal, kVerdict, kFinish, kShutdown, kError, kVerify, kVerdicts,
-                            kUsageRequest, kUsage, kLesson };
+                            kUsageRequest, kUsage, kLesson, kEndGroup };
 
 // A count of events, never negative.
 int64_t get_count(Reader& r, const char* field) {
@@ -85,6 +85,7 @@ struct Encoder {
   }
   void operator()(const UsageRequestMessage&) {}
   void operator()(const LessonMessage& m) { put_lesson(w, m.drafter, m.lesson); }
+  void operator()(const EndGroupMessage& m) { w.put(m.group); }
   void operator()(const UsageMessage& m) {
     w.put_count(m.ranks.size(), "ranks");
     for (const RankUsage& u : m.ranks) {
@@ -99,9 +100,10 @@ struct Encoder {
 // Variant index -> wire type, in the order of the Message variant.
 constexpr Type kTypes[] = {Type::kStart,    Type::kDraft,    Type::kProposal,     Type::kVerdict,
                            Type::kFinish,   Type::kShutdown, Type::kError,        Type::kVerify,
-                           Type::kVerdicts, Type::kUsageRequest, Type::kUsage, Type::kLesson};
-constexpr const char* kNames[] = {"start",  "draft",    "proposal", "verdict", "finish", "shutdown",
-                                  "error",  "verify",   "verdicts", "usage request", "usage", "lesson"};
+                           Type::kVerdicts, Type::kUsageRequest, Type::kUsage, Type::kLesson,
+                           Type::kEndGroup};
+constexpr const char* kNames[] = {"start",  "draft",    "proposal", "verdict",       "finish", "shutdown", "error",
+                                  "verify", "verdicts", "usage request", "usage", "lesson", "end group"};
 static_assert(std::size(kTypes) == std::variant_size_v<Message>);
 // decode names a message kNames[type - 1]: types number the variant from 1.
 constexpr bool types_follow_variant_order() {
@@ -205,6 +207,7 @@ Message decode_body(Type type, Reader& r) {
     }
     case Type::kUsageRequest: return UsageRequestMessage{};
     case Type::kLesson: return get_lesson(r);
+    case Type::kEndGroup: return EndGroupMessage{r.get<uint64_t>("group")};
     case Type::kUsage: {
       UsageMessage m;
       const uint32_t count = r.get<uint32_t>("ranks");
@@ -247,7 +250,7 @@ Message decode(const std::vector<uint8_t>& bytes, int sender) {
                                 << "; run the same seed build on every rank";
   }
   const uint8_t type = r.get<uint8_t>("type");
-  if (type < static_cast<uint8_t>(Type::kStart) || type > static_cast<uint8_t>(Type::kLesson)) {
+  if (type < static_cast<uint8_t>(Type::kStart) || type > static_cast<uint8_t>(Type::kEndGroup)) {
     detail::Raiser() & r.fail() << "unknown message type " << int{type};
   }
   r.set_message(kNames[type - 1]);

@@ -41,6 +41,8 @@
 //   lesson     drafter u8, group u64, context [i32], tokens [i32],
 //              target_top as in verdict: what another draft rank's table of
 //              the group learned from a verdict (spec/drafters/lesson.h)
+//   end group  group u64: no request of the group follows; the rank drops
+//              its tables of the group (spec::Engine::end_group)
 // Proposals carry q exactly (lossless verification needs the very
 // probabilities the draft was drawn from) as they hold it, by support
 // (spec::DraftRow: a draft model's truncated q', STAND's table entries),
@@ -81,8 +83,9 @@ namespace seed::parallel::wire {
 // the draft's confidences in proposals; 8: q rows only by their support;
 // 9: draft and proposal messages for several slots; 10: whether sampled
 // requests draw their drafts (DraftSettings::sample_drafts); 11: the
-// forwards that warmed up a CUDA graph, in verdicts and proposals
-constexpr uint16_t kVersion = 11;
+// forwards that warmed up a CUDA graph, in verdicts and proposals; 12:
+// end group
+constexpr uint16_t kVersion = 12;
 
 struct StartMessage {
   uint64_t slot = 0;
@@ -140,10 +143,13 @@ struct LessonMessage {
   spec::DrafterKind drafter = spec::DrafterKind::kStand;  // whose tables learn it: stand or aded
   spec::Lesson lesson;
 };
+struct EndGroupMessage {
+  uint64_t group = 0;
+};
 
 using Message = std::variant<StartMessage, DraftMessage, ProposalMessage, VerdictMessage, FinishMessage,
                              ShutdownMessage, ErrorMessage, VerifyMessage, VerdictsMessage, UsageRequestMessage,
-                             UsageMessage, LessonMessage>;
+                             UsageMessage, LessonMessage, EndGroupMessage>;
 
 // "start", "draft", ... as in the table above.
 const char* message_name(const Message& message);

@@ -37,6 +37,8 @@ SearchContext::SearchContext(const tasks::Task& task, const tasks::Problem& prob
                              uint64_t seed, spec::StepScorer* scorer)
     : task_(task), problem_(problem), engine_(engine), seed_(mix_key(seed, problem.index)), scorer_(scorer) {}
 
+SearchContext::~SearchContext() { engine_.end_group(seed_); }
+
 tasks::State SearchContext::state(int id) const {
   const Node& n = tree_.node(id);
   if (n.chain) return task_.state_from_text(n.thought.text);

@@ -26,6 +26,11 @@ class SearchContext {
   // `scorer` (borrowed, may be null): the process reward model of a prm-mode task.
   SearchContext(const tasks::Task& task, const tasks::Problem& problem, spec::Engine& engine, uint64_t seed,
                 spec::StepScorer* scorer = nullptr);
+  // The solve is over, however it ended: the engine's drafters drop what
+  // they learned from the problem's requests (Engine::end_group).
+  ~SearchContext();
+  SearchContext(const SearchContext&) = delete;
+  SearchContext& operator=(const SearchContext&) = delete;
 
   SearchTree& tree() { return tree_; }
   const tasks::Task& task() const { return task_; }

@@ -125,6 +125,12 @@ class Drafter {
   virtual void advance(uint64_t slot, const Verdict& verdict) = 0;
   // Stops hosting `slot` and frees its state. Unknown slots are ignored.
   virtual void finish(uint64_t slot) = 0;
+  // No request of `group` (DraftSettings::group) follows: drop what the
+  // drafter keeps for the group (STAND's, ADED's table). Unlike the calls
+  // above, thread-safe, and it never throws: the engine calls it from its
+  // callers' threads beside the drafter's own, and a drafter that cannot
+  // pass it on (a lost draft rank) has nothing left to drop.
+  virtual void end_group(uint64_t /*group*/) noexcept {}
   // Whether its drafts are computed on this process's cores. A proxy for a
   // draft rank's drafter is not: its thread only waits, so its idleness
   // frees no core for the target's forwards.

@@ -125,6 +125,12 @@ class Engine {
   // every call in flight.
   virtual std::vector<Completion> generate(const std::vector<GenRequest>& requests,
                                            const CompletionCallback& on_complete) = 0;
+  // No request of `group` follows (a search calls it when its problem is
+  // solved): drafters drop what they learned for the group, so that a run
+  // over many problems keeps the tables of the problems in flight only. A
+  // request of the group that still comes starts afresh. Thread-safe; call
+  // it after the group's last generate() returned. Never throws.
+  virtual void end_group(uint64_t /*group*/) noexcept {}
   // Whether generate() may be called from several threads at once.
   virtual bool serves_concurrent_calls() const { return false; }
   virtual std::string name() const = 0;

@@ -330,6 +330,11 @@ bool DrafterPool::idle_locked() const {
                      [](const auto& worker) { return !worker->busy && worker->inbox.empty(); });
 }
 
+void DrafterPool::end_group(uint64_t group) noexcept {
+  // workers_ and their drafters are fixed at construction; the drafters' end_group is thread-safe.
+  for (const auto& worker : workers_) worker->drafter->end_group(group);
+}
+
 void DrafterPool::drain() {
   std::unique_lock<std::mutex> lock(mutex_);
   wake_locked();

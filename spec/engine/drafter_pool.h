@@ -96,6 +96,9 @@ class DrafterPool {
   // Waits until every drafter has done the work it holds, then forgets the
   // proposals still queued (they point into the calls' sequences).
   void drain();
+  // Tells every drafter that no request of `group` follows
+  // (Drafter::end_group). Unlike the others, from any thread.
+  void end_group(uint64_t group) noexcept;
   // No drafter holds work now (so none starts any before the next post).
   // Always false unless threaded.
   bool idle();

@@ -97,6 +97,7 @@ class ScheduledEngine : public Engine {
   // The draft shape it runs (k_config; pruned trees with their measured thresholds).
   DraftPlan draft_plan() const override;
   void reset_stats() override;
+  void end_group(uint64_t group) noexcept override { drafters_.end_group(group); }
   void record_schedule() override { queue_.record_schedule(); }
   std::vector<ScheduleEvent> schedule() const override { return queue_.schedule(); }
 

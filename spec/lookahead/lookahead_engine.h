@@ -72,6 +72,11 @@ class LookaheadEngine : public Engine {
   void reset_stats() override;
   // The target engine's: it drafts the tokens of each step.
   DraftPlan draft_plan() const override { return target_->draft_plan(); }
+  // Both engines' drafters drop the group's tables.
+  void end_group(uint64_t group) noexcept override {
+    draft_->end_group(group);
+    target_->end_group(group);
+  }
 
  private:
   // Synchronous: one round for every running request: draft, target,

@@ -276,8 +276,10 @@ TEST_F(DistributedEngineTest, ModelFreeDraftersOnDraftRanksProduceTheSingleProce
 // first's verdicts taught the first rank's table -- as it does in one
 // process, where both drafters share one table -- so its drafted and
 // accepted counts equal the single-process run's; with per-rank tables it
-// starts from an empty table, exactly as the first request did.
-TEST_F(DistributedEngineTest, ModelFreeTablesLearnFromEveryDraftRanksVerdicts) {
+// starts from an empty table, exactly as the first request did. Once the
+// group ends, every rank's table of it is gone: a third request drafts as
+// the first did, on whichever rank.
+TEST_F(DistributedEngineTest, ModelFreeTablesLearnFromEveryDraftRanksVerdictsUntilTheGroupEnds) {
   for (const DraftTables tables : {DraftTables::kShared, DraftTables::kPerRank}) {
     if (!coordinator()) {
       serve_worker_rank(mpi_world(), layout(), *models_);
@@ -309,6 +311,11 @@ TEST_F(DistributedEngineTest, ModelFreeTablesLearnFromEveryDraftRanksVerdicts) {
       EXPECT_EQ(second[0].stats.drafted_tokens, want.drafted_tokens);
       EXPECT_EQ(second[0].stats.accepted_tokens, want.accepted_tokens);
       EXPECT_EQ(second[0].stats.target_forwards, want.target_forwards);
+      engine->end_group(request.group);
+      const std::vector<spec::Completion> third = engine->generate({request});
+      EXPECT_EQ(tokens_of(third), expected);
+      EXPECT_EQ(third[0].stats.drafted_tokens, local_first.drafted_tokens);
+      EXPECT_EQ(third[0].stats.accepted_tokens, local_first.accepted_tokens);
     }
     EXPECT_TRUE(coordinator.lost_ranks().empty());
   }
@@ -436,7 +443,7 @@ TEST_F(DistributedEngineTest, ADraftMessagesSlotsAreDraftedSideBySideAndAFailedS
   if (!coordinator()) {
     FaultyDrafter drafter(draft_model(), kBadStart, kBadDraft);
     serve_draft_requests([&](spec::DrafterKind) -> spec::Drafter& { return drafter; },
-                         [](spec::DrafterKind, const spec::Lesson&) {}, mpi_world().world_rank(), 0);
+                         [](spec::DrafterKind, const spec::Lesson&) {}, [](uint64_t) {}, mpi_world().world_rank(), 0);
     // Slot 2 failed before it was asked: the others went as one batch.
     EXPECT_EQ(drafter.batches, std::vector<size_t>{3});
     return;

@@ -97,7 +97,8 @@ std::vector<Message> one_of_each() {
                           {120, 40, 4096, 1024, 3, 9, 0.25, 0.125, 2}},
           UsageRequestMessage{},
           UsageMessage{{RankUsage{1, 2.5, 10.0, 3.25}, RankUsage{2, 0.5, 9.75, 0.125}}},
-          LessonMessage{spec::DrafterKind::kStand, spec::Lesson{99, {8, 1, 5, 9}, {4, 3, 17}, verdict.target_top}}};
+          LessonMessage{spec::DrafterKind::kStand, spec::Lesson{99, {8, 1, 5, 9}, {4, 3, 17}, verdict.target_top}},
+          EndGroupMessage{0x8000000000000063ull}};
 }
 
 // A lesson whose fields a receiver must refuse once encoded: encode checks
@@ -206,6 +207,8 @@ TEST(Wire, EveryMessageTypeSurvivesARoundTrip) {
         EXPECT_EQ(g.lesson.target_top[i].ids, m->lesson.target_top[i].ids);
         EXPECT_EQ(g.lesson.target_top[i].probs, m->lesson.target_top[i].probs);
       }
+    } else if (auto* m = std::get_if<EndGroupMessage>(&sent)) {
+      EXPECT_EQ(std::get<EndGroupMessage>(got).group, m->group);
     } else if (auto* m = std::get_if<UsageMessage>(&sent)) {
       const auto& g = std::get<UsageMessage>(got);
       ASSERT_EQ(g.ranks.size(), m->ranks.size());

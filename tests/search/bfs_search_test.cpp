@@ -55,6 +55,35 @@ TEST(BfsSearch, ExpandsTheBestStatesOfEachLevelInOneBatchPerStep) {
   EXPECT_EQ(result.usage.requests, 10);
 }
 
+// Every search's solve() ends its problem's group once its last request is
+// done, so that the drafters drop what they learned from it; a solve that
+// fails ends it too.
+TEST(BfsSearch, ASolveEndsItsProblemsGroupAfterItsLastRequestHoweverItEnds) {
+  TempTaskFolder folder(testing::toy_task_json(),
+                        R"({"input": "x", "answer": "a"})" "\n" R"({"input": "y", "answer": "a"})" "\n");
+  const tasks::Task task = tasks::Task::load(folder.path());
+  ScriptedEngine engine({
+      {"gen\n", {"a\n"}}, {"val\na\n", {"v=3"}}, {"ans\na\n", {"a"}},
+  });
+  const std::unique_ptr<Search> bfs = make_search(bfs_config(1, 1, 1));
+  bfs->solve(task, task.problems()[0], engine);
+  ASSERT_EQ(engine.batches().size(), 3u);
+  const uint64_t group = engine.batches()[0][0].group;
+  for (const auto& batch : engine.batches()) {
+    for (const spec::GenRequest& r : batch) EXPECT_EQ(r.group, group);
+  }
+  EXPECT_EQ(engine.ended(), (std::vector<ScriptedEngine::Ended>{{group, 3}}));
+
+  ScriptedEngine failing({
+      {"gen\n", {"a\n"}}, {"ans\na\n", {"a"}},  // no value for "a": the solve throws
+  });
+  EXPECT_THROW(bfs->solve(task, task.problems()[1], failing), Error);
+  ASSERT_EQ(failing.batches().size(), 2u);
+  const uint64_t other = failing.batches()[0][0].group;
+  EXPECT_NE(other, group);
+  EXPECT_EQ(failing.ended(), (std::vector<ScriptedEngine::Ended>{{other, 2}}));
+}
+
 TEST(BfsSearch, KeepsAFinalStateWithoutExpandingItAndDropsDuplicateThoughts) {
   TempTaskFolder folder(testing::toy_task_json(), R"({"input": "x", "answer": "z!"})" "\n");
   const tasks::Task task = tasks::Task::load(folder.path());

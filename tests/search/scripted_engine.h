@@ -5,7 +5,8 @@
 // with a prompt gets completions[k % size]. A prompt missing from the table
 // is a test bug, reported as seed::Error kNotFound naming the prompt. Every
 // batch is recorded, so tests can assert what was asked, in which order and
-// how it was batched. Token counts are one per character of the completion.
+// how it was batched, and every group ended (Engine::end_group). Token
+// counts are one per character of the completion.
 #pragma once
 
 #include <cstdint>
@@ -58,11 +59,19 @@ class ScriptedEngine : public spec::Engine {
     }
     return out;
   }
+  void end_group(uint64_t group) noexcept override { ended_.push_back({group, batches_.size()}); }
   std::string name() const override { return "scripted"; }
   spec::EngineStats stats() const override { return stats_; }
   void reset_stats() override { stats_ = {}; }
 
   const std::vector<std::vector<spec::GenRequest>>& batches() const { return batches_; }
+  // A group ended, after how many batches.
+  struct Ended {
+    uint64_t group;
+    size_t after_batches;
+    bool operator==(const Ended& o) const { return group == o.group && after_batches == o.after_batches; }
+  };
+  const std::vector<Ended>& ended() const { return ended_; }
   // The prompts of batch `b`, in order.
   std::vector<std::string> prompts(size_t b) const {
     std::vector<std::string> out;
@@ -74,6 +83,7 @@ class ScriptedEngine : public spec::Engine {
   std::map<std::string, std::vector<std::string>> script_;
   std::map<std::string, size_t> used_;
   std::vector<std::vector<spec::GenRequest>> batches_;
+  std::vector<Ended> ended_;
   spec::EngineStats stats_;
 };
 

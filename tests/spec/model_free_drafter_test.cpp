@@ -125,6 +125,33 @@ TEST_F(ModelFreeDrafterTest, StandTablesAreSharedWithinAGroupOnly) {
   EXPECT_EQ(apart[1].stats.target_forwards, apart[0].stats.target_forwards);
 }
 
+// A group's table lives until the group ends: the same request again
+// drafts what the first taught the table, and after Engine::end_group it
+// drafts from an empty table, exactly as the first did. Other groups keep
+// theirs. For every engine that drafts, and both drafters with tables.
+TEST_F(ModelFreeDrafterTest, AnEndedGroupsTablesAreDroppedAndOthersKept) {
+  for (const std::string drafter : {"stand", "aded"}) {
+    for (const std::string name : {"sd", "seed", "seed-batch"}) {
+      SCOPED_TRACE(drafter + " " + name);
+      const GenRequest first = requests(0.0f)[3];
+      GenRequest other = first;
+      other.group = 2;
+      auto e = engine(name, drafter);
+      const RequestStats fresh = e->generate({first})[0].stats;
+      e->generate({other});
+      const RequestStats taught = e->generate({first})[0].stats;
+      ASSERT_GT(taught.accepted_tokens, fresh.accepted_tokens) << "the table of group 1 learned from the first";
+      e->end_group(first.group);
+      e->end_group(77);  // a group never seen: nothing to drop
+      const RequestStats again = e->generate({first})[0].stats;
+      EXPECT_EQ(again.drafted_tokens, fresh.drafted_tokens);
+      EXPECT_EQ(again.accepted_tokens, fresh.accepted_tokens);
+      EXPECT_EQ(again.target_forwards, fresh.target_forwards);
+      EXPECT_GT(e->generate({other})[0].stats.accepted_tokens, fresh.accepted_tokens) << "group 2 kept its table";
+    }
+  }
+}
+
 // The first two sampled tokens against p(x1) p(x2 | x1) from the target's
 // logits, over many requests of one group: STAND's tables fill from the
 // first requests, so later ones draft (without replacement) from them;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "spec/drafters/stand/ngram_store.h"
 
 namespace seed::spec {
@@ -73,6 +75,26 @@ TEST(NgramTableTest, TheStoreSharesOneTablePerGroup) {
   NgramStore store;
   EXPECT_EQ(store.table(3), store.table(3));
   EXPECT_NE(store.table(3), store.table(4));
+}
+
+TEST(NgramTableTest, ADroppedGroupsTableIsFreedOnceItsLastSlotLetsGo) {
+  NgramStore store;
+  const std::weak_ptr<NgramTable> alone = store.table(3);
+  std::shared_ptr<NgramTable> held = store.table(4);  // as a slot still drafting holds it
+  const std::weak_ptr<NgramTable> kept = store.table(5);
+  held->add({1, 2}, 2, dist({7}, {1.0f}));
+  store.drop(3);
+  store.drop(4);
+  store.drop(6);  // never made: nothing to drop
+  EXPECT_TRUE(alone.expired());
+  EXPECT_FALSE(kept.expired());
+  NgramTable::Entry e;
+  EXPECT_TRUE(held->lookup({1, 2}, &e));
+  EXPECT_NE(store.table(4), held);  // the group starts afresh
+  EXPECT_FALSE(store.table(4)->lookup({1, 2}, &e));
+  const std::weak_ptr<NgramTable> last = held;
+  held.reset();
+  EXPECT_TRUE(last.expired());
 }
 
 }  // namespace

@@ -48,6 +48,7 @@ class AdedDrafter : public SlotDrafter<AdedSlot> {
   // Adds the verdict's tokens to the slot's context and adapts the group's
   // table to the context's last tokens.
   void advance(uint64_t slot, const Verdict& verdict) override;
+  void end_group(uint64_t group) noexcept override { store_->drop(group); }
 
  private:
   std::shared_ptr<TrigramStore> store_;

@@ -54,6 +54,7 @@ class StandDrafter : public SlotDrafter<StandSlot> {
   // Adds the target's distributions at the verdict's tokens to the group's
   // table, then the tokens to the slot's context.
   void advance(uint64_t slot, const Verdict& verdict) override;
+  void end_group(uint64_t group) noexcept override { store_->drop(group); }
 
   // Constructed with a tree: per node of it, how many verdicts accepted
   // the draft token placed there (what STAND's tree optimisation keeps the
