@@ -219,13 +219,15 @@ void run_repeat(const SpecBenchOptions& o, RowRun& run, int r) {
   // rebuilds ATen's pools, and on a 2-core VM the repeat after it ran
   // about a fifth slower.
   if (omp_get_max_threads() != run.threads) omp_set_num_threads(run.threads);
-  const Workload w = make_workload(o, run.row.n, run.row.temperature, r, static_cast<uint64_t>(r) + 1);
+  const uint64_t group = static_cast<uint64_t>(r) + 1;
+  const Workload w = make_workload(o, run.row.n, run.row.temperature, r, group);
   const RanksSample ranks_before = o.sample_ranks ? o.sample_ranks() : RanksSample{};
   spec::Engine& engine = *run.engine;
   engine.reset_stats();
   engine.generate(w.thoughts);
   const spec::EngineStats after_thoughts = engine.stats();
   if (!w.evaluations.empty()) engine.generate(w.evaluations);
+  engine.end_group(group);
   const spec::EngineStats s = engine.stats();
   if (o.sample_ranks) add_ranks_between(ranks_before, o.sample_ranks(), run.ranks);
   run.all.push_back(s.tokens_per_s());

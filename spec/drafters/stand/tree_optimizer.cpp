@@ -48,6 +48,7 @@ TreeCounts count_accepted_nodes(const TreeOptimizeOptions& o) {
       batch.push_back(r);
     }
     engine->generate(batch);
+    engine->end_group(p + 1);
   }
   result.counts = counter.accepted_per_node();
   result.tau = engine->stats().tau();
