@@ -34,17 +34,15 @@ std::vector<at::Tensor> matrices_held(const models::LlamaWeights& w) {
   return held;
 }
 
-// Seconds of one pass over `held`. On CPU a xor of 64-bit words split over
-// the intra-op threads (the bytes' values do not matter, and integer ops
-// take no floating-point assists), each thread's share read as kStreams
-// interleaved streams, as the matrix kernels read several panels at once:
-// one sequential stream a core leaves bandwidth unread (on a 2-core Zen 3,
-// 29-31 GB/s against 32-44 for eight streams, where a decode step read 40,
-// so that decode came out at 1.25 of its "bound"). On a GPU their sums,
-// queued back to back.
-double weights_pass_seconds(const std::vector<at::Tensor>& held) {
-  constexpr int64_t kStreams = 8;
-  constexpr int64_t kRun = 8;  // words a stream reads per step
+// Seconds of one pass over `held`, each thread's share read as kStreams
+// interleaved streams, as the matrix kernels read several panels at once.
+// On CPU a xor of 64-bit words split over the intra-op threads (the bytes'
+// values do not matter, and integer ops take no floating-point assists),
+// into one 64-byte line of accumulators that the compiler keeps in vector
+// registers. On a GPU their sums, queued back to back.
+template <int64_t kStreams>
+double pass_seconds(const std::vector<at::Tensor>& held) {
+  constexpr int64_t kLine = 8;  // words a stream reads per step
   std::atomic<uint64_t> sink{0};
   const auto start = std::chrono::steady_clock::now();
   at::Tensor last;
@@ -55,21 +53,31 @@ double weights_pass_seconds(const std::vector<at::Tensor>& held) {
     }
     const auto* words = static_cast<const uint64_t*>(t.data_ptr());
     at::parallel_for(0, t.nbytes() / sizeof(uint64_t), 1 << 16, [&](int64_t begin, int64_t end) {
-      const int64_t stream_words = (end - begin) / (kStreams * kRun) * kRun;
-      uint64_t acc[kStreams] = {};
-      for (int64_t i = 0; i < stream_words; i += kRun) {
+      const int64_t stream_words = (end - begin) / (kStreams * kLine) * kLine;
+      uint64_t line[kLine] = {};
+      for (int64_t i = 0; i < stream_words; i += kLine) {
         for (int64_t s = 0; s < kStreams; ++s) {
-          for (int64_t j = 0; j < kRun; ++j) acc[s] ^= words[begin + s * stream_words + i + j];
+          for (int64_t j = 0; j < kLine; ++j) line[j] ^= words[begin + s * stream_words + i + j];
         }
       }
       uint64_t all = 0;
       for (int64_t i = begin + kStreams * stream_words; i < end; ++i) all ^= words[i];
-      for (const uint64_t a : acc) all ^= a;
+      for (const uint64_t word : line) all ^= word;
       sink.fetch_xor(all, std::memory_order_relaxed);
     });
   }
   if (last.defined()) wait_for(last);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Seconds of the fastest of three passes over `held`: one, four and eight
+// streams a thread. Which pattern reads fastest depends on the CPU (eight
+// on a Zen 3, one or four on a Zen 5, where a lone thread's eight read at
+// half speed), and a bound set by a pattern the CPU reads slowly put
+// decode above it.
+double weights_pass_seconds(const std::vector<at::Tensor>& held) {
+  if (!held.empty() && !held.front().is_cpu()) return pass_seconds<1>(held);
+  return std::min({pass_seconds<1>(held), pass_seconds<4>(held), pass_seconds<8>(held)});
 }
 
 // Appends `tokens` to `seq` a chunk at a time, as a long prompt is
@@ -161,7 +169,7 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   };
   const std::vector<at::Tensor> weights = matrices_held(model.weights());
   for (size_t c = 0; c < n_contexts; ++c) decode_seconds(c);  // warm-up
-  // Each repeat: a pass over the weights, then decode at every context in
+  // Each repeat: passes over the weights, then decode at every context in
   // turn.
   std::vector<double> pass_s;
   std::vector<std::vector<double>> decode_s(n_contexts), bound_fraction(n_contexts), relative(n_contexts);

@@ -6,7 +6,7 @@
 // much verification width is free), at each given number of tokens already
 // in the cache; and what the model and its cache hold in memory. Times are
 // medians over repeats. Decode at several contexts is timed in turns within
-// each repeat, beside a pass over the weights, and a context's k-token
+// each repeat, beside passes over the weights, and a context's k-token
 // forwards in turns too, so that a drift in the machine's bandwidth moves
 // every figure that is compared alike and their ratios stay comparable.
 #pragma once
@@ -63,8 +63,9 @@ struct ForwardBenchResult {
   std::string kernel;        // the CPU matrix kernel ("avx512", "avx2", "portable"); "" off CPU
   std::string weights_dtype; // of the projection matrices
   std::string x_dtype;       // what the kernel multiplies them with: "float32", or "bfloat16" (panel_gemm_rounds_x)
-  // bytes/s of one pass over the matrices as the model holds them: the bytes
-  // a decode step reads, where they are (no buffer of their size beside them)
+  // bytes/s of the fastest read of the matrices as the model holds them (the
+  // bytes a decode step reads, where they are: no buffer of their size
+  // beside them), over three read patterns (weights_pass_seconds)
   double read_bandwidth = 0;
   double prefill_tokens_per_s = 0;
   std::vector<ContextFigures> contexts;  // as ForwardBenchOptions::context_tokens

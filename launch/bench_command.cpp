@@ -44,7 +44,8 @@ void print_forward_report(const BenchForwardOptions& options, const bench::Forwa
             << fmt::format("runtime   {}\n", startup_settings())
             << fmt::format("kernel    {}, {} weights x {} rows\n", r.kernel.empty() ? "libtorch" : r.kernel,
                            r.weights_dtype, r.x_dtype)
-            << fmt::format("bandwidth read {:.1f} GB/s  (one pass over the weights as held)\n", r.read_bandwidth / 1e9)
+            << fmt::format("bandwidth read {:.1f} GB/s  (the fastest of three read patterns over the weights as held)\n",
+                           r.read_bandwidth / 1e9)
             << fmt::format("memory    {:.1f} MB resident at peak, {:.2f}x the weights\n", r.resident_bytes / 1e6,
                            static_cast<double>(r.resident_bytes) / r.weight_bytes)
             << "decode    at batch 1; bound: (weights + KV) / read bandwidth, each repeat against its own pass\n"
