@@ -63,10 +63,13 @@ struct ForwardBenchResult {
   std::string kernel;        // the CPU matrix kernel ("avx512", "avx2", "portable"); "" off CPU
   std::string weights_dtype; // of the projection matrices
   std::string x_dtype;       // what the kernel multiplies them with: "float32", or "bfloat16" (panel_gemm_rounds_x)
-  // bytes/s of the fastest read of the matrices as the model holds them (the
-  // bytes a decode step reads, where they are: no buffer of their size
-  // beside them), over three read patterns (weights_pass_seconds)
+  // bytes/s of a read of the matrices as the model holds them (the bytes a
+  // decode step reads, where they are: no buffer of their size beside
+  // them); on CPU the fastest of three read patterns (weights_pass_seconds)
   double read_bandwidth = 0;
+  // streams a thread -> bytes/s of that pattern's passes (medians); on a GPU
+  // the one pass of sums, under 1
+  std::map<int64_t, double> read_bandwidth_by_streams;
   double prefill_tokens_per_s = 0;
   std::vector<ContextFigures> contexts;  // as ForwardBenchOptions::context_tokens
   // One decode step's LM head (one row) and the host-side sampling of its
