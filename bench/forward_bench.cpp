@@ -36,14 +36,17 @@ std::vector<at::Tensor> matrices_held(const models::LlamaWeights& w) {
 }
 
 // Seconds of one pass over `held`, each thread's share read as kStreams
-// interleaved streams, as the matrix kernels read several panels at once.
-// On CPU a xor of 64-bit words split over the intra-op threads (the bytes'
-// values do not matter, and integer ops take no floating-point assists),
-// into one 64-byte line of accumulators that the compiler keeps in vector
-// registers. On a GPU their sums, queued back to back.
-template <int64_t kStreams>
+// interleaved streams, as the matrix kernels read several panels at once,
+// and with kPrefetch each stream's lines asked for kPanelPrefetchBytes
+// ahead, as the kernels ask for theirs. On CPU a xor of 64-bit words split
+// over the intra-op threads (the bytes' values do not matter, and integer
+// ops take no floating-point assists), into one 64-byte line of
+// accumulators that the compiler keeps in vector registers. On a GPU their
+// sums, queued back to back.
+template <int64_t kStreams, bool kPrefetch>
 double pass_seconds(const std::vector<at::Tensor>& held) {
   constexpr int64_t kLine = 8;  // words a stream reads per step
+  constexpr int64_t kAhead = models::kPanelPrefetchBytes / sizeof(uint64_t);
   std::atomic<uint64_t> sink{0};
   const auto start = std::chrono::steady_clock::now();
   at::Tensor last;
@@ -58,7 +61,9 @@ double pass_seconds(const std::vector<at::Tensor>& held) {
       uint64_t line[kLine] = {};
       for (int64_t i = 0; i < stream_words; i += kLine) {
         for (int64_t s = 0; s < kStreams; ++s) {
-          for (int64_t j = 0; j < kLine; ++j) line[j] ^= words[begin + s * stream_words + i + j];
+          const uint64_t* step = words + begin + s * stream_words + i;
+          if constexpr (kPrefetch) __builtin_prefetch(step + kAhead);
+          for (int64_t j = 0; j < kLine; ++j) line[j] ^= step[j];
         }
       }
       uint64_t all = 0;
@@ -71,14 +76,20 @@ double pass_seconds(const std::vector<at::Tensor>& held) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Seconds of a pass over `held` by each read pattern: on CPU one, four and
-// eight streams a thread, since which reads fastest depends on the CPU (a
-// lone Zen 5 thread reads eight at half the speed of one or four) and a
-// bound set by a pattern the CPU reads slowly put decode above it; on a GPU
-// one pass of sums.
-std::map<int64_t, double> weights_pass_seconds(const std::vector<at::Tensor>& held) {
-  if (!held.empty() && !held.front().is_cpu()) return {{1, pass_seconds<1>(held)}};
-  return {{1, pass_seconds<1>(held)}, {4, pass_seconds<4>(held)}, {8, pass_seconds<8>(held)}};
+// Seconds of a pass over `held` by each read pattern, by name: on CPU one,
+// four and eight streams a thread, each without and with prefetching, since
+// which reads fastest depends on the CPU (a lone Zen 5 thread reads eight
+// streams at half the speed of one or four; a Xeon reads one faster
+// prefetched) and a bound set by a pattern the CPU reads slowly put decode
+// above it; on a GPU one pass of sums.
+std::vector<std::pair<std::string, double>> weights_pass_seconds(const std::vector<at::Tensor>& held) {
+  if (!held.empty() && !held.front().is_cpu()) return {{"sums", pass_seconds<1, false>(held)}};
+  return {{"1", pass_seconds<1, false>(held)},
+          {"4", pass_seconds<4, false>(held)},
+          {"8", pass_seconds<8, false>(held)},
+          {"1 prefetched", pass_seconds<1, true>(held)},
+          {"4 prefetched", pass_seconds<4, true>(held)},
+          {"8 prefetched", pass_seconds<8, true>(held)}};
 }
 
 // Appends `tokens` to `seq` a chunk at a time, as a long prompt is
@@ -114,17 +125,15 @@ nlohmann::json ContextFigures::to_json() const {
 }
 
 nlohmann::json ForwardBenchResult::to_json() const {
-  nlohmann::json by_streams = nlohmann::json::object();
-  for (const auto& [streams, bandwidth] : read_bandwidth_by_streams) {
-    by_streams[std::to_string(streams)] = bandwidth / 1e9;
-  }
+  nlohmann::json by_pattern = nlohmann::json::object();
+  for (const auto& [pattern, bandwidth] : read_bandwidth_by_pattern) by_pattern[pattern] = bandwidth / 1e9;
   nlohmann::json figures = {{"params", params},
                             {"weight_bytes", weight_bytes},
                             {"kernel", kernel},
                             {"weights_dtype", weights_dtype},
                             {"x_dtype", x_dtype},
                             {"read_bandwidth_gb_s", read_bandwidth / 1e9},
-                            {"read_bandwidth_gb_s_by_streams", by_streams},
+                            {"read_bandwidth_gb_s_by_pattern", by_pattern},
                             {"prefill_tokens_per_s", prefill_tokens_per_s},
                             {"lm_head_ms", lm_head_seconds * 1e3},
                             {"sampling_ms", sampling_seconds * 1e3},
@@ -178,13 +187,16 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
   // Each repeat: passes over the weights, then decode at every context in
   // turn.
   std::vector<double> pass_s;  // the fastest pattern's, per repeat
-  std::map<int64_t, std::vector<double>> pattern_s;
+  std::vector<std::pair<std::string, std::vector<double>>> pattern_s;  // in weights_pass_seconds' order
   std::vector<std::vector<double>> decode_s(n_contexts), bound_fraction(n_contexts), relative(n_contexts);
   for (int r = 0; r < options.repeats; ++r) {
     double fastest = std::numeric_limits<double>::infinity();
-    for (const auto& [streams, seconds] : weights_pass_seconds(weights)) {
-      pattern_s[streams].push_back(seconds);
-      fastest = std::min(fastest, seconds);
+    const auto passes = weights_pass_seconds(weights);
+    pattern_s.resize(passes.size());
+    for (size_t p = 0; p < passes.size(); ++p) {
+      pattern_s[p].first = passes[p].first;
+      pattern_s[p].second.push_back(passes[p].second);
+      fastest = std::min(fastest, passes[p].second);
     }
     pass_s.push_back(fastest);
     const double bandwidth = result.weight_bytes / pass_s.back();
@@ -196,8 +208,8 @@ ForwardBenchResult run_forward_bench(models::CausalLM& model, const ForwardBench
     }
   }
   result.read_bandwidth = result.weight_bytes / median(pass_s);
-  for (const auto& [streams, seconds] : pattern_s) {
-    result.read_bandwidth_by_streams[streams] = result.weight_bytes / median(seconds);
+  for (const auto& [pattern, seconds] : pattern_s) {
+    result.read_bandwidth_by_pattern.emplace_back(pattern, result.weight_bytes / median(seconds));
   }
   for (size_t c = 0; c < n_contexts; ++c) {
     ContextFigures& figures = result.contexts[c];

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/causal_lm.h"
@@ -65,11 +66,12 @@ struct ForwardBenchResult {
   std::string x_dtype;       // what the kernel multiplies them with: "float32", or "bfloat16" (panel_gemm_rounds_x)
   // bytes/s of a read of the matrices as the model holds them (the bytes a
   // decode step reads, where they are: no buffer of their size beside
-  // them); on CPU the fastest of three read patterns (weights_pass_seconds)
+  // them); on CPU the fastest of six read patterns (weights_pass_seconds)
   double read_bandwidth = 0;
-  // streams a thread -> bytes/s of that pattern's passes (medians); on a GPU
-  // the one pass of sums, under 1
-  std::map<int64_t, double> read_bandwidth_by_streams;
+  // Each read pattern's bytes/s (medians over its passes), by name: streams
+  // a thread, "prefetched" where each stream asks for its lines ahead; on a
+  // GPU the one pass of sums, "sums"
+  std::vector<std::pair<std::string, double>> read_bandwidth_by_pattern;
   double prefill_tokens_per_s = 0;
   std::vector<ContextFigures> contexts;  // as ForwardBenchOptions::context_tokens
   // One decode step's LM head (one row) and the host-side sampling of its

@@ -40,14 +40,12 @@ struct BenchForwardOptions {
 // How the read bandwidth was taken: on CPU the fastest of the read
 // patterns, each listed; on a GPU one pass of sums.
 std::string read_patterns(const bench::ForwardBenchResult& r) {
-  if (r.read_bandwidth_by_streams.size() < 2) return "a pass over the weights as held";
-  std::vector<std::string> streams, bandwidths;
-  for (const auto& [n, bandwidth] : r.read_bandwidth_by_streams) {
-    streams.push_back(std::to_string(n));
-    bandwidths.push_back(fmt::format("{:.1f}", bandwidth / 1e9));
+  if (r.read_bandwidth_by_pattern.size() < 2) return "a pass over the weights as held";
+  std::vector<std::string> rates;
+  for (const auto& [pattern, bandwidth] : r.read_bandwidth_by_pattern) {
+    rates.push_back(fmt::format("{} {:.1f}", pattern, bandwidth / 1e9));
   }
-  return fmt::format("the fastest over the weights as held of {} streams a thread: {} GB/s", fmt::join(streams, ", "),
-                     fmt::join(bandwidths, ", "));
+  return fmt::format("the fastest over the weights as held, by streams a thread: {} GB/s", fmt::join(rates, ", "));
 }
 
 void print_forward_report(const BenchForwardOptions& options, const bench::ForwardBenchResult& r) {

@@ -54,6 +54,7 @@ SEED_AVX2 inline void swap_halves(__m256 (&v)[kVectors]) {
 // acc[r][v] += x[r][k] * W[k][v] for one k.
 template <int64_t rows, typename W>
 SEED_AVX2 inline void step(const float* x, int64_t K, int64_t k, const W* panel, __m256 (&acc)[rows][kVectors]) {
+  prefetch_ahead<kWidth * sizeof(W)>(panel + k * kWidth);
   __m256 w[kVectors];
   load_row(panel + k * kWidth, w);
 #pragma GCC unroll 6

@@ -72,6 +72,7 @@ SEED_AVX512 void tile(const float* x, int64_t K, const W* panel, const float* bi
   __m512 acc[rows][kVectors];
   start_tile(acc, bias, mask);
   for (int64_t k = 0; k < K; ++k) {
+    prefetch_ahead<kWidth * sizeof(W)>(panel + k * kWidth);
     __m512 w[kVectors];
 #pragma GCC unroll 4
     for (int64_t v = 0; v < kVectors; ++v) w[v] = load16(panel + k * kWidth + v * kLanes);
@@ -124,6 +125,7 @@ SEED_AVX512_BF16 void tile_bf16(const uint32_t* x_pairs, int64_t k_pairs, const 
   __m512 acc[rows][kVectors];
   start_tile(acc, bias, mask);
   for (int64_t p = 0; p < k_pairs; ++p) {
+    prefetch_ahead<kWidth * 2 * sizeof(Bf16Bits)>(panel + p * kWidth * 2);
     __m512i w[kVectors];  // 16 columns' (w[2p][c], w[2p + 1][c]) each
 #pragma GCC unroll 4
     for (int64_t v = 0; v < kVectors; ++v) w[v] = _mm512_loadu_si512(panel + (p * kWidth + v * kLanes) * 2);

@@ -20,6 +20,14 @@ struct F16Bits {
   uint16_t bits;
 };
 
+// Asks for the `bytes` of a panel's stream (whole cache lines) that sit
+// kPanelPrefetchBytes after `step`, the start of what a step reads now.
+template <int64_t bytes>
+inline void prefetch_ahead(const void* step) {
+  const char* ahead = static_cast<const char*>(step) + kPanelPrefetchBytes;
+  for (int64_t line = 0; line < bytes; line += 64) __builtin_prefetch(ahead + line);
+}
+
 // Calls fn(W{}) with W the element type of `dtype`: each kernel file's
 // run<W> is instantiated for the three dtypes.
 template <typename Fn>
