@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   std::string cpu_kernel = "auto", weights_dtype = "auto";
   bool eager = false;
-  app.add_option("--cpu-kernel", cpu_kernel, "CPU matrix kernel: auto | amx | avx512 | avx2 | portable")
+  app.add_option("--cpu-kernel", cpu_kernel, "CPU matrix kernel: auto | amx | avx512-bf16 | avx512 | avx2 | portable")
       ->capture_default_str();
   app.add_option("--weights-dtype", weights_dtype,
                  "Weights in memory as float32 | bfloat16 | float16 (auto: as the model file stores them, but a float32 "

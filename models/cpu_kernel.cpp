@@ -31,6 +31,21 @@ bool amx_usable() {
   return usable;
 }
 
+// Whether vdpbf16ps (two products a lane) outruns float32 FMAs (one), and
+// so verification and prefill, bound by multiply-adds once the weights sit
+// in cache. On AMD's cores it does: a Zen 5 core multiplied 16 rows at 157 G
+// multiply-adds a second, above what its FMAs can issue. On Intel's cores
+// it does half the multiply-adds of the FMAs: a Xeon without AMX
+// multiplied 16 rows by a 1B model's weights with FMAs in three quarters
+// of the time (docs/performance.md).
+bool bf16_products_outrun_fmas() {
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amd");
+}
+
+constexpr CpuKernel kAllKernels[] = {CpuKernel::kAmx, CpuKernel::kAvx512Bf16, CpuKernel::kAvx512, CpuKernel::kAvx2,
+                                     CpuKernel::kPortable};
+
 }  // namespace
 
 bool cpu_kernel_supported(CpuKernel kernel) {
@@ -38,6 +53,8 @@ bool cpu_kernel_supported(CpuKernel kernel) {
   switch (kernel) {
     case CpuKernel::kAmx:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16") && amx_usable();
+    case CpuKernel::kAvx512Bf16:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
     case CpuKernel::kAvx512:
       return __builtin_cpu_supports("avx512f");
     case CpuKernel::kAvx2:
@@ -49,7 +66,8 @@ bool cpu_kernel_supported(CpuKernel kernel) {
 }
 
 CpuKernel best_cpu_kernel() {
-  for (CpuKernel kernel : {CpuKernel::kAmx, CpuKernel::kAvx512, CpuKernel::kAvx2}) {
+  for (CpuKernel kernel : kAllKernels) {
+    if (kernel == CpuKernel::kAvx512Bf16 && !bf16_products_outrun_fmas()) continue;
     if (cpu_kernel_supported(kernel)) return kernel;
   }
   return CpuKernel::kPortable;
@@ -59,6 +77,8 @@ const char* cpu_kernel_name(CpuKernel kernel) {
   switch (kernel) {
     case CpuKernel::kAmx:
       return "amx";
+    case CpuKernel::kAvx512Bf16:
+      return "avx512-bf16";
     case CpuKernel::kAvx512:
       return "avx512";
     case CpuKernel::kAvx2:
@@ -70,14 +90,14 @@ const char* cpu_kernel_name(CpuKernel kernel) {
 }
 
 CpuKernel parse_cpu_kernel(const std::string& name, const std::string& what) {
-  for (CpuKernel kernel : {CpuKernel::kAmx, CpuKernel::kAvx512, CpuKernel::kAvx2, CpuKernel::kPortable}) {
+  for (CpuKernel kernel : kAllKernels) {
     if (name != cpu_kernel_name(kernel)) continue;
     SEED_CHECK(cpu_kernel_supported(kernel), kInvalidArgument)
         << what << ": this CPU cannot run the " << name << " kernel; use " << cpu_kernel_name(best_cpu_kernel())
         << " or a narrower one";
     return kernel;
   }
-  SEED_FAIL(kInvalidArgument) << what << ": unknown kernel '" << name << "'; use amx, avx512, avx2 or portable";
+  SEED_FAIL(kInvalidArgument) << what << ": unknown kernel '" << name << "'; use amx, avx512-bf16, avx512, avx2 or portable";
 }
 
 const char* weight_dtype_name(WeightDtype dtype) {

@@ -370,6 +370,7 @@ void paged_attention(CpuKernel kernel, const PagedAttentionArgs& args) {
   at::parallel_for(0, items, grain, [&](int64_t begin, int64_t end) {
     switch (kernel) {
       case CpuKernel::kAmx:
+      case CpuKernel::kAvx512Bf16:
       case CpuKernel::kAvx512: return attention_avx512(args, groups, range, begin, end);
       case CpuKernel::kAvx2: return attention_avx2(args, groups, range, begin, end);
       case CpuKernel::kPortable: return attention_portable(args, groups, range, begin, end);
@@ -389,6 +390,7 @@ void store_kv_row(KvDtype dtype, const float* row, int64_t n, void* out) {
 void silu_mul(CpuKernel kernel, float* gate, const float* up, int64_t n) {
   switch (kernel) {
     case CpuKernel::kAmx:
+    case CpuKernel::kAvx512Bf16:
     case CpuKernel::kAvx512: return silu_mul_avx512(gate, up, n);
     case CpuKernel::kAvx2: return silu_mul_avx2(gate, up, n);
     case CpuKernel::kPortable: return silu_mul_portable(gate, up, n);

@@ -12,6 +12,8 @@ void panel_gemm(CpuKernel kernel, const PanelGemmArgs& args) {
   switch (kernel) {
     case CpuKernel::kAmx:
       return args.dtype == WeightDtype::kBFloat16 ? panel_gemm_amx(args) : panel_gemm_avx512(args);
+    case CpuKernel::kAvx512Bf16:
+      return args.dtype == WeightDtype::kBFloat16 ? panel_gemm_avx512_bf16_products(args) : panel_gemm_avx512(args);
     case CpuKernel::kAvx512:
       return panel_gemm_avx512(args);
     case CpuKernel::kAvx2:
@@ -22,15 +24,7 @@ void panel_gemm(CpuKernel kernel, const PanelGemmArgs& args) {
 }
 
 bool panel_gemm_rounds_x(CpuKernel kernel, WeightDtype dtype) {
-  if (dtype != WeightDtype::kBFloat16) return false;
-  return kernel == CpuKernel::kAmx || (kernel == CpuKernel::kAvx512 && avx512_bf16_products());
-}
-
-int64_t panel_rows(CpuKernel kernel, WeightDtype dtype, int64_t K) {
-  if (kernel == CpuKernel::kAmx && dtype == WeightDtype::kBFloat16) {
-    return (K + kAmxTileDepth - 1) / kAmxTileDepth * kAmxTileDepth;
-  }
-  return panel_gemm_rounds_x(kernel, dtype) ? K + K % 2 : K;
+  return dtype == WeightDtype::kBFloat16 && (kernel == CpuKernel::kAmx || kernel == CpuKernel::kAvx512Bf16);
 }
 
 namespace {
@@ -45,8 +39,18 @@ enum class PanelLayout {
 };
 
 PanelLayout panel_layout(CpuKernel kernel, WeightDtype dtype) {
-  if (kernel == CpuKernel::kAmx && dtype == WeightDtype::kBFloat16) return PanelLayout::kTiles;
-  return panel_gemm_rounds_x(kernel, dtype) ? PanelLayout::kPairs : PanelLayout::kRows;
+  if (dtype != WeightDtype::kBFloat16) return PanelLayout::kRows;
+  switch (kernel) {
+    case CpuKernel::kAmx:
+      return PanelLayout::kTiles;
+    case CpuKernel::kAvx512Bf16:
+    case CpuKernel::kAvx512:
+      return PanelLayout::kPairs;
+    case CpuKernel::kAvx2:
+    case CpuKernel::kPortable:
+      return PanelLayout::kRows;
+  }
+  return PanelLayout::kRows;
 }
 
 // Where element (n, k) of W sits in its panel (panel n / width), c = n % width.
@@ -103,6 +107,18 @@ void unpack_typed(const T* panels, int64_t K, int64_t panel_rows, int64_t width,
 }
 
 }  // namespace
+
+int64_t panel_rows(CpuKernel kernel, WeightDtype dtype, int64_t K) {
+  switch (panel_layout(kernel, dtype)) {
+    case PanelLayout::kTiles:
+      return (K + kAmxTileDepth - 1) / kAmxTileDepth * kAmxTileDepth;
+    case PanelLayout::kPairs:
+      return K + K % 2;
+    case PanelLayout::kRows:
+      return K;
+  }
+  return K;
+}
 
 void pack_panels(CpuKernel kernel, WeightDtype dtype, const void* weight, int64_t N, int64_t K, void* panels) {
   const int64_t width = panel_width(kernel), rows = panel_rows(kernel, dtype, K);

@@ -13,9 +13,10 @@
 // stays in L2 while every tile of rows of x is multiplied into it (the tile's
 // accumulators in registers, one broadcast of x per row and one load of W per
 // vector, no horizontal sums). Half-size weights are widened to float32 in
-// registers. On CPUs with AMX, bfloat16 weights are multiplied on its tiles
-// instead (panel_gemm_amx.cpp), 16 rows at a time, so verifying 16 rows
-// costs about what decoding one does. Measurements in docs/performance.md.
+// registers, except where the kernel multiplies bfloat16 as it is: two k
+// an instruction with vdpbf16ps (kAvx512Bf16), or on AMX tiles
+// (panel_gemm_amx.cpp), 16 rows at a time, so verifying 16 rows costs about
+// what decoding one does. Measurements in docs/performance.md.
 // Thread-safe: pure functions.
 #pragma once
 
@@ -53,21 +54,22 @@ struct PanelGemmArgs {
 void panel_gemm(CpuKernel kernel, const PanelGemmArgs& args);
 
 // Whether `kernel` rounds the rows of x to bfloat16 before multiplying
-// `dtype` weights: AMX, and AVX-512 where the CPU has AVX512_BF16 (two
-// products per instruction), on bfloat16 weights. Elsewhere x stays float32.
+// `dtype` weights: kAmx and kAvx512Bf16 on bfloat16 weights. Elsewhere x
+// stays float32.
 bool panel_gemm_rounds_x(CpuKernel kernel, WeightDtype dtype);
 
 // Rows of a packed panel: K, or K rounded up to even where `kernel` reads
-// pairs of k (panel_gemm_rounds_x), and to a multiple of 32 where it reads
-// them in AMX tiles (bfloat16 weights on kAmx).
+// pairs of k (bfloat16 weights on the AVX-512 kernels), and to a multiple
+// of 32 where it reads them in AMX tiles (bfloat16 weights on kAmx).
 int64_t panel_rows(CpuKernel kernel, WeightDtype dtype, int64_t K);
 
 // Packs W [N, K] row-major (elements of `dtype`) into `panels` of
 // panel_width(kernel) columns and panel_rows(kernel, dtype, K) rows, which
 // must hold ceil(N / width) of them; padding is zero. Where the kernel reads
 // pairs of k, rows k and k + 1 are interleaved per column (w[k][c],
-// w[k + 1][c]), as vdpbf16ps takes them; AMX takes those pairs in blocks of
-// 32 k by 16 columns, each block contiguous (one tile).
+// w[k + 1][c]), as vdpbf16ps takes them and as one instruction per 16
+// weights widens them; AMX takes those pairs in blocks of 32 k by 16
+// columns, each block contiguous (one tile).
 void pack_panels(CpuKernel kernel, WeightDtype dtype, const void* weight, int64_t N, int64_t K, void* panels);
 
 // The inverse, for `count` rows of W: out [count, K] (elements of `dtype`)

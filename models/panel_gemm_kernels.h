@@ -43,7 +43,9 @@ void with_weight_type(WeightDtype dtype, Fn&& fn) {
 }
 
 void panel_gemm_avx512(const PanelGemmArgs& args);
-bool avx512_bf16_products();  // this CPU has AVX512_BF16 (panel_gemm_avx512.cpp)
+// bfloat16 weights by rows rounded to bfloat16, with vdpbf16ps.
+// REQUIRES cpu_kernel_supported(kAvx512Bf16).
+void panel_gemm_avx512_bf16_products(const PanelGemmArgs& args);
 // x [M, K] rounded to bfloat16 (to nearest even), two per word, each row
 // k_pairs words (>= (K + 1) / 2) padded with zeros. REQUIRES AVX512_BF16.
 void round_rows_to_bf16_pairs(const float* x, int64_t M, int64_t K, int64_t k_pairs, std::vector<uint32_t>& out);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -136,8 +137,10 @@ INSTANTIATE_TEST_SUITE_P(SupportedKernels, PanelGemmTest,
                                             ::testing::Values(WeightDtype::kFloat32, WeightDtype::kBFloat16,
                                                               WeightDtype::kFloat16)),
                          [](const auto& info) {
-                           return std::string(cpu_kernel_name(std::get<0>(info.param))) + "_" +
-                                  weight_dtype_name(std::get<1>(info.param));
+                           std::string name = std::string(cpu_kernel_name(std::get<0>(info.param))) + "_" +
+                                              weight_dtype_name(std::get<1>(info.param));
+                           std::replace(name.begin(), name.end(), '-', '_');  // gtest names: letters, digits, _
+                           return name;
                          });
 
 TEST(PanelGemmTest, ThreadsSplittingPanelsWriteDisjointColumns) {
