@@ -61,7 +61,7 @@ struct ContextFigures {
 struct ForwardBenchResult {
   int64_t params = 0;
   int64_t weight_bytes = 0;  // bytes a decoded token reads (half-size weights count half)
-  std::string kernel;        // the CPU matrix kernel ("avx512", "avx2", "portable"); "" off CPU
+  std::string kernel;        // the CPU matrix kernel (cpu_kernel_name); "" off CPU
   std::string weights_dtype; // of the projection matrices
   std::string x_dtype;       // what the kernel multiplies them with: "float32", or "bfloat16" (panel_gemm_rounds_x)
   // bytes/s of a read of the matrices as the model holds them (the bytes a

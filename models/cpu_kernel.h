@@ -4,7 +4,8 @@
 // Decode and speculative verification multiply 1-16 rows by every weight
 // matrix, so their speed is the speed of streaming the weights: half-size
 // (bfloat16, float16) weights halve the bytes read, and the kernel widens
-// them to float32 in registers (the products and sums stay float32).
+// them to float32 in registers (the products and sums stay float32), or
+// multiplies bfloat16 as it is on AMX tiles or with vdpbf16ps.
 #pragma once
 
 #include <string>

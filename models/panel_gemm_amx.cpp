@@ -1,6 +1,6 @@
 // panel_gemm on AMX (Sapphire Rapids and later) for bfloat16 weights: one
 // TDPBF16PS multiplies 16 rows of x by 32 k of 16 columns, 8,192 products,
-// where the AVX-512 kernel's vdpbf16ps does 32: a core's tiles do several
+// where avx512-bf16's vdpbf16ps does 32: a core's tiles do several
 // times the multiply-adds a cycle. Decode stays bound by streaming the weights; verifying k
 // drafted tokens or a prompt's rows, bound by multiply-adds on AVX-512,
 // now costs little more than the stream.
@@ -9,8 +9,8 @@
 // interleaved pairs laid out tile by tile (pack_panels): the 16 pairs of k
 // of one 16-column slice are one contiguous B tile, so a panel streams
 // from memory in order. Panels are padded to whole tiles of k
-// (kAmxTileDepth), and x is rounded to bfloat16 pairs as for the AVX-512
-// kernel.
+// (kAmxTileDepth), and x is rounded to bfloat16 pairs as for
+// avx512-bf16.
 //
 // A call's rows go through tiles of min(M, 16) rows (a last one padded
 // with zero rows, never stored). Each row's products and sums are the same
