@@ -36,8 +36,8 @@ bool amx_usable() {
 // in cache. On AMD's cores it does: a Zen 5 core multiplied 16 rows at 157 G
 // multiply-adds a second, above what its FMAs can issue. On Intel's cores
 // it does half the multiply-adds of the FMAs: a Xeon without AMX
-// multiplied 16 rows by a 1B model's weights with FMAs in three quarters
-// of the time (docs/performance.md).
+// multiplied 16 rows by a 1B model's weights with FMAs in 0.6 of the time
+// (docs/performance.md).
 bool bf16_products_outrun_fmas() {
   __builtin_cpu_init();
   return __builtin_cpu_is("amd");

@@ -15,7 +15,7 @@ namespace seed::models {
 enum class CpuKernel {
   kAmx,         // AVX-512, with bfloat16 weights multiplied on AMX tiles (16 rows x 64 columns)
   kAvx512Bf16,  // AVX-512, with bfloat16 weights multiplied by bfloat16 rows (vdpbf16ps, AVX512_BF16)
-  kAvx512,      // AVX-512F: 6 rows x 64 columns per tile, float32 FMAs
+  kAvx512,      // AVX-512F: up to 16 rows a pass over the weights, float32 FMAs
   kAvx2,        // AVX2 + FMA + F16C: 3 rows x 32 columns per tile
   kPortable,    // plain C++, whatever the compiler vectorises
 };

@@ -31,21 +31,25 @@ namespace {
 
 // How a panel holds its elements.
 enum class PanelLayout {
-  kRows,   // row k, column n % width
-  kPairs,  // row k / 2, column n % width, slot k % 2: two-wide columns, as vdpbf16ps reads them
+  kRows,  // row k, column n % width
+  // 16-column slices one after the other, each [rows, 16]: a tile that
+  // multiplies one slice reads it as one sequential stream
+  kSlices,
+  // slices of k pairs, each [rows / 2, 16, 2]: two-wide columns, as
+  // vdpbf16ps reads them
+  kSlicedPairs,
   // the pairs in blocks of kAmxTileDepth k by 16 columns, each block
   // contiguous (one AMX B tile), blocks by column then by k
   kTiles,
 };
 
 PanelLayout panel_layout(CpuKernel kernel, WeightDtype dtype) {
-  if (dtype != WeightDtype::kBFloat16) return PanelLayout::kRows;
   switch (kernel) {
     case CpuKernel::kAmx:
-      return PanelLayout::kTiles;
+      return dtype == WeightDtype::kBFloat16 ? PanelLayout::kTiles : PanelLayout::kSlices;
     case CpuKernel::kAvx512Bf16:
     case CpuKernel::kAvx512:
-      return PanelLayout::kPairs;
+      return dtype == WeightDtype::kBFloat16 ? PanelLayout::kSlicedPairs : PanelLayout::kSlices;
     case CpuKernel::kAvx2:
     case CpuKernel::kPortable:
       return PanelLayout::kRows;
@@ -53,31 +57,45 @@ PanelLayout panel_layout(CpuKernel kernel, WeightDtype dtype) {
   return PanelLayout::kRows;
 }
 
-// Where element (n, k) of W sits in its panel (panel n / width), c = n % width.
+// Where element (n, k) of W sits in its panel (panel n / width), c = n % width,
+// in a panel of `depth` rows.
 template <PanelLayout layout>
-int64_t panel_offset(int64_t c, int64_t k, int64_t width) {
+int64_t panel_offset(int64_t c, int64_t k, int64_t width, int64_t depth) {
+  constexpr int64_t kSlice = 16;
   if constexpr (layout == PanelLayout::kRows) {
     return k * width + c;
-  } else if constexpr (layout == PanelLayout::kPairs) {
-    return (k / 2) * 2 * width + 2 * c + k % 2;
+  } else if constexpr (layout == PanelLayout::kSlices) {
+    return (c / kSlice) * depth * kSlice + k * kSlice + c % kSlice;
+  } else if constexpr (layout == PanelLayout::kSlicedPairs) {
+    return (c / kSlice) * depth * kSlice + (k / 2) * 2 * kSlice + 2 * (c % kSlice) + k % 2;
   } else {
-    constexpr int64_t kSlice = 16, kTile = kAmxTileDepth * kSlice;
+    constexpr int64_t kTile = kAmxTileDepth * kSlice;
     return (k / kAmxTileDepth) * kAmxTileDepth * width + (c / kSlice) * kTile + (k % kAmxTileDepth / 2) * 2 * kSlice +
            2 * (c % kSlice) + k % 2;
   }
 }
 
-// Calls fn(panel_offset<layout>) with `layout` a constant, so that the
+// panel_offset<layout> as a callable.
+template <PanelLayout layout>
+struct PanelOffset {
+  int64_t operator()(int64_t c, int64_t k, int64_t width, int64_t depth) const {
+    return panel_offset<layout>(c, k, width, depth);
+  }
+};
+
+// Calls fn(PanelOffset<layout>{}) with `layout` a constant, so that the
 // loops over a matrix's elements are compiled once per layout.
 template <typename Fn>
 void with_layout(PanelLayout layout, Fn&& fn) {
   switch (layout) {
     case PanelLayout::kRows:
-      return fn([](int64_t c, int64_t k, int64_t width) { return panel_offset<PanelLayout::kRows>(c, k, width); });
-    case PanelLayout::kPairs:
-      return fn([](int64_t c, int64_t k, int64_t width) { return panel_offset<PanelLayout::kPairs>(c, k, width); });
+      return fn(PanelOffset<PanelLayout::kRows>{});
+    case PanelLayout::kSlices:
+      return fn(PanelOffset<PanelLayout::kSlices>{});
+    case PanelLayout::kSlicedPairs:
+      return fn(PanelOffset<PanelLayout::kSlicedPairs>{});
     case PanelLayout::kTiles:
-      return fn([](int64_t c, int64_t k, int64_t width) { return panel_offset<PanelLayout::kTiles>(c, k, width); });
+      return fn(PanelOffset<PanelLayout::kTiles>{});
   }
 }
 
@@ -89,7 +107,7 @@ void pack_typed(const T* w, int64_t N, int64_t K, int64_t rows, int64_t width, P
     for (int64_t n = 0; n < N; ++n) {
       T* panel = panels + (n / width) * rows * width;
       const T* row = w + n * K;
-      for (int64_t k = 0; k < K; ++k) panel[offset(n % width, k, width)] = row[k];
+      for (int64_t k = 0; k < K; ++k) panel[offset(n % width, k, width, rows)] = row[k];
     }
   });
 }
@@ -101,7 +119,7 @@ void unpack_typed(const T* panels, int64_t K, int64_t panel_rows, int64_t width,
     for (int64_t i = 0; i < count; ++i) {
       const int64_t n = rows[i];
       const T* panel = panels + (n / width) * panel_rows * width;
-      for (int64_t k = 0; k < K; ++k) out[i * K + k] = panel[offset(n % width, k, width)];
+      for (int64_t k = 0; k < K; ++k) out[i * K + k] = panel[offset(n % width, k, width, panel_rows)];
     }
   });
 }
@@ -112,8 +130,9 @@ int64_t panel_rows(CpuKernel kernel, WeightDtype dtype, int64_t K) {
   switch (panel_layout(kernel, dtype)) {
     case PanelLayout::kTiles:
       return (K + kAmxTileDepth - 1) / kAmxTileDepth * kAmxTileDepth;
-    case PanelLayout::kPairs:
+    case PanelLayout::kSlicedPairs:
       return K + K % 2;
+    case PanelLayout::kSlices:
     case PanelLayout::kRows:
       return K;
   }

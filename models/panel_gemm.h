@@ -8,11 +8,13 @@
 // at a third of the core's peak or less (tuned for large M; it packs the
 // weights again on every call), and has no half-size weights. Here the
 // weights are packed once: panels of output columns (64 for AVX-512, 16 for
-// AVX2: what a tile's registers hold), each [K, width] contiguous and
-// zero-padded, so a panel streams sequentially from memory and
-// stays in L2 while every tile of rows of x is multiplied into it (the tile's
-// accumulators in registers, one broadcast of x per row and one load of W per
-// vector, no horizontal sums). Half-size weights are widened to float32 in
+// AVX2), zero-padded, whose 16-column slices each stream sequentially from
+// memory, [K, 16] contiguous, and stay in L2 while every tile of rows of x
+// is multiplied into them (the tile's accumulators in registers, one
+// broadcast of x per row and one load of W per vector, no horizontal
+// sums). On AVX-512 up to 16 rows take one pass over the weights, so
+// that verifying them reads the weights as a decode step does, at the
+// pace the multiply-adds set. Half-size weights are widened to float32 in
 // registers, except where the kernel multiplies bfloat16 as it is: two k
 // an instruction with vdpbf16ps (kAvx512Bf16), or on AMX tiles
 // (panel_gemm_amx.cpp), 16 rows at a time, so verifying 16 rows costs about
@@ -65,11 +67,12 @@ int64_t panel_rows(CpuKernel kernel, WeightDtype dtype, int64_t K);
 
 // Packs W [N, K] row-major (elements of `dtype`) into `panels` of
 // panel_width(kernel) columns and panel_rows(kernel, dtype, K) rows, which
-// must hold ceil(N / width) of them; padding is zero. Where the kernel reads
-// pairs of k, rows k and k + 1 are interleaved per column (w[k][c],
-// w[k + 1][c]), as vdpbf16ps takes them and as one instruction per 16
-// weights widens them; AMX takes those pairs in blocks of 32 k by 16
-// columns, each block contiguous (one tile).
+// must hold ceil(N / width) of them; padding is zero. The AVX-512 kernels
+// lay a panel out as four 16-column slices, one after the other. Where the
+// kernel reads pairs of k, rows k and k + 1 are interleaved per column
+// (w[k][c], w[k + 1][c]), as vdpbf16ps takes them and as one instruction
+// per 16 weights widens them; AMX takes those pairs in blocks of 32 k by
+// 16 columns, each block contiguous (one tile).
 void pack_panels(CpuKernel kernel, WeightDtype dtype, const void* weight, int64_t N, int64_t K, void* panels);
 
 // The inverse, for `count` rows of W: out [count, K] (elements of `dtype`)

@@ -21,10 +21,12 @@ struct F16Bits {
 };
 
 // Asks for the `bytes` of a panel's stream (whole cache lines) that sit
-// kPanelPrefetchBytes after `step`, the start of what a step reads now.
-template <int64_t bytes>
+// kPanelPrefetchBytes / streams after `step`, the start of what a step
+// reads now, where a tile reads `streams` streams side by side: as far
+// ahead in time as one stream, and as much in cache.
+template <int64_t bytes, int64_t streams = 1>
 inline void prefetch_ahead(const void* step) {
-  const char* ahead = static_cast<const char*>(step) + kPanelPrefetchBytes;
+  const char* ahead = static_cast<const char*>(step) + kPanelPrefetchBytes / streams;
   for (int64_t line = 0; line < bytes; line += 64) __builtin_prefetch(ahead + line);
 }
 
