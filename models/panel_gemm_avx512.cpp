@@ -242,7 +242,9 @@ SEED_AVX512 void transpose_rows(const void* x, int64_t ld, int64_t rows, int64_t
   for (int64_t c = 0; c < cols; c += kLanes) {
     const __mmask16 col_mask = lane_mask(cols - c);
     __m512 v[16];
-    for (int64_t r = 0; r < 16; ++r) v[r] = r < rows ? _mm512_maskz_loadu_ps(col_mask, in + r * ld + c) : _mm512_setzero_ps();
+    for (int64_t r = 0; r < 16; ++r) {
+      v[r] = r < rows ? _mm512_maskz_loadu_ps(col_mask, in + r * ld + c) : _mm512_setzero_ps();
+    }
     transpose16(v);
     const int64_t count = std::min(kLanes, cols - c);
     for (int64_t j = 0; j < count; ++j) _mm512_mask_storeu_ps(columns + (c + j) * rows, row_mask, v[j]);
@@ -265,36 +267,34 @@ void with_rows(int64_t rows, Fn&& fn) {
 // A call's rows in groups of at most kMaxGroupRows, as even as can be: M
 // up to 6 in one wide group, more in groups of 7 or more.
 struct RowGroups {
-  std::vector<int64_t> starts;  // group g is rows [starts[g], starts[g + 1])
-  int64_t count() const { return static_cast<int64_t>(starts.size()) - 1; }
-  int64_t rows(int64_t g) const { return starts[g + 1] - starts[g]; }
+  int64_t M, count;
+  explicit RowGroups(int64_t M) : M(M), count((M + kMaxGroupRows - 1) / kMaxGroupRows) {}
+  int64_t start(int64_t g) const { return M * g / count; }
+  int64_t rows(int64_t g) const { return start(g + 1) - start(g); }
 };
 
-RowGroups group_rows(int64_t M) {
-  const int64_t groups = (M + kMaxGroupRows - 1) / kMaxGroupRows;
-  RowGroups out{{0}};
-  for (int64_t g = 1; g <= groups; ++g) out.starts.push_back(M * g / groups);
-  return out;
-}
-
-// Where each group's tiles read x ([M, cols] of 32-bit elements): x itself
-// for a wide group, else its rows k-major in `copies`.
+// How a call's tiles read x ([M, cols] of 32-bit elements): x itself where
+// its rows make one wide group, else each group's rows k-major in
+// `copies` (each thread's own).
 template <typename T>
-std::vector<GroupRows<T>> rows_as_read(const T* x, int64_t cols, const RowGroups& groups, std::vector<T>& copies) {
-  std::vector<GroupRows<T>> out;
-  copies.resize(groups.starts.back() * cols);
-  for (int64_t g = 0; g < groups.count(); ++g) {
-    const T* rows = x + groups.starts[g] * cols;
-    if (groups.rows(g) <= kMaxWideRows) {
-      out.push_back({rows, cols});
-    } else {
-      T* copy = copies.data() + groups.starts[g] * cols;
-      transpose_rows(rows, cols, groups.rows(g), cols, copy);
-      out.push_back({copy, cols});
+class RowsAsRead {
+ public:
+  RowsAsRead(const T* x, int64_t cols, const RowGroups& groups, std::vector<T>& copies)
+      : x_(x), cols_(cols), groups_(groups) {
+    if (groups.M <= kMaxWideRows) return;
+    copies.resize(groups.M * cols);
+    x_ = copies.data();
+    for (int64_t g = 0; g < groups.count; ++g) {
+      transpose_rows(x + groups.start(g) * cols, cols, groups.rows(g), cols, copies.data() + groups.start(g) * cols);
     }
   }
-  return out;
-}
+  GroupRows<T> group(int64_t g) const { return {x_ + groups_.start(g) * cols_, cols_}; }
+
+ private:
+  const T* x_;
+  int64_t cols_;
+  RowGroups groups_;
+};
 
 // Calls tile(rows, g, span, mask) for each block of y that one tile
 // computes, rows an std::integral_constant and span a TileSpan<W>: for
@@ -305,7 +305,7 @@ void for_each_tile(const PanelGemmArgs& a, const RowGroups& groups, Tile&& tile)
   const int64_t slice_stride = panel_rows(CpuKernel::kAvx512, a.dtype, a.K) * kLanes;
   const W* panels = static_cast<const W*>(a.panels);
   for (int64_t p = a.panel_begin; p < a.panel_end; ++p) {
-    for (int64_t g = 0; g < groups.count(); ++g) {
+    for (int64_t g = 0; g < groups.count; ++g) {
       with_rows(groups.rows(g), [&](auto rows) {
         constexpr int64_t slices = slices_per_tile(decltype(rows)::value);
         for (int64_t s = 0; s < kSlices; s += slices) {
@@ -314,7 +314,7 @@ void for_each_tile(const PanelGemmArgs& a, const RowGroups& groups, Tile&& tile)
           __mmask16 mask[slices];
           for (int64_t i = 0; i < slices; ++i) mask[i] = lane_mask(a.N - n - i * kLanes);
           const TileSpan<W> span{panels + (p * kSlices + s) * slice_stride, slice_stride,
-                                 a.bias ? a.bias + n : nullptr, a.y + groups.starts[g] * a.N + n, a.N};
+                                 a.bias ? a.bias + n : nullptr, a.y + groups.start(g) * a.N + n, a.N};
           tile(rows, g, span, mask);
         }
       });
@@ -325,22 +325,22 @@ void for_each_tile(const PanelGemmArgs& a, const RowGroups& groups, Tile&& tile)
 // Float32 or float16 weights.
 template <typename W>
 void run_rows(const PanelGemmArgs& a) {
-  const RowGroups groups = group_rows(a.M);
+  const RowGroups groups(a.M);
   thread_local std::vector<float> copies;
-  const std::vector<GroupRows<float>> x = rows_as_read(a.x, a.K, groups, copies);
+  const RowsAsRead<float> x(a.x, a.K, groups, copies);
   for_each_tile<W>(a, groups, [&](auto rows, int64_t g, const TileSpan<W>& span, const auto& mask) {
     constexpr int64_t r = decltype(rows)::value;
-    tile<r, slices_per_tile(r)>(x[g], a.K, span, mask);
+    tile<r, slices_per_tile(r)>(x.group(g), a.K, span, mask);
   });
 }
 
 void run_widened_pairs(const PanelGemmArgs& a) {
-  const RowGroups groups = group_rows(a.M);
+  const RowGroups groups(a.M);
   thread_local std::vector<float> copies;
-  const std::vector<GroupRows<float>> x = rows_as_read(a.x, a.K, groups, copies);
+  const RowsAsRead<float> x(a.x, a.K, groups, copies);
   for_each_tile<Bf16Bits>(a, groups, [&](auto rows, int64_t g, const TileSpan<Bf16Bits>& span, const auto& mask) {
     constexpr int64_t r = decltype(rows)::value;
-    tile_widened_pairs<r, slices_per_tile(r)>(x[g], a.K, span, mask);
+    tile_widened_pairs<r, slices_per_tile(r)>(x.group(g), a.K, span, mask);
   });
 }
 
@@ -377,14 +377,14 @@ void panel_gemm_avx512(const PanelGemmArgs& args) {
 }
 
 void panel_gemm_avx512_bf16_products(const PanelGemmArgs& a) {
-  const RowGroups groups = group_rows(a.M);
+  const RowGroups groups(a.M);
   const int64_t k_pairs = (a.K + 1) / 2;
   thread_local std::vector<uint32_t> x_pairs, copies;
   round_rows_to_bf16_pairs(a.x, a.M, a.K, k_pairs, x_pairs);
-  const std::vector<GroupRows<uint32_t>> x = rows_as_read(x_pairs.data(), k_pairs, groups, copies);
+  const RowsAsRead<uint32_t> x(x_pairs.data(), k_pairs, groups, copies);
   for_each_tile<Bf16Bits>(a, groups, [&](auto rows, int64_t g, const TileSpan<Bf16Bits>& span, const auto& mask) {
     constexpr int64_t r = decltype(rows)::value;
-    tile_bf16_products<r, slices_per_tile(r)>(x[g], k_pairs, span, mask);
+    tile_bf16_products<r, slices_per_tile(r)>(x.group(g), k_pairs, span, mask);
   });
 }
 
