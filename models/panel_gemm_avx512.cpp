@@ -119,6 +119,15 @@ struct TileSpan {
   int64_t ldy;
 };
 
+// Where slice s of a tile that reads `slices` slices side by side holds its
+// `count` weights at `offset`; asks for that stream's lines ahead.
+template <int64_t slices, int64_t count, typename W>
+inline const W* slice_step(const TileSpan<W>& t, int64_t s, int64_t offset) {
+  const W* step = t.slice + s * t.slice_stride + offset;
+  prefetch_ahead<count * sizeof(W), slices>(step);
+  return step;
+}
+
 // rows x (16 * slices) block of y from slices of rows ([K, 16] each,
 // float32 or float16). Fully unrolled so that the accumulators live in
 // registers.
@@ -129,11 +138,7 @@ SEED_AVX512 void tile(const GroupRows<float>& x, int64_t K, const TileSpan<W>& t
   for (int64_t k = 0; k < K; ++k) {
     __m512 w[slices];
 #pragma GCC unroll 4
-    for (int64_t s = 0; s < slices; ++s) {
-      const W* step = t.slice + s * t.slice_stride + k * kLanes;
-      prefetch_ahead<kLanes * sizeof(W), slices>(step);
-      w[s] = load16(step);
-    }
+    for (int64_t s = 0; s < slices; ++s) w[s] = load16(slice_step<slices, kLanes>(t, s, k * kLanes));
     multiply_add(acc, x, k, w);
   }
   store_tile(acc, t.y, t.ldy, mask);
@@ -154,18 +159,18 @@ SEED_AVX512 void tile_widened_pairs(const GroupRows<float>& x, int64_t K, const 
   for (int64_t p = 0; p < k_pairs; ++p) {
     // Each slice's words are loaded once a half: with 24 accumulators, the
     // registers do not hold them between the halves.
-    const Bf16Bits* step = t.slice + p * kLanes * 2;
+    const Bf16Bits* step[slices];
     __m512 w[slices];
 #pragma GCC unroll 4
     for (int64_t s = 0; s < slices; ++s) {
-      prefetch_ahead<kLanes * 2 * sizeof(Bf16Bits), slices>(step + s * t.slice_stride);
-      w[s] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_loadu_si512(step + s * t.slice_stride), 16));
+      step[s] = slice_step<slices, 2 * kLanes>(t, s, p * 2 * kLanes);
+      w[s] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_loadu_si512(step[s]), 16));
     }
     multiply_add(acc, x, 2 * p, w);
     if (2 * p + 1 == K) break;  // an odd K's last pair is padding
 #pragma GCC unroll 4
     for (int64_t s = 0; s < slices; ++s) {
-      w[s] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(step + s * t.slice_stride), high_half));
+      w[s] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(step[s]), high_half));
     }
     multiply_add(acc, x, 2 * p + 1, w);
   }
@@ -184,9 +189,7 @@ SEED_AVX512_BF16 void tile_bf16_products(const GroupRows<uint32_t>& x, int64_t k
     __m512i w[slices];  // 16 columns' (w[2p][c], w[2p + 1][c]) each
 #pragma GCC unroll 4
     for (int64_t s = 0; s < slices; ++s) {
-      const Bf16Bits* step = t.slice + s * t.slice_stride + p * kLanes * 2;
-      prefetch_ahead<kLanes * 2 * sizeof(Bf16Bits), slices>(step);
-      w[s] = _mm512_loadu_si512(step);
+      w[s] = _mm512_loadu_si512(slice_step<slices, 2 * kLanes>(t, s, p * 2 * kLanes));
     }
 #pragma GCC unroll 16
     for (int64_t r = 0; r < rows; ++r) {
