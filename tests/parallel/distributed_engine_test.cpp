@@ -37,7 +37,6 @@
 #include "parallel/wire.h"
 #include "spec/drafters/model/draft_model_drafter.h"
 #include "spec/engine/engine_factory.h"
-#include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
 #include "tests/parallel/rank_usage_expectations.h"
 #include "tests/spec/engine_fixtures.h"
@@ -51,6 +50,7 @@ namespace fs = std::filesystem;
 using testing::expect_idle_rank_slept;
 using testing::expect_usage_of_every_rank;
 using testing::mpi_world;
+using seed::testing::finished_tokens_of;
 using seed::testing::throws_error;
 using namespace std::chrono_literals;
 
@@ -65,16 +65,10 @@ class DistributedEngineTest : public ::testing::Test {
     dir_ = new fs::path(fs::temp_directory_path() /
                         ("seed_distributed_test_" + std::to_string(::getpid())));
     models_ = new spec::EngineOptions;
-    models_->target = (*dir_ / "target").string();
-    models_->draft = (*dir_ / "draft").string();
+    const seed::testing::ModelPair pair = seed::testing::write_model_pair(*dir_, 64, 0.6);
+    models_->target = pair.target;
+    models_->draft = pair.draft;
     models_->draft_length = 3;
-    // A draft that agrees with the target often but not always.
-    const models::ModelConfig config = models::testing::tiny_config("llama");
-    models::CausalLM::random(config, 11)->save(models_->target, torch::kFloat32);
-    auto draft = models::CausalLM::random(config, 11, models::testing::keeping_parameters());
-    torch::manual_seed(5);
-    for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * 0.6 * p.std());
-    draft->save(models_->draft, torch::kFloat32);
     edd_ = new std::string(seed::testing::write_edd(models_->target, *dir_ / "edd", 0));
   }
   static void TearDownTestSuite() {
@@ -97,26 +91,27 @@ class DistributedEngineTest : public ::testing::Test {
   }
 
   static std::vector<spec::GenRequest> requests(float temperature) {
-    std::vector<spec::GenRequest> out;
-    for (int i = 0; i < 6; ++i) {
-      spec::GenRequest r;
-      for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
-      r.max_new_tokens = kMaxNew;
-      r.sampling.temperature = temperature;
-      r.seed = 42;
-      r.stream = static_cast<uint64_t>(i);
-      out.push_back(r);
-    }
-    return out;
+    return seed::testing::varied_requests(6, temperature, kMaxNew);
   }
 
-  static std::vector<std::vector<int32_t>> tokens_of(const std::vector<spec::Completion>& completions) {
-    std::vector<std::vector<int32_t>> out;
-    for (const spec::Completion& c : completions) {
-      EXPECT_NE(c.finish, spec::FinishReason::kError) << c.error;
-      out.push_back(c.tokens);
+  // Draft rank 1 meets `fault` once it has answered 3 drafts: greedy and
+  // sampled runs still give the single-process tokens, and the rank is
+  // reported lost.
+  void expect_run_completes_without_rank(DraftWorkerFault::Kind fault) {
+    constexpr int kLostRank = 1;
+    if (!coordinator()) {
+      serve_worker_rank(mpi_world(), layout(), *models_,
+                        mpi_world().world_rank() == kLostRank ? DraftWorkerFault{fault, 3} : DraftWorkerFault{});
+      return;
     }
-    return out;
+    Coordinator coordinator(mpi_world(), layout(), kFaultTimeout);
+    for (float temperature : {0.0f, 1.0f}) {
+      SCOPED_TRACE("temperature " + std::to_string(temperature));
+      const auto expected = finished_tokens_of(spec::make_engine(options("seed"))->generate(requests(temperature)));
+      EXPECT_EQ(finished_tokens_of(coordinator.make_engine(options("seed"))->generate(requests(temperature))),
+                expected);
+    }
+    EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
   }
 
   // Greedy and sampled, with top-token drafts and with drafts drawn from q:
@@ -133,11 +128,12 @@ class DistributedEngineTest : public ::testing::Test {
         o.sample_drafts = c.drawn;
         return o;
       };
-      const auto expected = tokens_of(spec::make_engine(options_here("seed"))->generate(requests(c.temperature)));
+      const auto expected =
+          finished_tokens_of(spec::make_engine(options_here("seed"))->generate(requests(c.temperature)));
       for (const std::string& name : {std::string("seed"), std::string("seed-batch")}) {
         SCOPED_TRACE(name + " at temperature " + std::to_string(c.temperature) + (c.drawn ? ", drawn drafts" : ""));
         const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(options_here(name));
-        EXPECT_EQ(tokens_of(engine->generate(requests(c.temperature))), expected);
+        EXPECT_EQ(finished_tokens_of(engine->generate(requests(c.temperature))), expected);
         if (c.temperature == 0.0f || c.drawn) {
           EXPECT_GT(engine->stats().accepted_tokens, 0);
         }
@@ -223,13 +219,13 @@ TEST_F(DistributedEngineTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {
     Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
     for (const float temperature : {0.0f, 1.0f}) {
       const std::vector<spec::GenRequest> batch = seed::testing::shared_prefix_requests(temperature, kMaxNew);
-      const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(batch));
+      const auto expected = finished_tokens_of(spec::make_engine(options("seed"))->generate(batch));
       for (const std::string name : {"seed", "seed-batch"}) {
         SCOPED_TRACE(name + (cache ? ", cache on" : ", cache off") + " at temperature " + std::to_string(temperature));
         spec::EngineOptions o = options(name);
         o.prefix_cache = cache;
         const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
-        EXPECT_EQ(tokens_of(engine->generate(batch)), expected);
+        EXPECT_EQ(finished_tokens_of(engine->generate(batch)), expected);
         const spec::PrefillStats prefill = engine->stats().prefill;
         if (cache) {
           EXPECT_LT(prefill.computed_tokens, prefill.prompt_tokens);
@@ -256,7 +252,7 @@ TEST_F(DistributedEngineTest, ModelFreeDraftersOnDraftRanksProduceTheSingleProce
     r.group = 1;
   }
   Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
-  const auto expected = tokens_of(spec::make_engine(options("ar"))->generate(batch));
+  const auto expected = finished_tokens_of(spec::make_engine(options("ar"))->generate(batch));
   for (const spec::DrafterKind drafter :
        {spec::DrafterKind::kStand, spec::DrafterKind::kLookup, spec::DrafterKind::kAded}) {
     for (const std::string& name : {std::string("seed"), std::string("seed-batch")}) {
@@ -264,7 +260,7 @@ TEST_F(DistributedEngineTest, ModelFreeDraftersOnDraftRanksProduceTheSingleProce
       spec::EngineOptions o = options(name);
       o.drafter = drafter;
       const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
-      EXPECT_EQ(tokens_of(engine->generate(batch)), expected);
+      EXPECT_EQ(finished_tokens_of(engine->generate(batch)), expected);
       EXPECT_GT(engine->stats().accepted_tokens, 0);
     }
   }
@@ -292,7 +288,7 @@ TEST_F(DistributedEngineTest, ModelFreeTablesLearnFromEveryDraftRanksVerdictsUnt
       spec::GenRequest request = requests(0.0f)[3];
       request.max_new_tokens = 40;
       request.group = 20 + drafter.value();
-      const auto expected = tokens_of(spec::make_engine(options("ar"))->generate({request}));
+      const auto expected = finished_tokens_of(spec::make_engine(options("ar"))->generate({request}));
       spec::EngineOptions o = options("seed");
       o.drafter = drafter;
       const std::unique_ptr<spec::Engine> local = spec::make_engine(o);
@@ -303,8 +299,8 @@ TEST_F(DistributedEngineTest, ModelFreeTablesLearnFromEveryDraftRanksVerdictsUnt
       const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
       const std::vector<spec::Completion> first = engine->generate({request});
       const std::vector<spec::Completion> second = engine->generate({request});
-      EXPECT_EQ(tokens_of(first), expected);
-      EXPECT_EQ(tokens_of(second), expected);
+      EXPECT_EQ(finished_tokens_of(first), expected);
+      EXPECT_EQ(finished_tokens_of(second), expected);
       EXPECT_EQ(first[0].stats.drafted_tokens, local_first.drafted_tokens);
       EXPECT_EQ(first[0].stats.accepted_tokens, local_first.accepted_tokens);
       const spec::RequestStats& want = tables == DraftTables::kShared ? local_second : local_first;
@@ -313,7 +309,7 @@ TEST_F(DistributedEngineTest, ModelFreeTablesLearnFromEveryDraftRanksVerdictsUnt
       EXPECT_EQ(second[0].stats.target_forwards, want.target_forwards);
       engine->end_group(request.group);
       const std::vector<spec::Completion> third = engine->generate({request});
-      EXPECT_EQ(tokens_of(third), expected);
+      EXPECT_EQ(finished_tokens_of(third), expected);
       EXPECT_EQ(third[0].stats.drafted_tokens, local_first.drafted_tokens);
       EXPECT_EQ(third[0].stats.accepted_tokens, local_first.accepted_tokens);
     }
@@ -322,20 +318,7 @@ TEST_F(DistributedEngineTest, ModelFreeTablesLearnFromEveryDraftRanksVerdictsUnt
 }
 
 TEST_F(DistributedEngineTest, ADraftRankThatStopsAnsweringIsReportedAndTheRunCompletes) {
-  constexpr int kLostRank = 1;
-  if (!coordinator()) {
-    DraftWorkerFault fault;
-    if (mpi_world().world_rank() == kLostRank) fault = {DraftWorkerFault::Kind::kStopAnswering, 3};
-    serve_worker_rank(mpi_world(), layout(), *models_, fault);
-    return;
-  }
-  Coordinator coordinator(mpi_world(), layout(), kFaultTimeout);
-  for (float temperature : {0.0f, 1.0f}) {
-    SCOPED_TRACE("temperature " + std::to_string(temperature));
-    const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(requests(temperature)));
-    EXPECT_EQ(tokens_of(coordinator.make_engine(options("seed"))->generate(requests(temperature))), expected);
-  }
-  EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
+  expect_run_completes_without_rank(DraftWorkerFault::Kind::kStopAnswering);
 }
 
 TEST_F(DistributedEngineTest, ARankThatStartsServingAfterTheRankTimeoutIsWaitedForNotLost) {
@@ -349,8 +332,8 @@ TEST_F(DistributedEngineTest, ARankThatStartsServingAfterTheRankTimeoutIsWaitedF
   Coordinator coordinator(mpi_world(), layout(), kFaultTimeout);
   coordinator.wait_for_workers();
   EXPECT_TRUE(coordinator.lost_ranks().empty());
-  const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(requests(0.0f)));
-  EXPECT_EQ(tokens_of(coordinator.make_engine(options("seed"))->generate(requests(0.0f))), expected);
+  const auto expected = finished_tokens_of(spec::make_engine(options("seed"))->generate(requests(0.0f)));
+  EXPECT_EQ(finished_tokens_of(coordinator.make_engine(options("seed"))->generate(requests(0.0f))), expected);
   EXPECT_TRUE(coordinator.lost_ranks().empty());
 }
 
@@ -382,20 +365,7 @@ TEST_F(DistributedEngineTest, ADraftRankThatDoesNotAnswerItsShutdownIsReportedLo
 // Needs mpirun to survive a dead rank (the settings of
 // parallel_distributed_kill_test_np3), so ctest runs it alone, by name.
 TEST_F(DistributedEngineTest, DISABLED_ADraftRankThatDiesIsReportedAndTheRunCompletes) {
-  constexpr int kLostRank = 1;
-  if (!coordinator()) {
-    DraftWorkerFault fault;
-    if (mpi_world().world_rank() == kLostRank) fault = {DraftWorkerFault::Kind::kKill, 3};
-    serve_worker_rank(mpi_world(), layout(), *models_, fault);
-    return;
-  }
-  Coordinator coordinator(mpi_world(), layout(), kFaultTimeout);
-  for (float temperature : {0.0f, 1.0f}) {
-    SCOPED_TRACE("temperature " + std::to_string(temperature));
-    const auto expected = tokens_of(spec::make_engine(options("seed"))->generate(requests(temperature)));
-    EXPECT_EQ(tokens_of(coordinator.make_engine(options("seed"))->generate(requests(temperature))), expected);
-  }
-  EXPECT_EQ(coordinator.lost_ranks(), std::vector<int>{kLostRank});
+  expect_run_completes_without_rank(DraftWorkerFault::Kind::kKill);
 }
 
 // A drafter over the draft model whose start fails for one slot and whose

@@ -20,10 +20,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "models/causal_lm.h"
 #include "parallel/distributed_engine.h"
 #include "spec/engine/engine_factory.h"
-#include "tests/models/tiny_models.h"
 #include "tests/parallel/mpi_world.h"
 #include "tests/parallel/rank_usage_expectations.h"
 #include "tests/spec/engine_fixtures.h"
@@ -36,6 +34,7 @@ namespace fs = std::filesystem;
 using testing::expect_idle_rank_slept;
 using testing::expect_usage_of_every_rank;
 using testing::mpi_world;
+using seed::testing::finished_tokens_of;
 using namespace std::chrono_literals;
 
 constexpr int kTp = 2;
@@ -47,16 +46,10 @@ class DistributedTpTest : public ::testing::Test {
     torch::NoGradGuard no_grad;
     dir_ = new fs::path(fs::temp_directory_path() / ("seed_distributed_tp_test_" + std::to_string(::getpid())));
     models_ = new spec::EngineOptions;
-    models_->target = (*dir_ / "target").string();
-    models_->draft = (*dir_ / "draft").string();
+    const seed::testing::ModelPair pair = seed::testing::write_model_pair(*dir_, 64, 0.6);
+    models_->target = pair.target;
+    models_->draft = pair.draft;
     models_->draft_length = 3;
-    const models::ModelConfig config = models::testing::tiny_config("llama");
-    models::CausalLM::random(config, 11)->save(models_->target, torch::kFloat32);
-    // Agrees with the target often, not always.
-    auto draft = models::CausalLM::random(config, 11, models::testing::keeping_parameters());
-    torch::manual_seed(5);
-    for (at::Tensor& p : draft->weights().parameters()) p.add_(torch::randn_like(p) * 0.6 * p.std());
-    draft->save(models_->draft, torch::kFloat32);
     seed::testing::write_edd(models_->target, *dir_ / "edd", 0);
   }
   static void TearDownTestSuite() {
@@ -75,26 +68,7 @@ class DistributedTpTest : public ::testing::Test {
   }
 
   static std::vector<spec::GenRequest> requests(float temperature) {
-    std::vector<spec::GenRequest> out;
-    for (int i = 0; i < 4; ++i) {
-      spec::GenRequest r;
-      for (int t = 0; t <= 2 * i; ++t) r.prompt_tokens.push_back((7 * t + 3 * i + 1) % 64);
-      r.max_new_tokens = 12;
-      r.sampling.temperature = temperature;
-      r.seed = 42;
-      r.stream = static_cast<uint64_t>(i);
-      out.push_back(r);
-    }
-    return out;
-  }
-
-  static std::vector<std::vector<int32_t>> tokens_of(const std::vector<spec::Completion>& completions) {
-    std::vector<std::vector<int32_t>> out;
-    for (const spec::Completion& c : completions) {
-      EXPECT_NE(c.finish, spec::FinishReason::kError) << c.error;
-      out.push_back(c.tokens);
-    }
-    return out;
+    return seed::testing::varied_requests(4, temperature, 12);
   }
 
   static fs::path* dir_;
@@ -117,9 +91,9 @@ TEST_F(DistributedTpTest, EveryEngineProducesTheSingleProcessTokens) {
   for (const auto& [temperature, engines] : cases) {
     for (const std::string& name : engines) {
       SCOPED_TRACE(name + " at temperature " + std::to_string(temperature));
-      const auto expected = tokens_of(spec::make_engine(options(name))->generate(requests(temperature)));
+      const auto expected = finished_tokens_of(spec::make_engine(options(name))->generate(requests(temperature)));
       const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(options(name));
-      EXPECT_EQ(tokens_of(engine->generate(requests(temperature))), expected);
+      EXPECT_EQ(finished_tokens_of(engine->generate(requests(temperature))), expected);
     }
   }
   EXPECT_FALSE(coordinator.target_lost());
@@ -148,9 +122,9 @@ TEST_F(DistributedTpTest, EddDraftsProduceTheSingleProcessTokens) {
       spec::EngineOptions o = options(name);
       o.draft = models.draft;
       o.sample_drafts = c.drawn;
-      const auto expected = tokens_of(spec::make_engine(o)->generate(requests(c.temperature)));
+      const auto expected = finished_tokens_of(spec::make_engine(o)->generate(requests(c.temperature)));
       const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
-      EXPECT_EQ(tokens_of(engine->generate(requests(c.temperature))), expected);
+      EXPECT_EQ(finished_tokens_of(engine->generate(requests(c.temperature))), expected);
       if (c.temperature == 0.0f || c.drawn) {
         EXPECT_GT(engine->stats().accepted_tokens, 0);
       }
@@ -173,11 +147,11 @@ TEST_F(DistributedTpTest, PrefixCacheOnAndOffGiveTheSingleProcessTokens) {
       for (const std::string name : {"ar", "ar-batch", "sd", "mcsd", "seed", "seed-batch"}) {
         SCOPED_TRACE(name + (cache ? ", cache on" : ", cache off") + " at temperature " + std::to_string(temperature));
         const std::unique_ptr<spec::Engine> local = spec::make_engine(options(name));
-        const auto expected = tokens_of(local->generate(batch));
+        const auto expected = finished_tokens_of(local->generate(batch));
         spec::EngineOptions o = options(name);
         o.prefix_cache = cache;
         const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
-        EXPECT_EQ(tokens_of(engine->generate(batch)), expected);
+        EXPECT_EQ(finished_tokens_of(engine->generate(batch)), expected);
         const spec::PrefillStats prefill = engine->stats().prefill;
         EXPECT_EQ(prefill.prompt_tokens, seed::testing::prompt_tokens_of(batch));
         // The group's counters reach the coordinator: without drafts the
@@ -208,7 +182,7 @@ TEST_F(DistributedTpTest, ModelFreeDraftersProduceArsTokens) {
     r.max_new_tokens = 40;  // long enough for the tiny model to repeat itself
     r.group = 1;
   }
-  const auto expected = tokens_of(spec::make_engine(options("ar"))->generate(batch));
+  const auto expected = finished_tokens_of(spec::make_engine(options("ar"))->generate(batch));
   Coordinator coordinator(mpi_world(), layout(), kRankTimeout);
   for (const spec::DrafterKind drafter :
        {spec::DrafterKind::kStand, spec::DrafterKind::kLookup, spec::DrafterKind::kAded}) {
@@ -217,7 +191,7 @@ TEST_F(DistributedTpTest, ModelFreeDraftersProduceArsTokens) {
       spec::EngineOptions o = options(name);
       o.drafter = drafter;
       const std::unique_ptr<spec::Engine> engine = coordinator.make_engine(o);
-      EXPECT_EQ(tokens_of(engine->generate(batch)), expected);
+      EXPECT_EQ(finished_tokens_of(engine->generate(batch)), expected);
       if (drafter == spec::DrafterKind::kStand) {
         EXPECT_GT(engine->stats().accepted_tokens, 0) << "STAND drafts from what the group's verdicts taught it";
       }

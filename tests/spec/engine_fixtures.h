@@ -4,6 +4,7 @@
 // tokens of completions.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -60,6 +61,12 @@ inline std::vector<std::vector<int32_t>> tokens_of(const std::vector<spec::Compl
   std::vector<std::vector<int32_t>> out;
   for (const spec::Completion& c : completions) out.push_back(c.tokens);
   return out;
+}
+
+// tokens_of, where every completion is expected to end without an error.
+inline std::vector<std::vector<int32_t>> finished_tokens_of(const std::vector<spec::Completion>& completions) {
+  for (const spec::Completion& c : completions) EXPECT_NE(c.finish, spec::FinishReason::kError) << c.error;
+  return tokens_of(completions);
 }
 
 }  // namespace seed::testing
