@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,9 @@
 
 namespace seed {
 
+namespace models {
+class LoadedModels;
+}
 namespace parallel {
 class MpiSession;
 }
@@ -38,6 +42,9 @@ struct GlobalOptions {
   // $SEED_DATA_DIR: the folder of data sets a task's relative data.path is
   // looked up in when the task folder lacks the file (tasks/task_data_path.h).
   std::string data_dir;
+  // Set by `seed sweep`: the models its points' engines load and reuse
+  // (spec::EngineOptions::loaded_models).
+  std::shared_ptr<models::LoadedModels> loaded_models;
 };
 
 void add_generate_command(CLI::App& app, const GlobalOptions& global);

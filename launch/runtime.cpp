@@ -135,6 +135,7 @@ ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions&
   engine.weights_dtype = global.weights_dtype;
   engine.cuda_graphs = global.cuda_graphs;
   engine.cpu_kernel = global.cpu_kernel;
+  engine.loaded_models = global.loaded_models;
   if (!quiet) spdlog::info("threads: {}", plan.describe());
   if (!plan.oversubscribed.empty()) {
     static bool warned = false;  // once per process, not per engine

@@ -1,11 +1,13 @@
 // `seed sweep`: a grid of `seed run`s (launch/sweep_config.h), each in its
 // own folder under --out, run in this process one after another through
 // `seed run`'s own command line, so that every run option is a sweep key
-// and a point's folder is exactly a `seed run --out` folder. Rerunning the
-// same command finishes an interrupted sweep: a finished point is skipped,
-// a half-finished one continues with `run --resume`. Under mpirun every
-// rank walks the same points and each point uses the rank layout as
-// `seed run` does; rank 0 writes the tables.
+// and a point's folder is exactly a `seed run --out` folder. Points whose
+// engines load a model folder with the same options share one loaded copy
+// (models/loaded_models.h). Rerunning the same command finishes an
+// interrupted sweep: a finished point is skipped, a half-finished one
+// continues with `run --resume`. Under mpirun every rank walks the same
+// points and each point uses the rank layout as `seed run` does; rank 0
+// writes the tables.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -20,6 +22,7 @@
 #include "launch/sweep_folder.h"
 #include "launch/sweep_table.h"
 #include "models/base/error.h"
+#include "models/loaded_models.h"
 #include "parallel/mpi_session.h"
 
 namespace seed::launch {
@@ -83,6 +86,9 @@ void sweep(const SweepOptions& o, const GlobalOptions& global) {
   spdlog::info("sweep: {} points{}; folders under {}", points.size(),
                shards > 1 ? fmt::format(" (shard {}/{} of {})", shard, shards, config.points.size()) : "", o.out_dir);
 
+  // The points' engines reuse the models of the points before them.
+  GlobalOptions point_global = global;
+  point_global.loaded_models = std::make_shared<models::LoadedModels>();
   size_t done = 0, computed = 0;
   double computed_s = 0;
   for (const SweepPoint& point : points) {
@@ -100,7 +106,8 @@ void sweep(const SweepOptions& o, const GlobalOptions& global) {
                                       eta_text(computed ? computed_s / computed * left : -1.0)));
     }
     const Clock::time_point start = Clock::now();
-    run_point(point, o.out_dir, global);
+    point_global.loaded_models->next_run();
+    run_point(point, o.out_dir, point_global);
     computed_s += std::chrono::duration<double>(Clock::now() - start).count();
     ++computed;
     ++done;

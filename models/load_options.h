@@ -49,4 +49,12 @@ struct LoadOptions {
   bool paged_attention = true;
 };
 
+// Every field equal: the same model would load. A new field joins this.
+inline bool operator==(const LoadOptions& a, const LoadOptions& b) {
+  return a.device == b.device && a.tp_group == b.tp_group && a.weights_dtype == b.weights_dtype &&
+         a.cpu_kernel == b.cpu_kernel && a.fused_cpu_layers == b.fused_cpu_layers &&
+         a.keep_parameters == b.keep_parameters && a.cuda_graphs == b.cuda_graphs &&
+         a.paged_attention == b.paged_attention;
+}
+
 }  // namespace seed::models

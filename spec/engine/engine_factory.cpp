@@ -13,6 +13,7 @@
 #include "models/causal_lm.h"
 #include "models/base/error.h"
 #include "models/device_memory.h"
+#include "models/loaded_models.h"
 #include "models/tokenizer.h"
 #include "spec/drafters/drafter_registry.h"
 #include "spec/engine/model_target.h"
@@ -175,9 +176,20 @@ int cache_count(const EngineOptions& o) {
   return 1 + (o.engine.drafter_pool() ? std::max(o.drafters, 1) : 1);
 }
 
+// The model of `model_dir`: through o.loaded_models where set (the one an
+// earlier engine loaded with these options, if any), else loaded here.
+// `flag` names it in the log.
+std::shared_ptr<models::CausalLM> load_model(const EngineOptions& o, const std::string& model_dir,
+                                             const models::LoadOptions& options, const char* flag) {
+  if (!o.loaded_models) return models::CausalLM::load(model_dir, options);
+  models::LoadedModels::Loaded loaded = o.loaded_models->load(model_dir, options);
+  if (loaded.reused) spdlog::info("{} {}: reusing the model an earlier run loaded", flag, model_dir);
+  return std::move(loaded.model);
+}
+
 std::unique_ptr<Target> load_target(const EngineOptions& o) {
   const int top_k = o.engine.drafts() ? o.drafter.target_top_k() : 0;
-  std::unique_ptr<models::CausalLM> model = models::CausalLM::load(o.target, load_options(o));
+  std::shared_ptr<models::CausalLM> model = load_model(o, o.target, load_options(o), "--target");
   const models::ModelConfig& config = model->config();
   if (config.draft_vocab_size > 0 && first_told(o.target)) {
     spdlog::warn("--target: {} scores {} of its {} tokens (a draft's head, draft_vocab_size in its config.json); "
@@ -237,7 +249,7 @@ std::unique_ptr<ScheduledEngine> build(const EngineOptions& o, RunSettings setti
           o.trigrams.empty() ? TrigramTable() : TrigramTable::load(o.trigrams)));
     }
   } else if (drafters.empty()) {
-    resources.draft_model = models::CausalLM::load(o.draft, draft_load_options(o));
+    resources.draft_model = load_model(o, o.draft, draft_load_options(o), "--draft");
     resources.draft_cache = kv_cache_options(o, cache_count(o));
     resources.draft_cut = o.draft_cut;
     resources.draft_reads = o.logit_reads;

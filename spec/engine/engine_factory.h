@@ -25,6 +25,7 @@
 namespace seed::models {
 struct LoadOptions;
 struct KvCacheOptions;
+class LoadedModels;
 }
 
 namespace seed::spec {
@@ -110,6 +111,10 @@ struct EngineOptions {
   // judges them.
   std::optional<LookaheadSettings> lookahead;
   StepVerifierMaker step_verifier;
+  // Set: the target and draft models load through it, and later engines
+  // given the same one reuse them (the points of a sweep); null: each
+  // engine loads its own.
+  std::shared_ptr<models::LoadedModels> loaded_models;
 };
 
 // The options of an ar-batch engine over `model` in this process, with

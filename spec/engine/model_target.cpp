@@ -45,6 +45,7 @@ std::vector<Walk> walk_all(const std::vector<VerifyRequest>& requests, bool apar
 ModelTarget::ModelTarget(std::shared_ptr<models::CausalLM> model, models::KvCacheOptions cache_options,
                          int distribution_top_k, LogitReads logit_reads)
     : model_(std::move(model)),
+      graph_warm_ups_before_(model_->graph_warm_ups()),
       cache_(model_->make_cache(cache_options)),
       distribution_top_k_(distribution_top_k),
       logit_reads_(logit_reads) {}
@@ -283,7 +284,7 @@ PrefillStats ModelTarget::prefill_stats() const {
   stats.kv_peak_bytes = cache.peak_bytes;
   stats.kv_live_bytes = cache_.bytes_in_use();
   stats.evicted_blocks = cache.evicted_blocks;
-  stats.graph_warm_ups = model_->graph_warm_ups();
+  stats.graph_warm_ups = model_->graph_warm_ups() - graph_warm_ups_before_;
   return stats;
 }
 

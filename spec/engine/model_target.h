@@ -75,6 +75,9 @@ class ModelTarget : public Target {
   std::vector<float> hidden_states(models::SequenceId sequence, int64_t from, int64_t to) const;
 
   std::shared_ptr<models::CausalLM> model_;
+  // The model's warm-ups before this target (an earlier engine's, where the
+  // model outlives engines: EngineOptions::loaded_models).
+  int64_t graph_warm_ups_before_;
   models::KvCache cache_;
   std::map<uint64_t, Slot> slots_;
   PrefillStats stats_;

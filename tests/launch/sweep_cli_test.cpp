@@ -1,7 +1,8 @@
 // `seed sweep` and `seed report` end to end on the zoo pair: a sweep killed
 // with SIGKILL and rerun ends with every point once and the results of an
 // uninterrupted sweep; two shards give the unsharded sweep's points; a
-// changed config is refused; under mpirun the points give the
+// point reuses the model of the point before it and writes what its own
+// `seed run` writes; a changed config is refused; under mpirun the points give the
 // single-process results; the report renders in headless Chromium.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -153,6 +154,40 @@ TEST_F(SweepCliTest, TwoShardsGiveTheUnshardedSweepsPoints) {
   const Outcome bad = run_command(sweep_command(config, dir_ / "sharded", "--shard 2/2"));
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.output.find("--shard"), std::string::npos) << bad.output;
+}
+
+TEST_F(SweepCliTest, APointReusesTheTargetOfThePointBeforeAndWritesWhatItsOwnRunWrites) {
+  const std::string src = SEED_SOURCE_DIR, target = src + "/models/zoo/tiny-target";
+  const json config = {{"task", src + "/tasks/game24"},
+                       {"data", (dir_ / "24.csv").string()},
+                       {"target", target},
+                       {"draft", src + "/models/zoo/tiny-draft"},
+                       {"limit", 3},
+                       {"grid", {{"search", "cot"}, {"engine", {"ar", "seed"}}}}};
+  std::ofstream(dir_ / "reuse.json") << config.dump(2);
+  const Outcome sweep = run_command(std::string(SEED_BINARY) + " --threads 1 --log-level info sweep --config " +
+                                    (dir_ / "reuse.json").string() + " --out " + (dir_ / "reuse").string());
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
+  const std::string reused = ": reusing the model an earlier run loaded";
+  EXPECT_NE(sweep.output.find("--target " + target + reused), std::string::npos) << sweep.output;
+  // Once: the seed point's target; its draft is new, the ar point reused nothing.
+  EXPECT_EQ(sweep.output.find(reused), sweep.output.rfind(reused)) << sweep.output;
+
+  const std::vector<json> rows = read_lines(dir_ / "reuse" / "sweep.jsonl");
+  ASSERT_EQ(rows.size(), 2u);
+  const fs::path alone = dir_ / "reuse-alone";
+  const Outcome run = run_command(std::string(SEED_BINARY) + " --threads 1 --log-level warn run --task " + src +
+                                  "/tasks/game24 --data " + (dir_ / "24.csv").string() + " --target " + target +
+                                  " --draft " + src + "/models/zoo/tiny-draft --limit 3 --search cot --engine seed" +
+                                  " --out " + alone.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::map<int64_t, json> in_sweep, by_itself;
+  for (const json& line : read_lines(dir_ / "reuse" / rows[1]["slug"].get<std::string>() / "results.jsonl")) {
+    in_sweep[line["index"]] = answer_part(line);
+  }
+  for (const json& line : read_lines(alone / "results.jsonl")) by_itself[line["index"]] = answer_part(line);
+  ASSERT_EQ(in_sweep.size(), 3u);
+  EXPECT_EQ(in_sweep, by_itself);
 }
 
 TEST_F(SweepCliTest, AChangedConfigAndAnUnknownKeyAreRefusedByName) {

@@ -1,0 +1,47 @@
+// LoadedModels: models kept loaded from one run to the next in one
+// process, as `seed sweep` runs its points: a load of a folder with the
+// same options gets the model an earlier run loaded, so that a sweep loads
+// each model once rather than once a point (and on a GPU keeps the CUDA
+// graphs it captured).
+//
+// Memory: a load that finds nothing first lets go of every model the
+// current run has not asked for, so the models of two runs are held side
+// by side only where the second run uses them. Thread-safe.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "models/causal_lm.h"
+#include "models/load_options.h"
+
+namespace seed::models {
+
+class LoadedModels {
+ public:
+  struct Loaded {
+    std::shared_ptr<CausalLM> model;
+    bool reused = false;  // loaded by an earlier run
+  };
+
+  // The model of `model_dir` with `options`: the one held, or
+  // CausalLM::load's (which it throws), then held.
+  Loaded load(const std::string& model_dir, const LoadOptions& options);
+
+  // A new run starts: the models held so far count as not asked for.
+  void next_run();
+
+ private:
+  struct Entry {
+    std::string model_dir;
+    LoadOptions options;
+    std::shared_ptr<CausalLM> model;
+    bool asked = false;  // by the current run
+  };
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace seed::models
