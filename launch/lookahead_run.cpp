@@ -82,9 +82,10 @@ spec::StepVerifierMaker step_verifier_maker(const LookaheadOptions& lookahead) {
   std::optional<double> threshold;
   if (tasks::parse_hidden_verifier(name, "--step-verifier", &threshold)) {
     return [threshold](spec::Engine&, const spec::EngineOptions& engine) -> std::unique_ptr<spec::StepVerifier> {
-      // The target model once more, whole, in this process: the verifier
-      // reads steps with it.
-      std::shared_ptr<models::CausalLM> model = models::CausalLM::load(engine.target, spec::load_options(engine));
+      // The target model, whole, in this process: the verifier reads steps
+      // with it. The engine's own where it runs here (loaded_models).
+      std::shared_ptr<models::CausalLM> model =
+          spec::load_model(engine, engine.target, spec::load_options(engine), "--target");
       return std::make_unique<spec::HiddenStateVerifier>(
           std::move(model), models::load_tokenizer(engine.target),
           threshold.value_or(spec::HiddenStateVerifier::kDefaultThreshold));

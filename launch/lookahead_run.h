@@ -32,7 +32,8 @@ spec::LookaheadSettings lookahead_settings(const LookaheadOptions& lookahead);
 // Makes the step verifier the flags name (spec::EngineOptions::
 // step_verifier): exact, normalized, judge (the target's engine, or an
 // ar-batch engine over --judge-model, answers the task's judge_prompt),
-// hidden[:THRESHOLD] (the target model once more, whole, in this process)
+// hidden[:THRESHOLD] (the target model, whole, in this process: the
+// engine's own through EngineOptions::loaded_models where it runs here)
 // or a task step checker (tasks/step_checkers.h). Throws kInvalidArgument
 // naming --step-verifier for a name it does not know, at once, and for a
 // judge without a judge_prompt, when the maker runs.

@@ -1,12 +1,13 @@
-// LoadedModels: models kept loaded from one run to the next in one
-// process, as `seed sweep` runs its points: a load of a folder with the
-// same options gets the model an earlier run loaded, so that a sweep loads
-// each model once rather than once a point (and on a GPU keeps the CUDA
-// graphs it captured).
+// LoadedModels: models shared by the engines of one process, as the
+// points of `seed sweep` and the engines of `seed bench spec` make them: a
+// load of a folder with the same options gets the model an earlier engine
+// loaded, so that a sweep loads each model once rather than once a point
+// (and on a GPU keeps the CUDA graphs it captured), and engines side by
+// side hold one copy.
 //
 // Memory: a load that finds nothing first lets go of every model the
-// current run has not asked for, so the models of two runs are held side
-// by side only where the second run uses them. Thread-safe.
+// current run (next_run) has not asked for, so the models of two runs are
+// held side by side only where the second run uses them. Thread-safe.
 #pragma once
 
 #include <memory>

@@ -32,6 +32,14 @@ models::LoadOptions load_options(const EngineOptions& o) {
   return options;
 }
 
+std::shared_ptr<models::CausalLM> load_model(const EngineOptions& o, const std::string& model_dir,
+                                             const models::LoadOptions& load, const char* flag) {
+  if (!o.loaded_models) return models::CausalLM::load(model_dir, load);
+  models::LoadedModels::Loaded loaded = o.loaded_models->load(model_dir, load);
+  if (loaded.reused) spdlog::info("{} {}: reusing the model an earlier engine loaded", flag, model_dir);
+  return std::move(loaded.model);
+}
+
 // Whether the model folder `model` is told of for the first time in this
 // process (so that what is said of it is said once, not per engine).
 bool first_told(const std::string& model) {
@@ -174,17 +182,6 @@ RunSettings run_settings(const EngineOptions& o) {
 int cache_count(const EngineOptions& o) {
   if (!o.engine.drafts()) return 1;
   return 1 + (o.engine.drafter_pool() ? std::max(o.drafters, 1) : 1);
-}
-
-// The model of `model_dir`: through o.loaded_models where set (the one an
-// earlier engine loaded with these options, if any), else loaded here.
-// `flag` names it in the log.
-std::shared_ptr<models::CausalLM> load_model(const EngineOptions& o, const std::string& model_dir,
-                                             const models::LoadOptions& options, const char* flag) {
-  if (!o.loaded_models) return models::CausalLM::load(model_dir, options);
-  models::LoadedModels::Loaded loaded = o.loaded_models->load(model_dir, options);
-  if (loaded.reused) spdlog::info("{} {}: reusing the model an earlier run loaded", flag, model_dir);
-  return std::move(loaded.model);
 }
 
 std::unique_ptr<Target> load_target(const EngineOptions& o) {

@@ -25,6 +25,7 @@
 namespace seed::models {
 struct LoadOptions;
 struct KvCacheOptions;
+class CausalLM;
 class LoadedModels;
 }
 
@@ -125,6 +126,13 @@ EngineOptions autoregressive_options(const EngineOptions& options, const std::st
 
 // How the engines load their models: device, weight dtype, kernel.
 models::LoadOptions load_options(const EngineOptions& options);
+
+// The model of `model_dir` with `load`, as the engines get theirs: the one
+// options.loaded_models holds where an earlier engine loaded it, else
+// loaded here (and held there, where set). `flag` names the model in the
+// log. Throws what CausalLM::load throws.
+std::shared_ptr<models::CausalLM> load_model(const EngineOptions& options, const std::string& model_dir,
+                                             const models::LoadOptions& load, const char* flag);
 
 // `options` for the draft model folder `draft` of the target folder
 // `target`: with no weights dtype set, a draft stored in float32 beside a

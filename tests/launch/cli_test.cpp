@@ -192,6 +192,13 @@ TEST_F(CliTest, BenchSpecWritesTheDocumentedJsonRows) {
                                      "--thought-tokens 12 --evaluation-tokens 2 --json " + json.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("tau_max"), std::string::npos) << r.output;
+  // The engines, side by side, hold one copy of each model.
+  EXPECT_NE(r.output.find("--target " + zoo + "/tiny-target: reusing the model an earlier engine loaded"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--draft " + zoo + "/tiny-draft: reusing the model an earlier engine loaded"),
+            std::string::npos)
+      << r.output;
   std::ifstream in(json);
   const nlohmann::json result = nlohmann::json::parse(in);
   ASSERT_EQ(result["rows"].size(), 3u);

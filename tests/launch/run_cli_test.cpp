@@ -1,6 +1,7 @@
 // `seed run` end to end on the shipped zoo pair and the game24 task folder:
-// output files, --resume, --tree-out, and answers that do not depend on the
-// engine (greedy decoding: ar and seed must agree).
+// output files, --resume, --tree-out, answers that do not depend on the
+// engine (greedy decoding: ar and seed must agree), and one copy of the
+// target for its engine and a hidden-state step verifier.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -143,6 +144,22 @@ TEST_F(RunCliTest, AFileSizeLimitEndsTheRunWithAnErrorNamingTheFileAndTheRunResu
   for (const json& line : lines) indices.push_back(line["index"].get<int>());
   std::sort(indices.begin(), indices.end());
   EXPECT_EQ(indices, std::vector<int>({0, 1, 2, 3}));
+}
+
+// Step speculation judged by the target's hidden states reads them with the
+// target engine's own model, not a second copy.
+TEST_F(RunCliTest, AHiddenStateStepVerifierReadsWithTheTargetEnginesModel) {
+  const std::string src = SEED_SOURCE_DIR;
+  const Outcome r = run_command(std::string(SEED_BINARY) + " --threads 1 --log-level info run --task " + src +
+                                "/tasks/game24 --target " + src + "/models/zoo/tiny-target --draft " + src +
+                                "/models/zoo/tiny-draft --data " + csv_.string() +
+                                " --search bfs --depth 1 --n 2 --b 1 --limit 1 --lookahead 2 --step-verifier hidden" +
+                                " --out " + (out_ / "hidden").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--target " + src + "/models/zoo/tiny-target: reusing the model an earlier engine loaded"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(read_lines(out_ / "hidden" / "results.jsonl").size(), 1u);
 }
 
 TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {

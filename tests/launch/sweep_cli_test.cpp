@@ -168,7 +168,7 @@ TEST_F(SweepCliTest, APointReusesTheTargetOfThePointBeforeAndWritesWhatItsOwnRun
   const Outcome sweep = run_command(std::string(SEED_BINARY) + " --threads 1 --log-level info sweep --config " +
                                     (dir_ / "reuse.json").string() + " --out " + (dir_ / "reuse").string());
   ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
-  const std::string reused = ": reusing the model an earlier run loaded";
+  const std::string reused = ": reusing the model an earlier engine loaded";
   EXPECT_NE(sweep.output.find("--target " + target + reused), std::string::npos) << sweep.output;
   // Once: the seed point's target; its draft is new, the ar point reused nothing.
   EXPECT_EQ(sweep.output.find(reused), sweep.output.rfind(reused)) << sweep.output;
