@@ -23,7 +23,6 @@
 #include "launch/lookahead_run.h"
 #include "models/base/atomic_file.h"
 #include "models/base/error.h"
-#include "models/loaded_models.h"
 #include "models/panel_gemm.h"
 #include "tasks/step_checkers.h"
 
@@ -412,12 +411,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
         options.bench.lookahead = lookahead_settings(options.lookahead);
         options.bench.step_verifier = step_verifier_maker(options.lookahead);
       }
-      // A row group's engines run side by side, and rows come and go: they
-      // all share one loaded target and draft.
-      GlobalOptions shared_models = global;
-      shared_models.loaded_models = std::make_shared<models::LoadedModels>();
       options.bench.plan_threads = [&](spec::EngineOptions& engine, int n) {
-        const ThreadPlan plan = plan_engine_threads(shared_models, engine, n, /*quiet=*/true);
+        const ThreadPlan plan = plan_engine_threads(global, engine, n, /*quiet=*/true);
         return plan.drafters > 0 ? fmt::format("{}+{}x{}", plan.target_threads, plan.drafters, plan.draft_threads)
                                  : std::to_string(plan.target_threads);
       };

@@ -42,8 +42,10 @@ struct GlobalOptions {
   // $SEED_DATA_DIR: the folder of data sets a task's relative data.path is
   // looked up in when the task folder lacks the file (tasks/task_data_path.h).
   std::string data_dir;
-  // Set by `seed sweep`: the models its points' engines load and reuse
-  // (spec::EngineOptions::loaded_models).
+  // The models this process's engines load and share: a run's target
+  // engine and step verifier, `seed bench spec`'s engines side by side, the
+  // points of `seed sweep` one after another (spec::EngineOptions::
+  // loaded_models). Null: each engine loads its own.
   std::shared_ptr<models::LoadedModels> loaded_models;
 };
 

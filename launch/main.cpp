@@ -14,6 +14,7 @@
 #include "launch/process_signals.h"
 #include "launch/runtime.h"
 #include "models/base/error.h"
+#include "models/loaded_models.h"
 #include "parallel/mpi_session.h"
 
 int main(int argc, char** argv) {
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "seed 0.1.0");
   seed::launch::GlobalOptions global;
+  global.loaded_models = std::make_shared<seed::models::LoadedModels>();
   // Under mpirun every rank runs this main; the commands split the roles.
   std::unique_ptr<seed::parallel::MpiSession> mpi;
   if (seed::launch::launched_by_mpirun()) mpi = seed::launch::start_mpi(&argc, &argv);

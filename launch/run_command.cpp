@@ -27,7 +27,6 @@
 #include "models/base/atomic_file.h"
 #include "models/base/error.h"
 #include "models/chat_template/chat_template.h"
-#include "models/loaded_models.h"
 #include "search/concurrently.h"
 #include "search/search.h"
 #include "launch/lookahead_run.h"
@@ -261,9 +260,6 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   if (o.out_dir.empty()) o.out_dir = "results/" + task.spec().name + "-" + o.search.algorithm + "-" + o.engine.engine.name();
   const json settings = settings_json(o, task);
   const json runtime = runtime_json(plan_engine_threads(global, o.engine, 0), o.engine);
-  // The run's engines share their models: the target's engine, a step
-  // verifier reading the target's hidden states, a judge that is the target.
-  if (!o.engine.loaded_models) o.engine.loaded_models = std::make_shared<models::LoadedModels>();
   RunResults results(o.out_dir, settings, o.resume, runtime);
   exit_on_interrupt("every finished problem is kept in " + results.results_path() +
                     "; finish the run with the same options and --resume");

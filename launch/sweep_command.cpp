@@ -86,9 +86,6 @@ void sweep(const SweepOptions& o, const GlobalOptions& global) {
   spdlog::info("sweep: {} points{}; folders under {}", points.size(),
                shards > 1 ? fmt::format(" (shard {}/{} of {})", shard, shards, config.points.size()) : "", o.out_dir);
 
-  // The points' engines reuse the models of the points before them.
-  GlobalOptions point_global = global;
-  point_global.loaded_models = std::make_shared<models::LoadedModels>();
   size_t done = 0, computed = 0;
   double computed_s = 0;
   for (const SweepPoint& point : points) {
@@ -106,8 +103,9 @@ void sweep(const SweepOptions& o, const GlobalOptions& global) {
                                       eta_text(computed ? computed_s / computed * left : -1.0)));
     }
     const Clock::time_point start = Clock::now();
-    point_global.loaded_models->next_run();
-    run_point(point, o.out_dir, point_global);
+    // A point reuses the models of the points before it that it asks for.
+    if (global.loaded_models) global.loaded_models->next_run();
+    run_point(point, o.out_dir, global);
     computed_s += std::chrono::duration<double>(Clock::now() - start).count();
     ++computed;
     ++done;
