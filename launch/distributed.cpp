@@ -94,7 +94,9 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
   const int rank = global.mpi->world_rank();
   if (rank != 0) {
     try {
-      const parallel::WorkerStats s = parallel::serve_worker_rank(*global.mpi, layout, models);
+      spec::EngineOptions worker = models;
+      use_global_model_options(global, worker);
+      const parallel::WorkerStats s = parallel::serve_worker_rank(*global.mpi, layout, worker);
       const parallel::RankUsage& u = s.usage;
       const bool drafts = layout.role(rank) == parallel::RankRole::kDraft;
       spdlog::info("{} rank {}: {} {}{}, busy {:.2f} of {:.1f} s, CPU {:.2f} s",

@@ -23,15 +23,18 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("seed"));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
 
+  // Under mpirun every rank runs this main; the commands split the roles.
+  // Made first, so that the session outlives what is made over its
+  // communicators (a tensor-parallel model that loaded_models holds).
+  std::unique_ptr<seed::parallel::MpiSession> mpi;
+  if (seed::launch::launched_by_mpirun()) mpi = seed::launch::start_mpi(&argc, &argv);
+
   // Named, so that help and usage say `seed` however the binary was started.
   CLI::App app{"seed: fast, distributed tree-search reasoning with scheduled speculative decoding", "seed"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "seed 0.1.0");
   seed::launch::GlobalOptions global;
   global.loaded_models = std::make_shared<seed::models::LoadedModels>();
-  // Under mpirun every rank runs this main; the commands split the roles.
-  std::unique_ptr<seed::parallel::MpiSession> mpi;
-  if (seed::launch::launched_by_mpirun()) mpi = seed::launch::start_mpi(&argc, &argv);
   global.mpi = mpi.get();
   if (const char* data_dir = std::getenv("SEED_DATA_DIR")) global.data_dir = data_dir;
   std::string log_level = "info";

@@ -281,14 +281,16 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
       o.engine.lookahead = lookahead_settings(o.lookahead);
       o.engine.step_verifier = step_verifier_maker(o.lookahead);
     }
-    std::unique_ptr<spec::Engine> engine = make_engine(o.engine);
-    if (!o.schedule_out.empty()) engine->record_schedule();
     // A task that evaluates with a process reward model: it runs here, beside
-    // the search (rank 0 under mpirun).
+    // the search (rank 0 under mpirun). It loads before the engine's models,
+    // so that a sweep point whose draft is new does not let go of the PRM
+    // the point before loaded (models/loaded_models.h).
     const std::unique_ptr<spec::StepScorer> scorer =
         task.spec().evaluate.mode == tasks::EvaluateMode::kPrm
             ? spec::load_prm_scorer(task.spec().evaluate.prm.model, o.engine)
             : nullptr;
+    std::unique_ptr<spec::Engine> engine = make_engine(o.engine);
+    if (!o.schedule_out.empty()) engine->record_schedule();
     // An engine that serves concurrent calls gives each problem its own
     // counts; the others are counted by the difference of their totals.
     const bool shares = engine->serves_concurrent_calls();

@@ -116,6 +116,13 @@ void init_threads(GlobalOptions& global) {
   torch::set_num_threads(global.threads > 0 ? global.threads : global.cores);
 }
 
+void use_global_model_options(const GlobalOptions& global, spec::EngineOptions& engine) {
+  engine.weights_dtype = global.weights_dtype;
+  engine.cuda_graphs = global.cuda_graphs;
+  engine.cpu_kernel = global.cpu_kernel;
+  engine.loaded_models = global.loaded_models;
+}
+
 ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions& engine, int max_useful_drafters,
                                bool quiet) {
   ThreadRequest request;
@@ -132,10 +139,7 @@ ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions&
     engine.drafters = plan.drafters;
     engine.draft_threads = plan.draft_threads;
   }
-  engine.weights_dtype = global.weights_dtype;
-  engine.cuda_graphs = global.cuda_graphs;
-  engine.cpu_kernel = global.cpu_kernel;
-  engine.loaded_models = global.loaded_models;
+  use_global_model_options(global, engine);
   if (!quiet) spdlog::info("threads: {}", plan.describe());
   if (!plan.oversubscribed.empty()) {
     static bool warned = false;  // once per process, not per engine

@@ -52,10 +52,15 @@ void warn_if_blas_held_back();
 // runs one model at a time. Call once the flags are parsed.
 void init_threads(GlobalOptions& global);
 
+// The process's model options in `engine`: how models load (--weights-dtype,
+// --cpu-kernel, --eager) and the models loaded so far (loaded_models).
+void use_global_model_options(const GlobalOptions& global, spec::EngineOptions& engine);
+
 // The thread plan of `engine` in this process under the user's flags
 // (--threads, engine.drafters; 0 = automatic): sets libtorch's threads to
 // the target's and, for engines that draft on threads of their own, the
-// engine's drafters. Logs the plan in one line unless `quiet`, and warns when
+// engine's drafters; and the process's model options
+// (use_global_model_options). Logs the plan in one line unless `quiet`, and warns when
 // the flags oversubscribe the cores. More drafters than
 // `max_useful_drafters` sequences would idle (0 = no limit).
 ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions& engine, int max_useful_drafters,

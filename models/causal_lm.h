@@ -62,6 +62,7 @@ class CausalLM {
   const ModelConfig& config() const { return config_; }  // the whole model's
   const TpShard& shard() const { return shard_; }
   LlamaWeights& weights() { return weights_; }  // this rank's shard
+  const LlamaWeights& weights() const { return weights_; }
   at::TensorOptions tensor_options() const { return options_; }
   // Whether forward() gives each row's outputs from that row alone (the
   // CPU layers), so a sequence's logits are the same bits alone or batched.

@@ -7,7 +7,6 @@
 
 #include "models/causal_lm.h"
 #include "models/base/error.h"
-#include "parallel/mpi_communicator.h"
 #include "parallel/remote_drafter.h"
 #include "parallel/remote_target.h"
 #include "parallel/target_worker.h"
@@ -26,7 +25,7 @@ WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineO
   SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
   models::LoadOptions options = spec::load_options(models);
   options.tp_group = &group;
-  auto local = std::make_unique<spec::ModelTarget>(models::CausalLM::load(models.target, options),
+  auto local = std::make_unique<spec::ModelTarget>(spec::load_model(models, models.target, options, "--target"),
                                                    spec::target_cache_options(models, /*caches=*/1));
   if (group.rank() != 0) return serve_tp_target(*local, group, kTargetLeaderRank);
   TpLeaderTarget leader(std::move(local), &group);  // its destructor ends the peers' loops
@@ -73,7 +72,7 @@ std::unique_ptr<spec::Drafter> make_rank_drafter(spec::DrafterKind kind, const s
   spec::DrafterResources resources;
   if (kind.needs_draft_model()) {
     SEED_CHECK(!models.draft.empty(), kInvalidArgument) << "--draft: a draft rank needs a draft model folder";
-    resources.draft_model = models::CausalLM::load(models.draft, spec::draft_load_options(models));
+    resources.draft_model = spec::load_model(models, models.draft, spec::draft_load_options(models), "--draft");
     resources.draft_cache = spec::kv_cache_options(models, /*caches=*/1);
     resources.draft_cut = models.draft_cut;
   } else if (kind == spec::DrafterKind::kStand) {
@@ -208,15 +207,16 @@ std::unique_ptr<spec::Drafter> Coordinator::remote_drafter(int rank, spec::Draft
   return std::make_unique<RemoteDrafter>(loop_, rank, rank_timeout_, drafter, std::move(peers));
 }
 
-WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout, const spec::EngineOptions& models,
+WorkerStats serve_worker_rank(MpiSession& session, const RankLayout& layout, const spec::EngineOptions& models,
                               const DraftWorkerFault& fault) {
   const int rank = session.world_rank();
   SEED_CHECK(layout.role(rank) != RankRole::kCoordinator, kInternal) << "rank " << rank << " is the coordinator";
   if (layout.role(rank) == RankRole::kTarget) {
     // Made by the group's ranks alone: a peer stopped before it keeps the
     // leader from serving, which the coordinator's bounded wait reports.
-    const std::unique_ptr<Communicator> group = make_mpi_communicator(kTargetLeaderRank, layout.tp);
-    return serve_target_rank(*group, rank, models);
+    // The session keeps it, and with it the shard models.loaded_models may
+    // hold for a later run (a sweep's next point).
+    return serve_target_rank(*session.group(kTargetLeaderRank, layout.tp), rank, models);
   }
   RankTables tables(models);
   std::map<spec::DrafterKind::Value, std::unique_ptr<spec::Drafter>> drafters;  // others made on first use

@@ -110,10 +110,13 @@ class Coordinator {
 // makes the drafter of `models.drafter` (loading `models.draft`) before it
 // serves draft requests, and other drafters on their first start; a target
 // rank loads its shard of `models.target` and serves the target group (rank
-// 1 answers the coordinator, the others replay its calls). Returns the
-// rank's statistics. `fault` is for draft ranks in tests. Throws what
-// loading a model throws.
-WorkerStats serve_worker_rank(const MpiSession& session, const RankLayout& layout,
-                                   const spec::EngineOptions& models, const DraftWorkerFault& fault = {});
+// 1 answers the coordinator, the others replay its calls) over the
+// session's group of the target ranks. Models load through
+// models.loaded_models where set, so that a later call (a sweep's next
+// point) gets the models an earlier one loaded. Returns the rank's
+// statistics. `fault` is for draft ranks in tests. Throws what loading a
+// model throws.
+WorkerStats serve_worker_rank(MpiSession& session, const RankLayout& layout, const spec::EngineOptions& models,
+                              const DraftWorkerFault& fault = {});
 
 }  // namespace seed::parallel

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "models/base/error.h"
+#include "parallel/mpi_communicator.h"
 
 namespace seed::parallel {
 
@@ -67,11 +68,22 @@ MpiSession::MpiSession(int* argc, char*** argv, std::chrono::milliseconds start_
   });
 }
 
-MpiSession::~MpiSession() { bounded(finalize_limit_, on_finalize_hang_, [] { MPI_Finalize(); }); }
+MpiSession::~MpiSession() {
+  bounded(finalize_limit_, on_finalize_hang_, [this] {
+    groups_.clear();
+    MPI_Finalize();
+  });
+}
 
 void MpiSession::limit_finalize(std::chrono::milliseconds limit, std::function<void()> on_hang) {
   finalize_limit_ = limit;
   on_finalize_hang_ = std::move(on_hang);
+}
+
+Communicator* MpiSession::group(int first_world_rank, int count) {
+  std::unique_ptr<Communicator>& group = groups_[{first_world_rank, count}];
+  if (!group) group = make_mpi_communicator(first_world_rank, count);
+  return group.get();
 }
 
 void MpiSession::abort_job(int code) {

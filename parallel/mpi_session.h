@@ -12,8 +12,13 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
+#include <memory>
+#include <utility>
 
 namespace seed::parallel {
+
+class Communicator;
 
 class MpiSession {
  public:
@@ -44,12 +49,20 @@ class MpiSession {
   // and mpirun, waiting for ever.
   void limit_finalize(std::chrono::milliseconds limit, std::function<void()> on_hang);
 
+  // The communicator of world ranks [first_world_rank, first_world_rank +
+  // count), made by those ranks on their first call (make_mpi_communicator:
+  // each of them must call it with the same arguments) and kept until the
+  // session ends, so that a model loaded over it (a tensor-parallel target)
+  // can serve the later runs of the process. Null on ranks outside the group.
+  Communicator* group(int first_world_rank, int count);
+
  private:
   int world_rank_ = 0;
   int world_size_ = 1;
   bool thread_multiple_ = false;
   std::chrono::milliseconds finalize_limit_{0};  // 0: no bound
   std::function<void()> on_finalize_hang_;
+  std::map<std::pair<int, int>, std::unique_ptr<Communicator>> groups_;  // by (first rank, count)
 };
 
 // Throws kInternal naming `call` and MPI's error string unless `code` is

@@ -57,7 +57,7 @@ PrmFormat read_format(const std::string& model_dir, const ModelConfig& config) {
   return format;
 }
 
-ProcessRewardModel::Head read_head(const std::string& model_dir, const PrmFormat& format, CausalLM& model,
+ProcessRewardModel::Head read_head(const std::string& model_dir, const PrmFormat& format, const CausalLM& model,
                                    const Tokenizer& tokenizer) {
   const int64_t h = model.config().hidden_size;
   ProcessRewardModel::Head head;
@@ -116,19 +116,24 @@ std::unique_ptr<ProcessRewardModel> ProcessRewardModel::load(const std::string& 
                                                              const LoadOptions& options) {
   SEED_CHECK(options.tp_group == nullptr, kInvalidArgument)
       << model_dir << ": a process reward model runs whole, not tensor-parallel";
+  return load(model_dir, [&] { return CausalLM::load(model_dir, options); });
+}
+
+std::unique_ptr<ProcessRewardModel> ProcessRewardModel::load(const std::string& model_dir,
+                                                             const ModelLoader& load_model) {
   const ModelConfig config = ModelConfig::from_file(model_dir + "/config.json");
   PrmFormat format = read_format(model_dir, config);
   std::unique_ptr<Tokenizer> tokenizer = load_tokenizer(model_dir);
   const std::string where = std::filesystem::exists(model_dir + "/prm.json") ? model_dir + "/prm.json: field 'step_tag'"
                                                                              : model_dir + ": the step tag";
   single_token(*tokenizer, format.step_tag, where);
-  std::unique_ptr<CausalLM> model = CausalLM::load(model_dir, options);
+  std::shared_ptr<const CausalLM> model = load_model();
   Head head = read_head(model_dir, format, *model, *tokenizer);
   return std::make_unique<ProcessRewardModel>(std::move(model), std::move(tokenizer), std::move(format),
                                               std::move(head));
 }
 
-ProcessRewardModel::ProcessRewardModel(std::unique_ptr<CausalLM> model, std::unique_ptr<Tokenizer> tokenizer,
+ProcessRewardModel::ProcessRewardModel(std::shared_ptr<const CausalLM> model, std::unique_ptr<Tokenizer> tokenizer,
                                        PrmFormat format, Head head)
     : model_(std::move(model)), tokenizer_(std::move(tokenizer)), format_(std::move(format)), head_(std::move(head)) {
   step_tag_token_ = single_token(*tokenizer_, format_.step_tag, "the PRM's step tag");

@@ -27,6 +27,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -62,6 +63,13 @@ class ProcessRewardModel {
   // tensor-parallel group: a PRM runs whole).
   static std::unique_ptr<ProcessRewardModel> load(const std::string& model_dir, const LoadOptions& options = {});
 
+  // The same around the CausalLM `load_model` gives for `model_dir` (one
+  // shared with other users of the folder's weights), called once prm.json
+  // and the tokenizer have been read: what is wrong with them is told
+  // before the weights load.
+  using ModelLoader = std::function<std::shared_ptr<const CausalLM>()>;
+  static std::unique_ptr<ProcessRewardModel> load(const std::string& model_dir, const ModelLoader& load_model);
+
   const PrmFormat& format() const { return format_; }
   const CausalLM& model() const { return *model_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
@@ -77,11 +85,11 @@ class ProcessRewardModel {
   struct Head {
     at::Tensor first, first_bias, second, second_bias;
   };
-  ProcessRewardModel(std::unique_ptr<CausalLM> model, std::unique_ptr<Tokenizer> tokenizer, PrmFormat format,
+  ProcessRewardModel(std::shared_ptr<const CausalLM> model, std::unique_ptr<Tokenizer> tokenizer, PrmFormat format,
                      Head head);
 
  private:
-  std::unique_ptr<CausalLM> model_;
+  std::shared_ptr<const CausalLM> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
   PrmFormat format_;
   Head head_;

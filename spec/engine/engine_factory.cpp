@@ -33,10 +33,10 @@ models::LoadOptions load_options(const EngineOptions& o) {
 }
 
 std::shared_ptr<models::CausalLM> load_model(const EngineOptions& o, const std::string& model_dir,
-                                             const models::LoadOptions& load, const char* flag) {
+                                             const models::LoadOptions& load, const char* role) {
   if (!o.loaded_models) return models::CausalLM::load(model_dir, load);
   models::LoadedModels::Loaded loaded = o.loaded_models->load(model_dir, load);
-  if (loaded.reused) spdlog::info("{} {}: reusing the model an earlier engine loaded", flag, model_dir);
+  if (loaded.reused) spdlog::info("{} {}: reusing the model already loaded", role, model_dir);
   return std::move(loaded.model);
 }
 

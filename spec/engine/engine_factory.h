@@ -129,10 +129,10 @@ models::LoadOptions load_options(const EngineOptions& options);
 
 // The model of `model_dir` with `load`, as the engines get theirs: the one
 // options.loaded_models holds where an earlier engine loaded it, else
-// loaded here (and held there, where set). `flag` names the model in the
-// log. Throws what CausalLM::load throws.
+// loaded here (and held there, where set). `role` names the model in the
+// log ("--target", "the PRM"). Throws what CausalLM::load throws.
 std::shared_ptr<models::CausalLM> load_model(const EngineOptions& options, const std::string& model_dir,
-                                             const models::LoadOptions& load, const char* flag);
+                                             const models::LoadOptions& load, const char* role);
 
 // `options` for the draft model folder `draft` of the target folder
 // `target`: with no weights dtype set, a draft stored in float32 beside a

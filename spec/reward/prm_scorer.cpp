@@ -183,12 +183,9 @@ void PrmScorer::run(const std::vector<Job*>& jobs) {
 }
 
 std::unique_ptr<StepScorer> load_prm_scorer(const std::string& model_dir, const EngineOptions& engine) {
-  models::LoadOptions load;
-  load.device = engine.device;
-  load.weights_dtype = engine.weights_dtype;
-  load.cpu_kernel = engine.cpu_kernel;
-  load.cuda_graphs = engine.cuda_graphs;
-  return std::make_unique<PrmScorer>(models::ProcessRewardModel::load(model_dir, load), kv_cache_options(engine, 4));
+  std::shared_ptr<const models::ProcessRewardModel> prm = models::ProcessRewardModel::load(
+      model_dir, [&] { return load_model(engine, model_dir, load_options(engine), "the PRM"); });
+  return std::make_unique<PrmScorer>(std::move(prm), kv_cache_options(engine, 4));
 }
 
 }  // namespace seed::spec

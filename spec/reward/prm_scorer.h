@@ -62,7 +62,9 @@ class PrmScorer : public StepScorer {
 };
 
 // The PRM in `model_dir` on the engine's device and CPU weight dtype, its
-// KV cache bounded by a quarter of what kv_cache_options gives one cache.
+// KV cache bounded by a quarter of what kv_cache_options gives one cache;
+// its weights load as the engine's models do (load_model: where the
+// engine's loaded_models holds them, from there).
 std::unique_ptr<StepScorer> load_prm_scorer(const std::string& model_dir, const EngineOptions& engine);
 
 }  // namespace seed::spec

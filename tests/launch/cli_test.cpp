@@ -193,10 +193,10 @@ TEST_F(CliTest, BenchSpecWritesTheDocumentedJsonRows) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("tau_max"), std::string::npos) << r.output;
   // The engines, side by side, hold one copy of each model.
-  EXPECT_NE(r.output.find("--target " + zoo + "/tiny-target: reusing the model an earlier engine loaded"),
+  EXPECT_NE(r.output.find("--target " + zoo + "/tiny-target: reusing the model already loaded"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("--draft " + zoo + "/tiny-draft: reusing the model an earlier engine loaded"),
+  EXPECT_NE(r.output.find("--draft " + zoo + "/tiny-draft: reusing the model already loaded"),
             std::string::npos)
       << r.output;
   std::ifstream in(json);

@@ -156,7 +156,7 @@ TEST_F(RunCliTest, AHiddenStateStepVerifierReadsWithTheTargetEnginesModel) {
                                 " --search bfs --depth 1 --n 2 --b 1 --limit 1 --lookahead 2 --step-verifier hidden" +
                                 " --out " + (out_ / "hidden").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("--target " + src + "/models/zoo/tiny-target: reusing the model an earlier engine loaded"),
+  EXPECT_NE(r.output.find("--target " + src + "/models/zoo/tiny-target: reusing the model already loaded"),
             std::string::npos)
       << r.output;
   EXPECT_EQ(read_lines(out_ / "hidden" / "results.jsonl").size(), 1u);

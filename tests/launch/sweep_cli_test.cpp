@@ -1,9 +1,10 @@
 // `seed sweep` and `seed report` end to end on the zoo pair: a sweep killed
 // with SIGKILL and rerun ends with every point once and the results of an
 // uninterrupted sweep; two shards give the unsharded sweep's points; a
-// point reuses the model of the point before it and writes what its own
-// `seed run` writes; a changed config is refused; under mpirun the points give the
-// single-process results; the report renders in headless Chromium.
+// point reuses the target and PRM of the point before it and writes what
+// its own `seed run` writes; a changed config is refused; under mpirun the
+// points give the single-process results, and a target group's and a draft
+// rank's models load once; the report renders in headless Chromium.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
@@ -34,6 +35,13 @@ using nlohmann::json;
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// How often `text` holds `part`.
+size_t occurrences(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
 }
 
 // A row without the figures that depend on wall time (greedy drafts are as
@@ -156,37 +164,42 @@ TEST_F(SweepCliTest, TwoShardsGiveTheUnshardedSweepsPoints) {
   EXPECT_NE(bad.output.find("--shard"), std::string::npos) << bad.output;
 }
 
-TEST_F(SweepCliTest, APointReusesTheTargetOfThePointBeforeAndWritesWhatItsOwnRunWrites) {
+TEST_F(SweepCliTest, APointReusesTheTargetAndPrmOfThePointBeforeAndWritesWhatItsOwnRunWrites) {
+  // tasks/game24-prm: a one-step ToT-BFS whose states the zoo's PRM scores.
   const std::string src = SEED_SOURCE_DIR, target = src + "/models/zoo/tiny-target";
-  const json config = {{"task", src + "/tasks/game24"},
+  const std::string bfs = "--search bfs --depth 1 --n 2 --b 1";
+  const json config = {{"task", src + "/tasks/game24-prm"},
                        {"data", (dir_ / "24.csv").string()},
                        {"target", target},
                        {"draft", src + "/models/zoo/tiny-draft"},
-                       {"limit", 3},
-                       {"grid", {{"search", "cot"}, {"engine", {"ar", "seed"}}}}};
+                       {"limit", 2},
+                       {"grid", {{"search", "bfs"}, {"depth", 1}, {"n", 2}, {"b", 1}, {"engine", {"ar", "seed"}}}}};
   std::ofstream(dir_ / "reuse.json") << config.dump(2);
   const Outcome sweep = run_command(std::string(SEED_BINARY) + " --threads 1 --log-level info sweep --config " +
                                     (dir_ / "reuse.json").string() + " --out " + (dir_ / "reuse").string());
   ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
-  const std::string reused = ": reusing the model an earlier engine loaded";
+  const std::string reused = ": reusing the model already loaded";
   EXPECT_NE(sweep.output.find("--target " + target + reused), std::string::npos) << sweep.output;
-  // Once: the seed point's target; its draft is new, the ar point reused nothing.
-  EXPECT_EQ(sweep.output.find(reused), sweep.output.rfind(reused)) << sweep.output;
+  EXPECT_NE(sweep.output.find("the PRM " + src + "/models/zoo/tiny-prm" + reused), std::string::npos)
+      << sweep.output;
+  // Twice, both in the seed point: its target and PRM; its draft is new, and
+  // the ar point reused nothing.
+  EXPECT_EQ(occurrences(sweep.output, reused), 2u) << sweep.output;
 
   const std::vector<json> rows = read_lines(dir_ / "reuse" / "sweep.jsonl");
   ASSERT_EQ(rows.size(), 2u);
   const fs::path alone = dir_ / "reuse-alone";
   const Outcome run = run_command(std::string(SEED_BINARY) + " --threads 1 --log-level warn run --task " + src +
-                                  "/tasks/game24 --data " + (dir_ / "24.csv").string() + " --target " + target +
-                                  " --draft " + src + "/models/zoo/tiny-draft --limit 3 --search cot --engine seed" +
-                                  " --out " + alone.string());
+                                  "/tasks/game24-prm --data " + (dir_ / "24.csv").string() + " --target " + target +
+                                  " --draft " + src + "/models/zoo/tiny-draft --limit 2 " + bfs +
+                                  " --engine seed --out " + alone.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   std::map<int64_t, json> in_sweep, by_itself;
   for (const json& line : read_lines(dir_ / "reuse" / rows[1]["slug"].get<std::string>() / "results.jsonl")) {
     in_sweep[line["index"]] = answer_part(line);
   }
   for (const json& line : read_lines(alone / "results.jsonl")) by_itself[line["index"]] = answer_part(line);
-  ASSERT_EQ(in_sweep.size(), 3u);
+  ASSERT_EQ(in_sweep.size(), 2u);
   EXPECT_EQ(in_sweep, by_itself);
 }
 
@@ -223,6 +236,31 @@ TEST_F(SweepCliTest, UnderMpirunEveryPointRunsOnTheRanksAndARerunKeepsFinishedPo
   const Outcome again = run_command(mpirun + sweep_command(config, dir_ / "mpi"));
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_EQ(read_file(point), before);
+}
+
+TEST_F(SweepCliTest, UnderMpirunTheTargetGroupAndDraftRankLoadTheirModelsOnceAndGiveTheSingleProcessPoints) {
+  const fs::path config = write_config("tp", 1);
+  ASSERT_EQ(run_command(sweep_command(config, dir_ / "tp-single")).exit_code, 0);
+  // Ranks 1-2 the target group, rank 3 the draft rank.
+  const Outcome ranks = run_command(std::string(SEED_SOURCE_DIR) + "/launch/mpirun.sh -n 4 -- " + SEED_BINARY +
+                                    " --threads 1 --log-level info --tp 2 sweep --config " + config.string() +
+                                    " --out " + (dir_ / "tp").string());
+  ASSERT_EQ(ranks.exit_code, 0) << ranks.output;
+  const std::string src = SEED_SOURCE_DIR, reused = ": reusing the model already loaded";
+  // Each target rank loads its shard at the first point and reuses it at
+  // the three others; the draft rank loads the draft at the first seed
+  // point (cot) and reuses it at the second (bfs).
+  EXPECT_EQ(occurrences(ranks.output, "--target " + src + "/models/zoo/tiny-target" + reused), 6u) << ranks.output;
+  EXPECT_EQ(occurrences(ranks.output, "--draft " + src + "/models/zoo/tiny-draft" + reused), 1u) << ranks.output;
+  const std::vector<json> single = read_lines(dir_ / "tp-single" / "sweep.jsonl");
+  const std::vector<json> tp = read_lines(dir_ / "tp" / "sweep.jsonl");
+  ASSERT_EQ(tp.size(), 4u);
+  ASSERT_EQ(single.size(), 4u);
+  for (size_t i = 0; i < single.size(); ++i) {
+    for (const char* key : {"slug", "params", "correct", "tokens_per_problem"}) {
+      EXPECT_EQ(tp[i][key], single[i][key]) << i << " " << key;
+    }
+  }
 }
 
 // Headless Chromium, when installed (scripts/test.sh installs it).

@@ -30,7 +30,7 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
 
 }  // namespace
 
-const MpiSession& mpi_world() { return *g_world; }
+MpiSession& mpi_world() { return *g_world; }
 
 }  // namespace seed::parallel::testing
 

@@ -6,6 +6,6 @@
 namespace seed::parallel::testing {
 
 // Alive for the whole run of the tests.
-const MpiSession& mpi_world();
+MpiSession& mpi_world();
 
 }  // namespace seed::parallel::testing
