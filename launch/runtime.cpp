@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <torch/cuda.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "launch/cpu_features.h"
 #include "parallel/mpi_session.h"
+#include "parallel/rank_layout.h"
 
 namespace seed::launch {
 
@@ -117,6 +119,10 @@ void init_threads(GlobalOptions& global) {
 }
 
 void use_global_model_options(const GlobalOptions& global, spec::EngineOptions& engine) {
+  if (global.mpi) {
+    engine.device = parallel::rank_device(engine.device, global.mpi->node_rank(),
+                                          static_cast<int>(torch::cuda::device_count()));
+  }
   engine.weights_dtype = global.weights_dtype;
   engine.cuda_graphs = global.cuda_graphs;
   engine.cpu_kernel = global.cpu_kernel;

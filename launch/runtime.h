@@ -53,7 +53,9 @@ void warn_if_blas_held_back();
 void init_threads(GlobalOptions& global);
 
 // The process's model options in `engine`: how models load (--weights-dtype,
-// --cpu-kernel, --eager) and the models loaded so far (loaded_models).
+// --cpu-kernel, --eager), the models loaded so far (loaded_models), and
+// under mpirun the rank's own GPU for a --device cuda without an index
+// (parallel::rank_device).
 void use_global_model_options(const GlobalOptions& global, spec::EngineOptions& engine);
 
 // The thread plan of `engine` in this process under the user's flags

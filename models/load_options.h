@@ -13,8 +13,8 @@
 namespace seed::models {
 
 struct LoadOptions {
-  // Where the model computes. The launcher decides this (WorldConfig), never
-  // the library: "cpu" or "cuda:N".
+  // Where the model computes. The launcher decides this (under mpirun each
+  // rank's GPU: parallel::rank_device), never the library: "cpu" or "cuda:N".
   std::string device = "cpu";
   // The tensor-parallel group of this rank: the model loads only the rank's
   // shard. Borrowed: must outlive the model. Null, or a group of one rank:

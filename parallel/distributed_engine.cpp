@@ -1,5 +1,7 @@
 #include "parallel/distributed_engine.h"
 
+#include <c10/core/Device.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <future>
@@ -7,6 +9,7 @@
 
 #include "models/causal_lm.h"
 #include "models/base/error.h"
+#include "parallel/nccl_communicator.h"
 #include "parallel/remote_drafter.h"
 #include "parallel/remote_target.h"
 #include "parallel/target_worker.h"
@@ -20,16 +23,26 @@ namespace seed::parallel {
 
 namespace {
 
-// A target rank's part of the group until the coordinator's shutdown.
-WorkerStats serve_target_rank(Communicator& group, int rank, const spec::EngineOptions& models) {
+// A target rank's part of the group until the coordinator's shutdown. The
+// group's calls go over `control` (MPI, CPU tensors); the model's
+// all-reduces too on the CPU, and over NCCL, bootstrapped from `control`,
+// on a GPU. The session keeps both, and with them the shard
+// models.loaded_models may hold for a later run (a sweep's next point).
+WorkerStats serve_target_rank(MpiSession& session, Communicator& control, const spec::EngineOptions& models) {
   SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
   models::LoadOptions options = spec::load_options(models);
-  options.tp_group = &group;
+  const c10::Device device(models.device);
+  options.tp_group = &control;
+  if (device.is_cuda()) {
+    options.tp_group = session.kept("nccl over the target group on " + models.device, [&] {
+      return make_nccl_communicator(control, device.has_index() ? device.index() : 0);
+    });
+  }
   auto local = std::make_unique<spec::ModelTarget>(spec::load_model(models, models.target, options, "--target"),
                                                    spec::target_cache_options(models, /*caches=*/1));
-  if (group.rank() != 0) return serve_tp_target(*local, group, kTargetLeaderRank);
-  TpLeaderTarget leader(std::move(local), &group);  // its destructor ends the peers' loops
-  return serve_target_requests(leader, rank, /*coordinator=*/0);
+  if (control.rank() != 0) return serve_tp_target(*local, control, kTargetLeaderRank);
+  TpLeaderTarget leader(std::move(local), &control);  // its destructor ends the peers' loops
+  return serve_target_requests(leader, session.world_rank(), /*coordinator=*/0);
 }
 
 // The tables every slot of a group shares on a draft rank, made on first
@@ -214,9 +227,7 @@ WorkerStats serve_worker_rank(MpiSession& session, const RankLayout& layout, con
   if (layout.role(rank) == RankRole::kTarget) {
     // Made by the group's ranks alone: a peer stopped before it keeps the
     // leader from serving, which the coordinator's bounded wait reports.
-    // The session keeps it, and with it the shard models.loaded_models may
-    // hold for a later run (a sweep's next point).
-    return serve_target_rank(*session.group(kTargetLeaderRank, layout.tp), rank, models);
+    return serve_target_rank(session, *session.group(kTargetLeaderRank, layout.tp), models);
   }
   RankTables tables(models);
   std::map<spec::DrafterKind::Value, std::unique_ptr<spec::Drafter>> drafters;  // others made on first use

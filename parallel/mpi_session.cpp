@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "models/base/error.h"
@@ -65,12 +66,17 @@ MpiSession::MpiSession(int* argc, char*** argv, std::chrono::milliseconds start_
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
     check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    MPI_Comm node = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank_, MPI_INFO_NULL, &node),
+              "MPI_Comm_split_type");
+    MPI_Comm_rank(node, &node_rank_);
+    MPI_Comm_free(&node);
   });
 }
 
 MpiSession::~MpiSession() {
   bounded(finalize_limit_, on_finalize_hang_, [this] {
-    groups_.clear();
+    while (!kept_.empty()) kept_.pop_back();
     MPI_Finalize();
   });
 }
@@ -81,9 +87,16 @@ void MpiSession::limit_finalize(std::chrono::milliseconds limit, std::function<v
 }
 
 Communicator* MpiSession::group(int first_world_rank, int count) {
-  std::unique_ptr<Communicator>& group = groups_[{first_world_rank, count}];
-  if (!group) group = make_mpi_communicator(first_world_rank, count);
-  return group.get();
+  return kept("mpi ranks " + std::to_string(first_world_rank) + "+" + std::to_string(count),
+              [&] { return make_mpi_communicator(first_world_rank, count); });
+}
+
+Communicator* MpiSession::kept(const std::string& name, const std::function<std::unique_ptr<Communicator>()>& make) {
+  for (const auto& [kept_name, communicator] : kept_) {
+    if (kept_name == name) return communicator.get();
+  }
+  kept_.emplace_back(name, make());
+  return kept_.back().second.get();
 }
 
 void MpiSession::abort_job(int code) {

@@ -12,9 +12,10 @@
 
 #include <chrono>
 #include <functional>
-#include <map>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace seed::parallel {
 
@@ -37,6 +38,10 @@ class MpiSession {
 
   int world_rank() const { return world_rank_; }
   int world_size() const { return world_size_; }
+  // This rank's place among the ranks of its node (those sharing its
+  // memory, MPI_COMM_TYPE_SHARED), in world order: which of the node's GPUs
+  // it takes (rank_device).
+  int node_rank() const { return node_rank_; }
   bool thread_multiple() const { return thread_multiple_; }
 
   // Ends every rank of the job with exit status `code` (MPI_Abort): what a
@@ -56,13 +61,20 @@ class MpiSession {
   // can serve the later runs of the process. Null on ranks outside the group.
   Communicator* group(int first_world_rank, int count);
 
+  // The communicator `make` gives on the first call with `name` (NCCL over
+  // a group's ranks), kept as group()'s are; freed before them.
+  Communicator* kept(const std::string& name, const std::function<std::unique_ptr<Communicator>()>& make);
+
  private:
   int world_rank_ = 0;
   int world_size_ = 1;
   bool thread_multiple_ = false;
   std::chrono::milliseconds finalize_limit_{0};  // 0: no bound
   std::function<void()> on_finalize_hang_;
-  std::map<std::pair<int, int>, std::unique_ptr<Communicator>> groups_;  // by (first rank, count)
+  int node_rank_ = 0;
+  // By name, in the order made: freed last first, so that one made over
+  // another (NCCL over its MPI bootstrap group) goes before it.
+  std::vector<std::pair<std::string, std::unique_ptr<Communicator>>> kept_;
 };
 
 // Throws kInternal naming `call` and MPI's error string unless `code` is

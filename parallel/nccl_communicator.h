@@ -27,7 +27,7 @@ bool nccl_backend_built();
 // communicator; a local one for a single GPU): group rank 0 makes NCCL's
 // unique id and broadcasts it through `bootstrap`. Collective over
 // `bootstrap`. `device` is this rank's CUDA device, as the launcher assigns
-// it (WorldConfig); `bootstrap` is borrowed for this call only.
+// it (rank_device); `bootstrap` is borrowed for this call only.
 // Throws kInvalidArgument if the build has no NCCL or there is no CUDA
 // device `device` (naming the devices found), kInternal with NCCL's or
 // CUDA's message on their failures. Collectives on tensors that are not

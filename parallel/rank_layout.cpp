@@ -61,4 +61,9 @@ std::string RankLayout::summary() const {
   return out.str();
 }
 
+std::string rank_device(const std::string& device, int node_rank, int gpus) {
+  if (device != "cuda" || gpus <= 0) return device;
+  return "cuda:" + std::to_string(node_rank % gpus);
+}
+
 }  // namespace seed::parallel

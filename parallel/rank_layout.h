@@ -36,6 +36,15 @@ struct RankLayout {
   std::string summary() const;
 };
 
+// The device a rank computes on, given --device `device`: "cuda" without an
+// index is GPU `node_rank` mod `gpus` of the rank's node (MpiSession::
+// node_rank; `gpus` those it sees), so that ranks a node holds as many of
+// as it has GPUs take one each (the target group's ranks on the first
+// node, the draft ranks on the others) and more share them in turn.
+// "cpu", an explicit "cuda:N", and "cuda" where no GPU is seen (gpus 0:
+// loading then names the missing device) stay as given.
+std::string rank_device(const std::string& device, int node_rank, int gpus);
+
 // Tags of the coordinator's messages to draft rank `rank` and of its
 // replies on MPI_COMM_WORLD: distinct per draft rank, and above any tag
 // the rest of seed uses.

@@ -1,5 +1,6 @@
 // The MPI communicator on known values, over the whole world and over a
-// sub-group of world ranks (how the target group is formed).
+// sub-group of world ranks (how the target group is formed); the session's
+// node ranks and the groups it keeps for the process.
 #include "parallel/mpi_communicator.h"
 
 #include <ATen/ATen.h>
@@ -100,6 +101,38 @@ TEST_F(MpiCommunicatorTest, BadArgumentsNameTheProblem) {
   at::Tensor t = at::ones({2}, at::kFloat);
   EXPECT_TRUE(throws_error([&] { world_->broadcast(t, size_); }, ErrorKind::kInvalidArgument, {"root"}));
   EXPECT_TRUE(throws_error([&] { world_->all_gather(t, 1); }, ErrorKind::kInvalidArgument, {"dim 1"}));
+}
+
+TEST(MpiSession, RanksOfOneMachineAreItsNodeRanksInWorldOrder) {
+  EXPECT_EQ(mpi_world().node_rank(), mpi_world().world_rank());  // ctest starts every rank here
+}
+
+TEST(MpiSession, AGroupIsMadeOnceAndKeptForTheProcess) {
+  MpiSession& session = mpi_world();
+  Communicator* pair = session.group(0, 2);
+  EXPECT_EQ(session.group(0, 2), pair);
+  if (session.world_rank() >= 2) {
+    EXPECT_EQ(pair, nullptr);
+    return;
+  }
+  ASSERT_NE(pair, nullptr);
+  at::Tensor t = at::full({2}, session.world_rank() + 1, at::kLong);
+  pair->all_reduce_sum(t);
+  EXPECT_TRUE(t.equal(at::full({2}, 3, at::kLong))) << t;
+  // Another range is another group; one of rank 1 alone has only it.
+  Communicator* second = session.group(1, 1);
+  EXPECT_EQ(second != nullptr, session.world_rank() == 1);
+  EXPECT_NE(second, pair);
+
+  int made = 0;
+  const auto make = [&] {
+    ++made;
+    return make_mpi_communicator(0, 2);
+  };
+  Communicator* kept = session.kept("a pair for this test", make);
+  EXPECT_EQ(session.kept("a pair for this test", make), kept);
+  EXPECT_EQ(made, 1);
+  EXPECT_NE(kept, pair);
 }
 
 }  // namespace
