@@ -7,7 +7,10 @@
 #      the paged cache in place, then gathering keys), of a Qwen3-0.6B-shaped
 #      one after 16 and 8,192, and of the zoo target;
 #   3. ToT-BFS on 3 puzzles with ar, ar-batch and seed-batch (the same
-#      answers and tokens, and the speedups), and the engines side by side.
+#      answers and tokens, and the speedups), and the engines side by side;
+#   4. where mpirun is installed, that search under mpirun -n 2 with
+#      --device cuda: rank 0 the target, rank 1 the drafts, each on its
+#      node's GPU in turn (one GPU: both on it).
 # Every command's output goes to OUT/log.txt, JSON figures beside it.
 #
 #   scripts/gpu_figures.sh [DEVICE] [OUT]   default: cuda:0 results/gpu-figures
@@ -74,6 +77,11 @@ for engine in ar ar-batch seed-batch; do
 done
 step "$seed" bench spec --device "$device" --n 1 3 --temperatures 0 1.0 --engines ar ar-batch sd seed-batch --repeats 3 \
   --json "$out/spec.json"
+
+if [[ $device == cuda* ]] && command -v mpirun >/dev/null; then
+  step launch/mpirun.sh -n 2 -- "$seed" run --task tasks/game24 --search bfs --engine seed --device cuda --limit 3 \
+    --out "$out/bfs-seed-ranks"
+fi
 
 if ((${#failed[@]})); then
   printf 'failed: %s\n' "${failed[@]}" | tee -a "$log" >&2
