@@ -99,15 +99,60 @@ void with_layout(PanelLayout layout, Fn&& fn) {
   }
 }
 
+// Elements of k a layout keeps side by side for one column: two where it
+// interleaves bfloat16 pairs, else one.
+int64_t k_unit(PanelLayout layout) {
+  return layout == PanelLayout::kSlicedPairs || layout == PanelLayout::kTiles ? 2 : 1;
+}
+
+// Copies a block of 16 columns by 16 units of k (a unit: `unit` elements
+// of k) from w's rows (`K` apart) into the panel, where every layout lays
+// such a block out by k unit then by column, its 16 units of a k unit
+// side by side and `stride` units after those of the unit before: a
+// transpose of 16 x 16 units through registers and L1, where placing each
+// element alone would write a cache line per element.
+template <typename T, int64_t unit>
+void pack_block(const T* w, int64_t K, int64_t stride, T* block) {
+  for (int64_t j = 0; j < 16; ++j) {
+    const T* row = w + j * K;
+    for (int64_t i = 0; i < 16; ++i) {
+      for (int64_t e = 0; e < unit; ++e) block[(i * stride + j) * unit + e] = row[i * unit + e];
+    }
+  }
+}
+
 template <typename T>
 void pack_typed(const T* w, int64_t N, int64_t K, int64_t rows, int64_t width, PanelLayout layout, T* panels) {
-  const int64_t panel_count = (N + width - 1) / width;
-  std::fill(panels, panels + panel_count * rows * width, T{0});
+  const int64_t unit = k_unit(layout);
+  // A panel of rows holds a k unit's columns across its width; the others
+  // hold them in 16-column slices.
+  const int64_t stride = layout == PanelLayout::kRows ? width : 16;
+  // The whole blocks, then the columns and k beyond them one by one.
+  const int64_t block_n = N / 16 * 16, block_k = K / (16 * unit) * (16 * unit);
   with_layout(layout, [&](auto offset) {
-    for (int64_t n = 0; n < N; ++n) {
+    for (int64_t n = 0; n < block_n; n += 16) {
+      T* panel = panels + (n / width) * rows * width;
+      for (int64_t k = 0; k < block_k; k += 16 * unit) {
+        T* block = panel + offset(n % width, k, width, rows);
+        if (unit == 2) {
+          pack_block<T, 2>(w + n * K + k, K, stride, block);
+        } else {
+          pack_block<T, 1>(w + n * K + k, K, stride, block);
+        }
+      }
+    }
+    const auto place = [&](int64_t n, int64_t k_begin) {
       T* panel = panels + (n / width) * rows * width;
       const T* row = w + n * K;
-      for (int64_t k = 0; k < K; ++k) panel[offset(n % width, k, width, rows)] = row[k];
+      for (int64_t k = k_begin; k < K; ++k) panel[offset(n % width, k, width, rows)] = row[k];
+    };
+    for (int64_t n = 0; n < block_n; ++n) place(n, block_k);
+    for (int64_t n = block_n; n < N; ++n) place(n, 0);
+    // Zeros where the panels pad: columns past N, k past K.
+    const int64_t padded_n = (N + width - 1) / width * width;
+    for (int64_t n = 0; n < padded_n; ++n) {
+      T* panel = panels + (n / width) * rows * width;
+      for (int64_t k = n < N ? K : 0; k < rows; ++k) panel[offset(n % width, k, width, rows)] = T{0};
     }
   });
 }
