@@ -99,8 +99,9 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
       const parallel::WorkerStats s = parallel::serve_worker_rank(*global.mpi, layout, worker);
       const parallel::RankUsage& u = s.usage;
       const bool drafts = layout.role(rank) == parallel::RankRole::kDraft;
-      spdlog::info("{} rank {}: {} {}{}, busy {:.2f} of {:.1f} s, CPU {:.2f} s",
-                   parallel::rank_role_name(layout.role(rank)), rank, s.requests, drafts ? "proposals" : "verifies",
+      spdlog::info("{} rank {} on {}: {} {}{}, busy {:.2f} of {:.1f} s, CPU {:.2f} s",
+                   parallel::rank_role_name(layout.role(rank)), rank, worker.device, s.requests,
+                   drafts ? "proposals" : "verifies",
                    drafts ? fmt::format(" in {} batches", s.batches) : "", u.wall_s > 0 ? u.busy_s / u.wall_s : 0.0,
                    u.wall_s, u.cpu_s);
     } catch (const Error& e) {
