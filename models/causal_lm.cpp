@@ -18,6 +18,18 @@
 
 namespace seed::models {
 
+c10::Device parse_device(const std::string& device) {
+  std::optional<c10::Device> parsed;
+  try {
+    parsed.emplace(device);
+  } catch (const c10::Error&) {
+    SEED_FAIL(kInvalidArgument) << "unknown device '" << device << "'; use cpu or cuda:N";
+  }
+  SEED_CHECK(parsed->is_cpu() || parsed->is_cuda(), kInvalidArgument)
+      << "device " << device << " is not supported; use cpu or cuda:N";
+  return *parsed;
+}
+
 namespace {
 
 // The tensor options a model computes with on `device` ("cpu", "cuda:N"):
@@ -25,18 +37,11 @@ namespace {
 // GPU the weights' dtype, `wanted` or else the folder's half-size dtype.
 at::TensorOptions compute_options(const std::string& device, const ModelConfig& config,
                                   std::optional<WeightDtype> wanted) {
-  std::optional<torch::Device> parsed;
-  try {
-    parsed.emplace(device);
-  } catch (const c10::Error&) {
-    SEED_FAIL(kInvalidArgument) << "unknown device '" << device << "'; use cpu or cuda:N";
-  }
-  SEED_CHECK(!parsed->is_cuda() || torch::cuda::is_available(), kInvalidArgument)
+  const c10::Device parsed = parse_device(device);
+  SEED_CHECK(!parsed.is_cuda() || torch::cuda::is_available(), kInvalidArgument)
       << "device " << device << " requested, but this libtorch build has no CUDA or sees no GPU; use --device cpu";
-  SEED_CHECK(parsed->is_cpu() || parsed->is_cuda(), kInvalidArgument)
-      << "device " << device << " is not supported; use cpu or cuda:N";
   c10::ScalarType dtype = torch::kFloat;
-  if (parsed->is_cuda()) {
+  if (parsed.is_cuda()) {
     if (wanted) {
       dtype = scalar_type_of(*wanted);
     } else if (config.torch_dtype == "bfloat16") {
@@ -45,7 +50,7 @@ at::TensorOptions compute_options(const std::string& device, const ModelConfig& 
       dtype = torch::kHalf;
     }
   }
-  return torch::TensorOptions().dtype(dtype).device(*parsed);
+  return torch::TensorOptions().dtype(dtype).device(parsed);
 }
 
 // The shard this process holds: the whole model without a group.

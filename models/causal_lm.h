@@ -24,6 +24,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include <cstdint>
 #include <memory>
@@ -43,6 +44,10 @@
 namespace seed::models {
 
 class ForwardGraphs;  // forward_graphs.h
+
+// The device a LoadOptions::device names: "cpu", "cuda" or "cuda:N".
+// Throws kInvalidArgument naming it otherwise.
+c10::Device parse_device(const std::string& device);
 
 class CausalLM {
  public:

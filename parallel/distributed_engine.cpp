@@ -1,7 +1,5 @@
 #include "parallel/distributed_engine.h"
 
-#include <c10/core/Device.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <future>
@@ -31,7 +29,7 @@ namespace {
 WorkerStats serve_target_rank(MpiSession& session, Communicator& control, const spec::EngineOptions& models) {
   SEED_CHECK(!models.target.empty(), kInvalidArgument) << "--target: a target rank needs the target model folder";
   models::LoadOptions options = spec::load_options(models);
-  const c10::Device device(models.device);
+  const c10::Device device = models::parse_device(models.device);
   options.tp_group = &control;
   if (device.is_cuda()) {
     options.tp_group = session.kept("nccl over the target group on " + models.device, [&] {

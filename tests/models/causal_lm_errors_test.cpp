@@ -42,6 +42,11 @@ TEST(CausalLmErrors, UnknownOrUnavailableDeviceIsAClearError) {
   if (!torch::cuda::is_available()) {
     EXPECT_THROW(CausalLM::random(testing::tiny_config("llama"), 1, {"cuda:0"}), Error);
   }
+  // What a launcher reads before loading (a target rank's NCCL device).
+  EXPECT_TRUE(parse_device("cpu").is_cpu());
+  EXPECT_EQ(parse_device("cuda:1").index(), 1);
+  EXPECT_FALSE(parse_device("cuda").has_index());
+  EXPECT_THROW(parse_device("mps"), Error);
 }
 
 TEST(CausalLmErrors, MalformedInputsAreRejectedBeforeTouchingTheCache) {
