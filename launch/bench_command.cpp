@@ -347,7 +347,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
                    "Draft folders, draft models or EDDs (--drafter model runs a row with each)")
       ->check(CLI::ExistingDirectory)
       ->capture_default_str();
-  spec->add_option("--device", so.device, "cpu or cuda:N (target and draft); under mpirun, cuda: each rank a GPU of its node in turn")->capture_default_str();
+  spec->add_option("--device", so.device,
+                   "cpu or cuda:N (target and draft); under mpirun, cuda: each rank a GPU of its node in turn")
+      ->capture_default_str();
   spec->add_option("--engines", so.engines, "Engines, in table order")->capture_default_str();
   spec->add_option("--n", so.n, "Parallel requests per phase")->capture_default_str();
   spec->add_option("--workload", so.workload,

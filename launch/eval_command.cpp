@@ -182,9 +182,7 @@ void run_prm_eval(const PrmEvalOptions& options, const GlobalOptions& global) {
   std::ofstream json_file;
   if (!options.json_path.empty()) json_file = open_output(options.json_path, "--json");
   spec::EngineOptions engine;
-  engine.cpu_kernel = global.cpu_kernel;
-  engine.weights_dtype = global.weights_dtype;
-  engine.cuda_graphs = global.cuda_graphs;
+  use_global_model_options(global, engine);
   const std::unique_ptr<spec::StepScorer> scorer = spec::load_prm_scorer(options.model_dir, engine);
   const eval::PrmEvalResult r = eval::evaluate_prm(*scorer, puzzles, options.paths, options.seed);
   std::cout << fmt::format("prm      {:5.1f}% of {} test-split states judged as the solver does ({:.1f}% can make 24)\n",

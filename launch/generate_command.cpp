@@ -98,9 +98,7 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   engine.engine = spec::EngineKind::kAr;
   engine.target = options.model_dir;
   engine.device = options.device;
-  engine.weights_dtype = global.weights_dtype;
-  engine.cuda_graphs = global.cuda_graphs;
-  engine.cpu_kernel = global.cpu_kernel;
+  use_global_model_options(global, engine);
   const spec::Completion completion = spec::make_engine(engine)->generate({request}).front();
   SEED_CHECK(completion.finish != spec::FinishReason::kError, kInternal) << completion.error;
   // A chat prints the reply alone.

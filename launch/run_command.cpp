@@ -387,7 +387,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   add_pct_options(cmd, &o->engine.pct_threshold, &o->engine.pct_epsilon);
   cmd->add_option("--trigrams", o->engine.trigrams,
                   "aded: tri-gram table file from `seed trigrams` (default: learned from the target's outputs)");
-  cmd->add_option("--device", o->engine.device, "cpu or cuda:N; under mpirun, cuda: each rank a GPU of its node in turn")->capture_default_str();
+  cmd->add_option("--device", o->engine.device, "cpu or cuda:N; under mpirun, cuda: each rank a GPU of its node in turn")
+      ->capture_default_str();
   cmd->add_option("--draft-length", o->engine.draft_length,
                   "Draft chain length k: the longest a request drafts, each round as long as the measured "
                   "acceptance and costs make best (0: the round drafts nothing)")

@@ -62,8 +62,8 @@ void use_global_model_options(const GlobalOptions& global, spec::EngineOptions& 
 // (--threads, engine.drafters; 0 = automatic): sets libtorch's threads to
 // the target's and, for engines that draft on threads of their own, the
 // engine's drafters; and the process's model options
-// (use_global_model_options). Logs the plan in one line unless `quiet`, and warns when
-// the flags oversubscribe the cores. More drafters than
+// (use_global_model_options). Logs the plan in one line unless `quiet`,
+// and warns when the flags oversubscribe the cores. More drafters than
 // `max_useful_drafters` sequences would idle (0 = no limit).
 ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions& engine, int max_useful_drafters,
                                bool quiet = false);
