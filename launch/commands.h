@@ -47,6 +47,9 @@ struct GlobalOptions {
   // points of `seed sweep` one after another (spec::EngineOptions::
   // loaded_models). Null: each engine loads its own.
   std::shared_ptr<models::LoadedModels> loaded_models;
+  // How `seed run`'s interrupt message says to finish the run; empty: the
+  // same options and --resume (`seed sweep` runs its points with its own).
+  std::string resume_hint;
 };
 
 void add_generate_command(CLI::App& app, const GlobalOptions& global);

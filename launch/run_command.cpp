@@ -3,6 +3,7 @@
 // loses nothing and recomputes nothing), a summary table and summary.json,
 // and with --tree-out the explored trees.
 #include <cstdint>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -29,6 +30,7 @@
 #include "models/chat_template/chat_template.h"
 #include "search/concurrently.h"
 #include "search/search.h"
+#include "search/search_parameters.h"
 #include "launch/lookahead_run.h"
 #include "spec/engine/engine_factory.h"
 #include "spec/reward/prm_scorer.h"
@@ -59,6 +61,7 @@ struct RunOptions {
   // task.json): their values, and for each one given, what sets it.
   tasks::SearchParams flags;
   std::vector<std::function<void(tasks::SearchParams&)>> given;
+  std::vector<std::string> given_names;  // their flags, without "--"
 };
 
 void apply_flags(const RunOptions& o, tasks::SearchParams* p) {
@@ -123,6 +126,7 @@ json problem_record(const tasks::Task& task, const tasks::Problem& problem, cons
           {"prm_tokens", result.usage.prm_tokens},
           {"prm_scored_tokens", result.usage.prm_scored_tokens},
           {"wall_s", wall_s}};
+  if (result.usage.failed_requests > 0) record["error"] = result.usage.first_error;
   record.update(engine_counts_json(before, after));
   spec::EngineStats counts;
   add_engine_counts(record, &counts);
@@ -169,29 +173,64 @@ void write_schedule(const std::string& path, const std::vector<spec::ScheduleEve
   write_file_atomically(path, text);
 }
 
-// Speedup and answer agreement against an earlier run's output folder.
-json compare_with_baseline(const std::string& dir, const RunResults& results) {
+// The settings of the earlier run in --baseline's folder, which must have
+// run this task's problems with this search: a comparison of anything else
+// would report a speedup that means nothing.
+json baseline_settings(const std::string& dir, const json& settings) {
+  const std::string path = (std::filesystem::path(dir) / "run.json").string();
+  std::ifstream in(path);
+  SEED_CHECK(in.good(), kNotFound) << "--baseline: " << path << ": no such file (not a `seed run` --out folder)";
+  json base;
+  try {
+    base = json::parse(in);
+  } catch (const json::exception& e) {
+    SEED_FAIL(kCorruption) << "--baseline: " << path << ": not valid JSON: " << e.what();
+  }
+  for (const char* key : {"task", "search"}) {
+    SEED_CHECK(base.value(key, json()) == settings.at(key), kInvalidArgument)
+        << "--baseline: " << dir << " ran " << key << " " << base.value(key, json()).dump() << ", this run "
+        << settings.at(key).dump() << ": compare runs of one task and search";
+  }
+  return base;
+}
+
+// Speedup and answer agreement against an earlier run's output folder
+// (baseline_settings: its run.json). A torn last line, as an interrupted
+// run leaves it, is not compared.
+json compare_with_baseline(const std::string& dir, const json& base, const RunResults& results) {
   const std::string path = (std::filesystem::path(dir) / "results.jsonl").string();
   std::ifstream in(path);
   SEED_CHECK(in.good(), kNotFound) << "--baseline: " << path << ": no such file";
-  std::string engine;
   double base_wall = 0, wall = 0;
-  int64_t compared = 0, same = 0;
+  int64_t compared = 0, same = 0, number = 0;
   std::string line;
-  while (std::getline(in, line)) {
+  while (std::getline(in, line) && !in.eof()) {
+    ++number;
     if (line.empty()) continue;
-    const json b = json::parse(line);
-    const auto it = results.done().find(b.at("index").get<size_t>());
-    if (it == results.done().end()) continue;
-    ++compared;
-    same += b.at("answer_text") == it->second.at("answer_text") ? 1 : 0;
-    base_wall += b.at("wall_s").get<double>();
-    wall += it->second.at("wall_s").get<double>();
+    try {
+      const json b = json::parse(line);
+      const auto it = results.done().find(b.at("index").get<size_t>());
+      if (it == results.done().end()) continue;
+      same += b.at("answer_text") == it->second.at("answer_text") ? 1 : 0;
+      base_wall += b.at("wall_s").get<double>();
+      wall += it->second.at("wall_s").get<double>();
+      ++compared;
+    } catch (const json::exception& e) {
+      SEED_FAIL(kCorruption) << "--baseline: " << path << ": line " << number << ": " << e.what();
+    }
   }
-  std::ifstream run_json((std::filesystem::path(dir) / "run.json").string());
-  if (run_json.good()) engine = json::parse(run_json).value("engine", "");
-  return {{"dir", dir}, {"engine", engine}, {"compared", compared}, {"same_answers", same},
+  return {{"dir", dir}, {"engine", base.value("engine", "")}, {"compared", compared}, {"same_answers", same},
           {"speedup", wall > 0 ? base_wall / wall : 0.0}};
+}
+
+// A file an option writes at the end of the run: its folder must exist and
+// be writable before the run starts, not after hours of it.
+void check_writable(const char* flag, const std::string& path) {
+  if (path.empty()) return;
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  const std::string shown = folder.empty() ? "." : folder.string();
+  SEED_CHECK(std::filesystem::is_directory(shown), kNotFound) << flag << ": no folder " << shown << " for " << path;
+  SEED_CHECK(::access(shown.c_str(), W_OK) == 0, kIo) << flag << ": cannot write in " << shown;
 }
 
 void print_summary(const json& s) {
@@ -211,6 +250,10 @@ void print_summary(const json& s) {
   if (prm_scored > 0) {
     fmt::print("reward model: {} tokens computed for {} tokens of scored steps ({:.2f}x)\n", prm, prm_scored,
                double(prm) / double(prm_scored));
+  }
+  if (const int64_t failed = s.value("failed_requests", int64_t{0}); failed > 0) {
+    fmt::print("failed requests: {} of {}; each one's problem says why in results.jsonl (field 'error')\n", failed,
+               s["requests"].get<int64_t>());
   }
   if (s.contains("baseline")) {
     const json& b = s["baseline"];
@@ -257,14 +300,23 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   o.lookahead.judge_prompt = task.spec().lookahead.judge_prompt;
   const std::unique_ptr<search::Search> search = search::make_search(o.search);
   search->check(task);
+  for (const std::string& name : o.given_names) {
+    SEED_CHECK(search::search_reads(o.search.algorithm, name), kInvalidArgument)
+        << "--" << name << ": search " << o.search.algorithm << " has no such parameter";
+  }
   if (o.out_dir.empty()) o.out_dir = "results/" + task.spec().name + "-" + o.search.algorithm + "-" + o.engine.engine.name();
   const json settings = settings_json(o, task);
+  const json baseline = o.baseline_dir.empty() ? json() : baseline_settings(o.baseline_dir, settings);
+  check_writable("--tree-out", o.tree_out);
+  check_writable("--schedule-out", o.schedule_out);
   const json runtime = runtime_json(plan_engine_threads(global, o.engine, 0), o.engine);
   RunResults results(o.out_dir, settings, o.resume, runtime);
-  exit_on_interrupt("every finished problem is kept in " + results.results_path() +
-                    "; finish the run with the same options and --resume");
+  exit_on_interrupt("every finished problem is kept in " + results.results_path() + "; " +
+                    (global.resume_hint.empty() ? "finish the run with the same options and --resume"
+                                                : global.resume_hint));
 
   const size_t total = o.limit > 0 ? std::min<size_t>(o.limit, task.problems().size()) : task.problems().size();
+  results.keep_first(total);
   std::vector<const tasks::Problem*> todo;
   for (size_t i = 0; i < total; ++i) {
     if (!results.done().count(i)) todo.push_back(&task.problems()[i]);
@@ -302,8 +354,10 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
                                 std::chrono::system_clock::now().time_since_epoch()).count();
     const Clock::time_point invocation_start = Clock::now();
     const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - invocation_start).count(); };
-    std::mutex mutex;  // guards results, trees and in_flight
+    std::mutex mutex;  // guards results, trees, in_flight and problems_with_failures
     size_t in_flight = 0;
+    constexpr int kFailuresLogged = 5;  // problems whose failed requests are logged
+    int problems_with_failures = 0;
     print_progress(results, total, 0, invocation, 0);
     search::run_concurrently(todo.size(), plan.problems_in_flight, [&](size_t i) {
       const tasks::Problem& problem = *todo[i];
@@ -323,6 +377,12 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
       --in_flight;
       record["finished_s"] = elapsed();
       results.append(record);
+      if (result.usage.failed_requests > 0 && ++problems_with_failures <= kFailuresLogged) {
+        spdlog::warn("problem {}: {} of {} requests failed: {}{}", problem.index, result.usage.failed_requests,
+                     result.usage.requests, result.usage.first_error,
+                     problems_with_failures == kFailuresLogged ? " (further failures: results.jsonl, field 'error')"
+                                                               : "");
+      }
       if (!o.tree_out.empty()) {
         trees.push_back({{"index", problem.index}, {"problem", problem.fields}, {"answer", record["answer"]},
                          {"correct", record["correct"]}, {"tree", result.tree.to_json()}});
@@ -342,9 +402,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
     summary["step_acceptance"] = steps.is_null() ? json() : steps["step_acceptance"];
     summary["steps"] = steps;
   }
-  if (!o.baseline_dir.empty()) summary["baseline"] = compare_with_baseline(o.baseline_dir, results);
   results.write_summary(summary);
-  print_summary(summary);
   if (!o.tree_out.empty()) {
     std::sort(trees.begin(), trees.end(), [](const json& a, const json& b) { return a["index"] < b["index"]; });
     std::ofstream out(o.tree_out);
@@ -352,6 +410,11 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
         << "\n";
     SEED_CHECK(out.good(), kIo) << "--tree-out: cannot write " << o.tree_out;
   }
+  if (!o.baseline_dir.empty()) {
+    summary["baseline"] = compare_with_baseline(o.baseline_dir, baseline, results);
+    results.write_summary(summary);
+  }
+  print_summary(summary);
 }
 
 }  // namespace
@@ -391,7 +454,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--draft-length", o->engine.draft_length,
                   "Draft chain length k: the longest a request drafts, each round as long as the measured "
-                  "acceptance and costs make best (0: the round drafts nothing)")
+                  "acceptance and costs make best, down to none at all")
       ->capture_default_str();
   cmd->add_flag_callback("--fixed-draft-length", [o] { o->engine.adaptive_draft_length = false; },
                          "Every round drafts --draft-length tokens");
@@ -432,8 +495,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   using Params = tasks::SearchParams;
   const auto param = [&](const std::string& name, auto Params::*field, const std::string& help) {
     cmd->add_option("--" + name, o->flags.*field, help + " (default: task.json's search object)")
-        ->each([o, field](const std::string&) {
+        ->each([o, field, name](const std::string&) {
           o->given.push_back([o, field](Params& p) { p.*field = o->flags.*field; });
+          o->given_names.push_back(name);
         });
   };
   param("depth", &Params::depth, "Thought steps T");
@@ -453,7 +517,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   add_concurrency_option(cmd, &o->concurrency);
   add_chat_variable_option(*cmd, nullptr, &o->chat_variables);
   cmd->add_option("--data", o->data_path, "Data file replacing task.json's data.path");
-  cmd->add_option("--out", o->out_dir, "Output folder (default results/TASK-SEARCH-ENGINE)");
+  cmd->add_option("--out", o->out_dir, "Output folder (default results/TASK-SEARCH-ENGINE)")
+      ->check([](const std::string& dir) { return dir.empty() ? std::string("an empty folder name") : std::string(); });
   cmd->add_flag("--resume", o->resume, "Continue an interrupted run in --out, skipping finished problems");
   cmd->add_option("--tree-out", o->tree_out, "Write the explored trees (nodes, thoughts, values, chosen path) as JSON");
   cmd->add_option("--schedule-out", o->schedule_out,

@@ -15,6 +15,8 @@
 #include "models/base/atomic_file.h"
 #include "models/base/error.h"
 
+#include <spdlog/spdlog.h>
+
 namespace seed::launch {
 namespace {
 
@@ -62,26 +64,32 @@ void check_record(const json& record, const std::string& where) {
 }
 
 // Reads results.jsonl, keeping the complete lines and cutting off a torn
-// last one (an interrupted write); returns the kept byte length.
+// last one (an interrupted write: each line is written whole, with its
+// '\n', so only the last can lack it); returns the kept byte length. A
+// complete line that is not a result is damage, not an interruption: an
+// error naming it, so that no finished problem is dropped and rerun.
 size_t read_records(const std::string& path, std::map<size_t, json>* done) {
   std::ifstream in(path, std::ios::binary);
   std::string line;
-  size_t kept = 0, offset = 0, number = 0;
+  size_t kept = 0, number = 0;
   while (std::getline(in, line)) {
-    const bool complete = !in.eof();  // ended in '\n'
-    offset += line.size() + (complete ? 1 : 0);
     ++number;
-    if (!complete) break;
+    if (in.eof()) {  // no '\n': the torn last line
+      spdlog::warn("{}: line {} was cut off by an interruption; its problem runs again", path, number);
+      break;
+    }
+    const std::string where = path + ": line " + std::to_string(number);
     json record;
     try {
       record = json::parse(line);
-    } catch (const json::exception&) {
-      break;  // a torn line can only be the last; stop here
+    } catch (const json::exception& e) {
+      SEED_FAIL(kCorruption) << where << ": not valid JSON (" << e.what()
+                             << "); repair or delete that line, then resume";
     }
-    check_record(record, path + ": line " + std::to_string(number));
+    check_record(record, where);
     const size_t index = record.at("index").get<size_t>();
     (*done)[index] = std::move(record);
-    kept = offset;
+    kept += line.size() + 1;
   }
   return kept;
 }

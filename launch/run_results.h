@@ -3,7 +3,8 @@
 // resumed run can refuse to mix settings) and summary.json.
 //
 // Resuming reads the finished lines back; a last line cut off by an
-// interruption or a full disk is dropped (and recomputed), never half-kept.
+// interruption or a full disk is dropped (and recomputed), never half-kept,
+// and any other line that is not a result is an error naming it.
 // run.json is replaced whole or not at all, so a failed write never leaves
 // a run that cannot be resumed. Not thread-safe.
 #pragma once
@@ -30,6 +31,11 @@ class RunResults {
 
   // Finished problems by index (the lines of results.jsonl).
   const std::map<size_t, nlohmann::json>& done() const { return done_; }
+
+  // Leaves the problems from index `problems` on out of done() and so of
+  // the summary (a run resumed with a lower --limit reports its own
+  // problems); their lines stay in the file.
+  void keep_first(size_t problems) { done_.erase(done_.lower_bound(problems), done_.end()); }
 
   // Appends one problem's line (it must hold "index") and flushes; bytes of
   // model output that are not UTF-8 are written as U+FFFD (json_text.h).

@@ -86,6 +86,8 @@ void sweep(const SweepOptions& o, const GlobalOptions& global) {
   spdlog::info("sweep: {} points{}; folders under {}", points.size(),
                shards > 1 ? fmt::format(" (shard {}/{} of {})", shard, shards, config.points.size()) : "", o.out_dir);
 
+  GlobalOptions point_global = global;
+  point_global.resume_hint = "run the same `seed sweep` again: it goes on where it stopped";
   size_t done = 0, computed = 0;
   double computed_s = 0;
   for (const SweepPoint& point : points) {
@@ -105,7 +107,7 @@ void sweep(const SweepOptions& o, const GlobalOptions& global) {
     const Clock::time_point start = Clock::now();
     // A point reuses the models of the points before it that it asks for.
     if (global.loaded_models) global.loaded_models->next_run();
-    run_point(point, o.out_dir, global);
+    run_point(point, o.out_dir, point_global);
     computed_s += std::chrono::duration<double>(Clock::now() - start).count();
     ++computed;
     ++done;

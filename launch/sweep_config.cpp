@@ -8,6 +8,7 @@
 #include <set>
 
 #include "models/base/error.h"
+#include "search/search_parameters.h"
 
 namespace seed::launch {
 namespace {
@@ -16,19 +17,6 @@ using nlohmann::json;
 
 // Options the sweep sets for every point itself.
 const std::set<std::string> kSweepOwned = {"out", "resume", "tree-out", "help"};
-
-// Every search parameter `seed run` takes, and which search uses which.
-const std::vector<std::string> kAllSearchParameters = {"depth", "n", "b", "samples", "beams", "beam-width",
-                                                       "simulations", "parallel", "c-puct", "selection",
-                                                       "rollout-depth", "early-stop"};
-const std::map<std::string, std::vector<std::string>> kSearchParameters = {
-    {"cot", {}},
-    {"best-of-n", {"samples"}},
-    {"self-consistency", {"samples", "early-stop"}},
-    {"bfs", {"depth", "n", "b"}},
-    {"dvts", {"depth", "beams", "beam-width"}},
-    {"mcts", {"depth", "n", "simulations", "parallel", "c-puct", "selection", "rollout-depth"}},
-};
 
 // Slug order: what the reader scans for first.
 const std::vector<std::string> kSlugOrder = {"task", "search", "depth", "n", "b", "samples", "beams", "beam-width",
@@ -120,14 +108,12 @@ std::string make_slug(const json& grid_params) {
 void check_search_parameters(const SweepPoint& p, const std::string& file) {
   const auto search = p.params.find("search");
   if (search == p.params.end() || !search->is_string()) return;  // `seed run`'s default search takes what it takes
-  const auto known = kSearchParameters.find(search->get<std::string>());
-  if (known == kSearchParameters.end()) return;  // `seed run` names an unknown search itself
-  for (const std::string& key : kAllSearchParameters) {
-    if (!p.params.contains(key)) continue;
-    const std::vector<std::string>& takes = known->second;
-    SEED_CHECK(std::find(takes.begin(), takes.end(), key) != takes.end(), kInvalidArgument)
-        << file << ": key '" << key << "' (" << p.params[key].dump() << ") is not a parameter of search '"
-        << known->first << "' (point " << p.slug << ")";
+  const std::string& algorithm = search->get<std::string>();
+  if (!search::parameters_by_search().count(algorithm)) return;  // `seed run` names an unknown search itself
+  for (const auto& [key, value] : p.params.items()) {
+    SEED_CHECK(!search::is_search_parameter(key) || search::search_reads(algorithm, key), kInvalidArgument)
+        << file << ": key '" << key << "' (" << value.dump() << ") is not a parameter of search '" << algorithm
+        << "' (point " << p.slug << ")";
   }
 }
 

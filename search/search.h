@@ -52,6 +52,7 @@ struct SearchUsage {
   int64_t batches = 0;          // Engine::generate calls
   int64_t requests = 0;
   int64_t failed_requests = 0;  // completions with FinishReason::kError
+  std::string first_error;      // the engine's reason for the first of them
   int64_t generated_tokens = 0;
   int64_t thought_tokens = 0;     // of which by thought generation
   int64_t evaluation_tokens = 0;  // and by state evaluation

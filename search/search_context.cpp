@@ -84,6 +84,7 @@ std::vector<spec::Completion> SearchContext::run(const std::vector<spec::GenRequ
     (batch[i].kind == spec::RequestKind::kThought ? usage_.thought_tokens : usage_.evaluation_tokens) += tokens;
     if (out[i].finish == spec::FinishReason::kError) {
       ++usage_.failed_requests;
+      if (usage_.first_error.empty()) usage_.first_error = out[i].error;
       out[i].text.clear();  // a failed request contributes nothing
     }
   }

@@ -124,7 +124,8 @@ std::vector<int> draft_shape(const EngineOptions& o) {
     for (int k : o.k_config) SEED_CHECK(k >= 1, kInvalidArgument) << "--k-config: entry " << k << " < 1";
     return o.k_config;
   }
-  SEED_CHECK(o.draft_length >= 1, kInvalidArgument) << "--draft-length: " << o.draft_length << " < 1";
+  SEED_CHECK(o.draft_length >= 1, kInvalidArgument) << "--draft-length: " << o.draft_length
+                                                    << "; expected 1 or more (to draft nothing, --engine ar-batch)";
   return std::vector<int>(static_cast<size_t>(o.draft_length), 1);
 }
 

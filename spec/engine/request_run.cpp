@@ -91,13 +91,14 @@ std::vector<Sequence> prepare_sequences(const std::vector<GenRequest>& requests,
     seq.index = i;
     seq.request = &r;
     seq.prompt = tokenize(r, i, settings, target.vocab_size());
-    seq.stats.prompt_tokens = static_cast<int64_t>(seq.prompt.size());
     seq.output.emplace(settings.tokenizer.get(), settings.stop_tokens, r.max_new_tokens, r.stop);
     if (static_cast<int64_t>(seq.prompt.size()) > target.max_positions()) {
       seq.output->end(FinishReason::kError, "request " + std::to_string(i) + ": prompt of " +
                                                 std::to_string(seq.prompt.size()) +
                                                 " tokens is longer than the target's context of " +
                                                 std::to_string(target.max_positions()));
+    } else {
+      seq.stats.prompt_tokens = static_cast<int64_t>(seq.prompt.size());  // what the target is asked to read
     }
   }
   return seqs;

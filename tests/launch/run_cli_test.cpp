@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tests/launch/command_outcome.h"
 #include "tests/launch/synthetic_game24_csv.h"
@@ -402,6 +403,70 @@ TEST_F(RunCliTest, ATaskJsonErrorNamesTheFileAndField) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("task.json"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("'data'"), std::string::npos) << r.output;
+}
+
+// Options whose mistakes would surface only after the whole run, or never,
+// are refused before any problem runs: nothing is written to --out.
+TEST_F(RunCliTest, OptionsThatWouldFailLateOrBeIgnoredAreRefusedBeforeTheRun) {
+  const std::string out = (out_ / "early").string();
+  const auto refused = [&](const std::string& extra, const std::vector<std::string>& named) {
+    const Outcome r = run_command(seed_run("ar", out, "--limit 1 " + extra));
+    EXPECT_NE(r.exit_code, 0) << extra << "\n" << r.output;
+    for (const std::string& text : named) EXPECT_NE(r.output.find(text), std::string::npos) << text << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(fs::path(out) / "results.jsonl")) << extra;
+  };
+  refused("--tree-out " + (out_ / "no-such-folder" / "t.json").string(), {"--tree-out", "no-such-folder"});
+  refused("--schedule-out " + (out_ / "no-such-folder" / "s.jsonl").string(), {"--schedule-out"});
+  refused("--baseline " + (out_ / "no-such-run").string(), {"--baseline", "no-such-run"});
+  refused("--samples 4", {"--samples", "bfs"});  // a best-of-n parameter
+
+  // A baseline of another search is refused, naming what differs.
+  const std::string cot = (out_ / "cot").string();
+  const std::string src = SEED_SOURCE_DIR;
+  ASSERT_EQ(run_command(std::string(SEED_BINARY) + " --threads 1 --log-level warn run --task " + src +
+                        "/tasks/game24 --target " + src + "/models/zoo/tiny-target --data " + csv_.string() +
+                        " --search cot --engine ar --limit 1 --out " + cot)
+                .exit_code,
+            0);
+  refused("--baseline " + cot, {"--baseline", "\"cot\"", "\"bfs\""});
+  EXPECT_NE(run_command(seed_run("ar", "''", "--limit 1")).exit_code, 0);  // --out ""
+}
+
+// A request that cannot run (its prompt is longer than the target's
+// context) fails alone: the run goes on, and says which problems lost
+// requests and the engine's reason, in the log, the table and the line.
+TEST_F(RunCliTest, AFailedRequestIsReportedWithTheEnginesReason) {
+  const fs::path task = out_ / "long";
+  fs::copy(fs::path(SEED_SOURCE_DIR) / "tasks" / "game24", task, fs::copy_options::recursive);
+  json spec = json::parse(std::ifstream(task / "task.json"));
+  spec["generate"]["prompt"] = std::string(4000, '7') + spec["generate"]["prompt"].get<std::string>();
+  std::ofstream(task / "task.json") << spec.dump(2);
+  const std::string src = SEED_SOURCE_DIR;
+  const Outcome r = run_command(std::string(SEED_BINARY) + " --threads 1 run --task " + task.string() +
+                                " --target " + src + "/models/zoo/tiny-target --data " + csv_.string() +
+                                " --search bfs --depth 1 --n 2 --b 1 --engine ar --limit 1 --out " +
+                                (out_ / "l").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The proposal fails; the answer prompt, which has no thoughts to follow, runs.
+  EXPECT_NE(r.output.find("problem 0: 1 of 2 requests failed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("longer than the target's context"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("failed requests: 1 of 2"), std::string::npos) << r.output;
+  // The prompt that never reached the target is not counted as read from its cache.
+  EXPECT_NE(r.output.find("(0.0% reused from its prefix cache)"), std::string::npos) << r.output;
+  const std::vector<json> lines = read_lines(out_ / "l" / "results.jsonl");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0]["error"].get<std::string>().find("context"), std::string::npos) << lines[0].dump();
+}
+
+// A run resumed with a lower --limit reports the problems it was asked for.
+TEST_F(RunCliTest, AResumedRunWithALowerLimitSummarisesItsOwnProblems) {
+  const std::string out = (out_ / "lower").string();
+  ASSERT_EQ(run_command(seed_run("ar", out, "--limit 2")).exit_code, 0);
+  const Outcome r = run_command(seed_run("ar", out, "--limit 1 --resume"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json summary = json::parse(std::ifstream(out_ / "lower" / "summary.json"));
+  EXPECT_EQ(summary["problems"], 1);
+  EXPECT_EQ(read_lines(out_ / "lower" / "results.jsonl").size(), 2u) << "the other line stays in the file";
 }
 
 }  // namespace

@@ -86,6 +86,24 @@ std::string read_file(const fs::path& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// Only the last line can be torn (each is written whole with its newline):
+// a complete line that is not JSON is an error, and the lines after it,
+// finished problems, stay in the file rather than being cut off and rerun.
+TEST(RunResultsTest, ResumingRefusesACompleteLineThatIsNotJsonAndKeepsTheLinesAfterIt) {
+  const fs::path dir = fs::temp_directory_path() / ("seed_run_results_garbled_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const json settings = {{"task", "game24"}, {"search", "cot"}, {"engine", "ar"}};
+  std::ofstream(dir / "run.json") << settings.dump();
+  const fs::path results = dir / "results.jsonl";
+  std::ofstream(results) << record(0, "a").dump() << "\n{\"index\": 1, \"ans\n" << record(2, "c").dump() << "\n";
+  const std::string before = read_file(results);
+  EXPECT_TRUE(throws_error([&] { RunResults(dir.string(), settings, /*resume=*/true); }, ErrorKind::kCorruption,
+                           {results.string(), "line 2", "not valid JSON"}));
+  EXPECT_EQ(read_file(results), before);
+  fs::remove_all(dir);
+}
+
 // Files this process writes cannot grow past `bytes` while it lives; writes
 // beyond fail with EFBIG (as `seed` sets up: SIGXFSZ ignored).
 class FileSizeLimit {

@@ -147,6 +147,42 @@ TEST_F(SweepCliTest, AKilledSweepRerunFinishesWithTheUninterruptedResults) {
   }
 }
 
+// Interrupted, a sweep says to run it again (a point's own hint, `seed run
+// --resume`, is not a flag `seed sweep` takes), and running it again
+// finishes it.
+TEST_F(SweepCliTest, AnInterruptedSweepSaysToRunTheSameSweepAgain) {
+  const fs::path config = write_config("interrupt", 10);
+  const fs::path out = dir_ / "interrupted", log = dir_ / "interrupted.log";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", ("exec " + sweep_command(config, out) + " >" + log.string() + " 2>&1").c_str(),
+          nullptr);
+    _exit(127);
+  }
+  const auto some_problem_finished = [&] {
+    if (!fs::is_directory(out)) return false;
+    for (const fs::directory_entry& point : fs::directory_iterator(out)) {
+      if (!read_lines(point.path() / "results.jsonl").empty()) return true;
+    }
+    return false;
+  };
+  while (!some_problem_finished()) {
+    ASSERT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << "the sweep ended before it could be interrupted";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const std::string said = read_file(log);
+  EXPECT_NE(said.find("run the same `seed sweep` again"), std::string::npos) << said;
+  EXPECT_EQ(said.find("--resume"), std::string::npos) << said;
+  const Outcome rerun = run_command(sweep_command(config, out));
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.output;
+}
+
 TEST_F(SweepCliTest, TwoShardsGiveTheUnshardedSweepsPoints) {
   const fs::path config = write_config("shard", 1);
   ASSERT_EQ(run_command(sweep_command(config, dir_ / "unsharded")).exit_code, 0);

@@ -3,7 +3,12 @@
 // task before it runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "search/search.h"
+#include "search/search_parameters.h"
 #include "tests/search/scripted_engine.h"
 #include "tests/search/task_fixture.h"
 #include "tests/throws_error.h"
@@ -132,6 +137,22 @@ TEST(ChainSearches, EachSearchSaysHowManyRequestsOneStepSends) {
     config.algorithm = algorithm;
     EXPECT_EQ(make_search(config)->requests_per_step(), expected.at(algorithm)) << algorithm;
   }
+}
+
+// `seed run` and `seed sweep` refuse a parameter by this table: it must
+// name every algorithm, and take both spellings of a parameter.
+TEST(ChainSearches, TheParameterTableNamesEveryAlgorithm) {
+  std::vector<std::string> tabled;
+  for (const auto& [algorithm, parameters] : parameters_by_search()) tabled.push_back(algorithm);
+  std::vector<std::string> names = search_names();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(tabled, names);
+  EXPECT_TRUE(search_reads("dvts", "beam-width"));
+  EXPECT_TRUE(search_reads("dvts", "beam_width"));
+  EXPECT_FALSE(search_reads("cot", "depth"));
+  EXPECT_FALSE(search_reads("beam", "depth"));
+  EXPECT_TRUE(is_search_parameter("early-stop"));
+  EXPECT_FALSE(is_search_parameter("engine"));
 }
 
 TEST(ChainSearches, UnknownAlgorithmListsTheKnownOnes) {
