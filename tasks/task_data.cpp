@@ -134,9 +134,13 @@ std::vector<Problem> load_problems(const DataSpec& spec, const std::string& wher
   }
   const int64_t size = static_cast<int64_t>(problems.size());
   const int64_t end = spec.end < 0 ? size : spec.end;
-  SEED_CHECK(spec.begin >= 0 && spec.begin <= end && end <= size, kInvalidArgument)
-      << where << ": fields 'data.begin'/'data.end' select rows [" << spec.begin << ", " << end << ") but "
-      << (spec.path.empty() ? std::string("the data") : spec.path) << " has " << size << " rows";
+  const std::string data = spec.path.empty() ? std::string("the data") : spec.path;
+  SEED_CHECK(size > 0, kInvalidArgument) << where << ": " << data << " holds no problems";
+  SEED_CHECK(spec.begin <= end, kInvalidArgument)
+      << where << ": field 'data.begin' (" << spec.begin << ") is past 'data.end' (" << end << ")";
+  SEED_CHECK(spec.begin >= 0 && end <= size, kInvalidArgument)
+      << where << ": fields 'data.begin'/'data.end' select rows [" << spec.begin << ", " << end << ") but " << data
+      << " has " << size << " rows";
   SEED_CHECK(end > spec.begin, kInvalidArgument) << where << ": the data selects no problems";
   std::vector<Problem> selected(problems.begin() + spec.begin, problems.begin() + end);
   for (size_t i = 0; i < selected.size(); ++i) selected[i].index = i;

@@ -27,6 +27,10 @@ std::string readme_hint(const std::string& folder) {
 std::string resolve_data_path(const std::string& path, const std::string& folder, const TaskLoadOptions& options,
                               const std::string& where) {
   if (!options.data_path.empty()) {
+    std::error_code ec;
+    SEED_CHECK(!fs::is_directory(options.data_path, ec), kInvalidArgument)
+        << where << ": field 'data.path' (replaced by --data): " << options.data_path
+        << " is a folder; --data takes the data file itself" << readme_hint(folder);
     SEED_CHECK(is_file(options.data_path), kNotFound)
         << where << ": field 'data.path' (replaced by --data): " << options.data_path << ": no such file"
         << readme_hint(folder);

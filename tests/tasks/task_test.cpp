@@ -80,6 +80,16 @@ TEST(TaskLoad, AMissingDataFileSaysWhereItLookedAndHowToPointAtIt) {
                            {folder.task_json(), folder.path() + "/sets/rows.jsonl", "SEED_DATA_DIR is not set"}));
   EXPECT_TRUE(throws_error([&] { Task::load(folder.path(), {"/nonexistent/rows.jsonl", data_dir.path()}); },
                            ErrorKind::kNotFound, {folder.task_json(), "--data", "/nonexistent/rows.jsonl"}));
+  EXPECT_TRUE(throws_error([&] { Task::load(folder.path(), {data_dir.path(), ""}); }, ErrorKind::kInvalidArgument,
+                           {folder.task_json(), "--data", data_dir.path(), "is a folder"}));
+}
+
+TEST(TaskLoad, AnEmptyDataFileOrABackwardsSelectionSaysSo) {
+  json j = seed::testing::toy_task_json();
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"data.jsonl", "holds no problems"}, "");
+  j["data"]["begin"] = 1;
+  j["data"]["end"] = 0;
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'data.begin' (1) is past 'data.end' (0)"});
 }
 
 TEST(TaskLoad, DataRowsMustHoldTheFieldsTheCheckerReads) {
