@@ -236,11 +236,14 @@ void check_writable(const char* flag, const std::string& path) {
 void print_summary(const json& s) {
   fmt::print("\n{:<18} {:<18} {:<11} {:>8} {:>8} {:>9} {:>9} {:>10} {:>7} {:>6} {:>8}\n", "task", "search", "engine",
              "problems", "correct", "accuracy", "tokens", "tokens/s", "tau", "alpha", "wall s");
-  fmt::print("{:<18} {:<18} {:<11} {:>8} {:>8} {:>8.1f}% {:>9} {:>10.1f} {:>7.2f} {:>6.3f} {:>8.1f}\n",
+  // alpha is "-" for a run that drafted nothing (ar), as the docs' tables show it.
+  const std::string alpha = s["drafted_tokens"].get<int64_t>() > 0 ? fmt::format("{:.3f}", s["alpha"].get<double>())
+                                                                   : std::string("-");
+  fmt::print("{:<18} {:<18} {:<11} {:>8} {:>8} {:>8.1f}% {:>9} {:>10.1f} {:>7.2f} {:>6} {:>8.1f}\n",
              s["task"].get<std::string>(), s["search"].get<std::string>(), s["engine"].get<std::string>(),
              s["problems"].get<int64_t>(), s["correct"].get<int64_t>(), 100 * s["accuracy"].get<double>(),
-             s["tokens"].get<int64_t>(), s["tokens_per_s"].get<double>(),
-             s["tau"].get<double>(), s["alpha"].get<double>(), s["wall_s"].get<double>());
+             s["tokens"].get<int64_t>(), s["tokens_per_s"].get<double>(), s["tau"].get<double>(), alpha,
+             s["wall_s"].get<double>());
   const int64_t prompt = s.value("prompt_tokens", int64_t{0}), prefill = s.value("prefill_tokens", int64_t{0});
   if (prompt > 0) {
     fmt::print("prompt tokens: {} requested, {} computed by the target ({:.1f}% reused from its prefix cache)\n",
