@@ -293,18 +293,18 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   add_model_option(forward, &options->model_dir, "Hugging Face model folder");
   forward->add_option("--device", options->device, "cpu or cuda:N")->capture_default_str();
   forward->add_option("--repeats", options->bench.repeats, "Repeats per figure (medians)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   forward->add_option("--decode-tokens", options->bench.decode_tokens, "Tokens per decode repeat")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   forward->add_option("--prefill-tokens", options->bench.prefill_tokens, "Prompt length for prefill")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   forward->add_option("--context-tokens", options->bench.context_tokens,
                       "Tokens in the cache before each decode step and k-token forward; several are "
                       "timed in turns, relative to the first")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   forward->add_option("--json", options->json_path, "Also write the figures to this JSON file");
   forward->add_flag("--gather-attention", options->gather_attention,
@@ -317,7 +317,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       "gemm", "The matrix products of one forward: seed's panel kernel against OpenBLAS, by row count");
   add_model_option(gemm, &gemm_options->model_dir, "Hugging Face model folder");
   gemm->add_option("--repeats", gemm_options->repeats, "Repeats (medians)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   gemm->add_option("--rows", gemm_options->rows, "Row counts to measure")->capture_default_str();
   gemm->callback([gemm_options, &global] { run_bench_gemm(*gemm_options, global); });
@@ -327,13 +327,13 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       "attention", "The attention of one forward alone, read from the paged KV cache: k verified rows by context");
   add_model_option(attention, &attention_options->model_dir, "Hugging Face model folder");
   attention->add_option("--repeats", attention_options->repeats, "Repeats (medians)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   attention->add_option("--context-tokens", attention_options->contexts, "Tokens in the cache before the rows")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   attention->add_option("--rows", attention_options->rows, "Row counts to measure (relative to the first)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   attention->callback([attention_options, &global] { run_bench_attention(*attention_options, global); });
 
@@ -376,11 +376,11 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   CLI::Option* temperatures =
       spec->add_option("--temperatures", so.temperatures, "Sampling temperatures")->capture_default_str();
   spec->add_option("--draft-length", so.draft_length, "k of the chain engines")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   spec->add_option("--k-config", so.k_config, "Children per depth of the mcsd tree")->capture_default_str();
   spec->add_option("--repeats", so.repeats, "Repeats per row (medians), the rows of each n and T in turns")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   spec->add_option("--thought-tokens", so.thought_tokens, "max_new_tokens of a thought")->capture_default_str();
   spec->add_option("--evaluation-tokens", so.evaluation_tokens, "max_new_tokens of an evaluation")->capture_default_str();
@@ -435,7 +435,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   search_bench->add_option("--data", sb.data.data_path, "Data file replacing task.json's data.path");
   search_bench->add_option("--search", sb.search, "Search algorithm")->capture_default_str();
   search_bench->add_option("--limit", sb.limit, "The task's first N problems")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   search_bench->add_option_function<std::string>(
                   "--engine", [&sb](const std::string& name) { sb.engine.engine = spec::EngineKind::parse(name); },

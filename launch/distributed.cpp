@@ -63,13 +63,13 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global) {
   app.add_option("--tp", global.tp,
                  "Under mpirun: target group size on ranks 1..T (0: the target stays on rank 0, every other rank "
                  "drafts)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_integer())
       ->capture_default_str();
   app.add_option("--rank-timeout", global.rank_timeout_ms,
                  "Under mpirun: milliseconds rank 0 waits for a worker rank's answer before it counts the rank "
                  "lost: a lost draft rank's sequences move elsewhere, a lost target group ends the run. A verify "
                  "that prefills a prompt (a sequence's first) may take 10 times as long, and so may the ranks' start")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   app.add_option_function<std::string>(
          "--draft-tables", [&global](const std::string& value) { global.share_draft_tables = value == "shared"; },

@@ -237,7 +237,7 @@ void add_eval_command(CLI::App& app, const GlobalOptions& global) {
   add_model_option(prm_cmd, &prm->model_dir, "Process reward model folder (config.json, prm.json)");
   prm_cmd->add_option("--game24-csv", prm->game24_csv, "Tree of Thoughts' 24.csv")->capture_default_str();
   prm_cmd->add_option("--limit", prm->limit, "Test puzzles to use (of 100)")->check(CLI::Range(1, 100))->capture_default_str();
-  prm_cmd->add_option("--paths", prm->paths, "Random three-step paths per puzzle")->check(CLI::PositiveNumber)
+  prm_cmd->add_option("--paths", prm->paths, "Random three-step paths per puzzle")->check(positive_integer())
       ->capture_default_str();
   prm_cmd->add_option("--seed", prm->seed, "Seed of the paths")->capture_default_str();
   prm_cmd->add_option("--json", prm->json_path, "Also write the figures to this JSON file");

@@ -117,7 +117,7 @@ void add_generate_command(CLI::App& app, const GlobalOptions& global) {
   add_model_option(cmd, &options->model_dir, "Hugging Face model folder (config.json, safetensors, tokenizer.model)");
   cmd->add_option("--prompt", options->prompt, "Prompt text")->required();
   cmd->add_option("--max-new-tokens", options->max_new_tokens, "Tokens to generate at most")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   // Unset, the three come from the model's generation_config.json if it has any.
   CLI::Option* temperature =

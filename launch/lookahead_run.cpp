@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "launch/option_checks.h"
 #include "models/base/error.h"
 #include "models/tokenizer.h"
 #include "spec/lookahead/hidden_state_verifier.h"
@@ -117,7 +118,7 @@ void parse_lookahead(const std::string& value, LookaheadOptions& lookahead) {
 void add_lookahead_shape_options(CLI::App* command, LookaheadOptions* lookahead) {
   command->add_option("--lookahead-width", lookahead->width,
                       "--lookahead: drafted alternatives per step (sampled requests; greedy ones draft one)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   command->add_flag("--lookahead-async", lookahead->async,
                     "--lookahead: the draft drafts on a thread of its own while the target writes steps "

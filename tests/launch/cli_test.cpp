@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "launch/cpu_features.h"
@@ -428,6 +429,27 @@ TEST_F(CliTest, UnknownDraftTablesModeNamesTheFlagAndTheModes) {
   const Outcome bad = run_command(seed("run --draft-tables global --task x"));
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("--draft-tables: global not in {shared,per-rank}"), std::string::npos) << bad.output;
+}
+
+// A number out of range is refused by its flag, named once, with what it
+// expected: no range up to the largest double.
+TEST_F(CliTest, NumericFlagErrorsNameTheFlagAndWhatItExpects) {
+  const std::string generate = "generate --model " + model_dir_->string() + " --prompt hi ";
+  const std::pair<std::string, std::string> cases[] = {
+      {generate + "--max-new-tokens 0", "--max-new-tokens: expected a positive integer, got 0"},
+      {"run --task x --limit -1", "--limit: -1 is negative; expected 0 or more"},
+      {"run --task x --limit abc", "--limit: expected an integer 0 or more, got abc"},
+      {"--threads 1.5 " + generate, "--threads: expected an integer 0 or more, got 1.5"},
+      {"bench spec --repeats 0", "--repeats: expected a positive integer, got 0"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Outcome r = run_command(seed(args));
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << ": " << r.output;
+    const std::string flag = message.substr(0, message.find(':'));
+    EXPECT_EQ(r.output.find(flag, r.output.find(flag) + 1), std::string::npos) << "named twice: " << r.output;
+    EXPECT_EQ(r.output.find("not in range"), std::string::npos) << r.output;
+  }
 }
 
 TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {
