@@ -225,6 +225,7 @@ void add_eval_command(CLI::App& app, const GlobalOptions& global) {
   game24->add_option("--max-value-states", options->eval.max_value_states, "Cap on judged states (0 = all)")
       ->capture_default_str();
   game24->add_option("--draft-length", options->draft_length, "k for the acceptance measurement")
+      ->check(positive_integer())
       ->capture_default_str();
   game24->add_option("--json", options->json_path, "Also write the figures to this JSON file");
   game24->add_option("--value-out", options->value_out,

@@ -452,6 +452,19 @@ TEST_F(CliTest, NumericFlagErrorsNameTheFlagAndWhatItExpects) {
   }
 }
 
+// --draft-length is checked before the evaluation, by its name.
+TEST_F(CliTest, EvalDraftLengthIsCheckedBeforeTheEvaluation) {
+  const std::string zoo = SEED_ZOO_DIR;
+  for (const std::string length : {"-1", "0"}) {
+    const Outcome r = run_command(seed("eval game24 --model " + zoo + "/tiny-target --draft " + zoo +
+                                       "/tiny-draft --limit 1 --draft-length " + length));
+    EXPECT_NE(r.exit_code, 0) << length;
+    EXPECT_NE(r.output.find("--draft-length: expected a positive integer, got " + length), std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("propose"), std::string::npos) << "evaluated before failing: " << r.output;
+  }
+}
+
 TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {
   const Outcome b = run_command(seed("--threads 64 bench spec --target " + model_dir_->string() + " --draft " +
                                      model_dir_->string() + " --engines ar seed --n 1 --temperatures 0 --repeats 1 "
