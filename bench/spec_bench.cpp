@@ -425,7 +425,7 @@ nlohmann::json SpecBenchResult::to_json() const {
   return {{"rows", rows_json}, {"verify_cost", verify_cost}, {"draft_cost", draft_cost}};
 }
 
-SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<void(const SpecBenchRow&)>& on_row) {
+void check_spec_bench_options(const SpecBenchOptions& o) {
   SEED_CHECK(o.repeats >= 1, kInvalidArgument) << "--repeats must be >= 1";
   SEED_CHECK(!o.puzzles.empty(), kInvalidArgument) << "--puzzles: need at least one puzzle";
   for (int n : o.n) SEED_CHECK(n >= 1, kInvalidArgument) << "--n: " << n << " < 1";
@@ -440,7 +440,16 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
                kInvalidArgument)
         << "--trees: unknown tree '" << tree << "'; expected shape, fixed, sampled, pct";
   }
-  std::vector<spec::EngineKind> kinds;  // parsed before any measuring, so a typo fails at once
+  const auto& engines = spec::EngineKind::kNames;
+  for (const std::string& name : o.engines) {
+    SEED_CHECK(std::find(engines.begin(), engines.end(), name) != engines.end(), kInvalidArgument)
+        << "--engines: unknown engine '" << name << "'; expected " << spec::engine_kind_names(", ");
+  }
+}
+
+SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<void(const SpecBenchRow&)>& on_row) {
+  check_spec_bench_options(o);
+  std::vector<spec::EngineKind> kinds;
   for (const std::string& name : o.engines) kinds.push_back(spec::EngineKind::parse(name));
   SpecBenchResult result;
   {

@@ -396,14 +396,15 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
                    "--lookahead: " + tasks::step_verifier_list())
       ->capture_default_str();
   spec->callback([spec_options, temperatures, &global] {
+    if (spec_options->bench.workload == "best-of-n" && temperatures->count() == 0) {
+      spec_options->bench.temperatures = {0.7f};
+    }
+    bench::check_spec_bench_options(spec_options->bench);  // before anything is printed
     spec::EngineOptions models;
     models.target = spec_options->bench.target;
     models.draft = spec_options->bench.drafts.front();
     models.tree = spec_options->bench.tree;  // what draft ranks' model-free drafters need
     models.trigrams = spec_options->bench.trigrams;
-    if (spec_options->bench.workload == "best-of-n" && temperatures->count() == 0) {
-      spec_options->bench.temperatures = {0.7f};
-    }
     run_with_engines(global, models, [&](const EngineMaker& make_engine, parallel::Coordinator* coordinator) {
       BenchSpecOptions options = *spec_options;
       SEED_CHECK(coordinator == nullptr || options.bench.drafts.size() == 1, kInvalidArgument)

@@ -465,6 +465,15 @@ TEST_F(CliTest, EvalDraftLengthIsCheckedBeforeTheEvaluation) {
   }
 }
 
+// bench spec checks its options before it prints anything, by their flags.
+TEST_F(CliTest, BenchSpecChecksItsOptionsBeforePrinting) {
+  const std::string model = model_dir_->string();
+  const Outcome r = run_command(seed("bench spec --target " + model + " --draft " + model + " --engines ar foo"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--engines: unknown engine 'foo'; expected ar, ar-batch"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("workload"), std::string::npos) << "printed before the check: " << r.output;
+}
+
 TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {
   const Outcome b = run_command(seed("--threads 64 bench spec --target " + model_dir_->string() + " --draft " +
                                      model_dir_->string() + " --engines ar seed --n 1 --temperatures 0 --repeats 1 "
