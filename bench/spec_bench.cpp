@@ -17,6 +17,7 @@
 #include "models/device_memory.h"
 #include "models/base/error.h"
 #include "models/base/median.h"
+#include "models/base/sampling.h"
 #include "spec/engine/engine_factory.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
@@ -432,6 +433,7 @@ void check_spec_bench_options(const SpecBenchOptions& o) {
   SEED_CHECK(o.workload == "tot" || best_of_n(o), kInvalidArgument)
       << "--workload: unknown workload '" << o.workload << "'; expected tot, best-of-n";
   for (int n : o.trajectories) SEED_CHECK(n >= 1, kInvalidArgument) << "--trajectories: " << n << " < 1";
+  for (float temperature : o.temperatures) check_temperature(temperature, "--temperatures");
   SEED_CHECK(!o.drafters.empty(), kInvalidArgument) << "--drafter: need at least one drafter";
   SEED_CHECK(!o.drafts.empty(), kInvalidArgument) << "--draft: need at least one draft folder";
   for (const std::string& name : o.drafters) spec::DrafterKind::parse(name);

@@ -16,6 +16,7 @@
 #include "launch/json_text.h"
 #include "launch/progress_line.h"
 #include "models/base/error.h"
+#include "models/base/sampling.h"
 #include "models/tokenizer.h"
 #include "spec/engine/engine_factory.h"
 #include "spec/engine/model_target.h"
@@ -59,6 +60,7 @@ void write_value_judgments(std::ofstream& file, const std::vector<eval::Game24Va
 }
 
 void run_eval(EvalOptions options, const GlobalOptions& global) {
+  check_temperature(options.eval.temperature, "--temperature");
   const auto all = tasks::load_game24_csv(options.game24_csv);
   SEED_CHECK(all.size() >= tasks::kGame24TestEnd, kInvalidArgument)
       << options.game24_csv << " has " << all.size() << " puzzles; the test split is rows 900-999";

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -39,6 +40,13 @@ struct GenerateOptions {
   std::vector<std::string> chat_variables;  // with chat: NAME=JSON template variables
 };
 
+// The flag of a SamplingParams field: "top_k" -> "--top-k".
+std::string sampling_flag(const std::string& field) {
+  std::string flag = "--" + field;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
 // The user's sampling settings if they gave any, else the model's
 // generation_config.json defaults, else seed's; logged with where they came from.
 SamplingParams choose_sampling(const GenerateOptions& options, const models::GenerationConfig& generation) {
@@ -63,7 +71,7 @@ std::vector<int32_t> prompt_tokens(const GenerateOptions& options, const models:
 }
 
 void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
-  options.sampling.validate();
+  options.sampling.validate(sampling_flag);
   const models::GenerationConfig generation =
       models::GenerationConfig::from_file(options.model_dir + "/generation_config.json");
   std::optional<models::ChatTemplate> chat;

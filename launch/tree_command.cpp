@@ -10,6 +10,7 @@
 #include "spec/drafters/stand/tree_optimizer.h"
 #include "launch/commands.h"
 #include "models/base/error.h"
+#include "models/base/sampling.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 #include "tasks/game24.h"
@@ -26,6 +27,7 @@ struct TreeOptions {
 
 void run_tree(const TreeOptions& o) {
   for (int n : o.nodes) SEED_CHECK(n >= 1, kInvalidArgument) << "--nodes: " << n << " < 1";
+  check_temperature(o.optimize.temperature, "--temperature");
   SEED_CHECK(!o.puzzles.empty(), kInvalidArgument) << "--puzzles: need at least one puzzle";
   spec::TreeOptimizeOptions optimize = o.optimize;
   for (const std::string& text : o.puzzles) {

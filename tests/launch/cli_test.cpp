@@ -474,6 +474,28 @@ TEST_F(CliTest, BenchSpecChecksItsOptionsBeforePrinting) {
   EXPECT_EQ(r.output.find("workload"), std::string::npos) << "printed before the check: " << r.output;
 }
 
+// A negative temperature is refused wherever one is given, by the flag
+// that gave it, before any model runs.
+TEST_F(CliTest, NegativeTemperaturesAndBadSamplingFlagsAreRefusedByName) {
+  const std::string model = model_dir_->string();
+  const std::string zoo = SEED_ZOO_DIR;
+  const std::pair<std::string, std::string> cases[] = {
+      {"generate --model " + model + " --prompt hi --temperature -1", "--temperature: -1 is negative"},
+      {"generate --model " + model + " --prompt hi --top-p 2", "--top-p: expected a value in (0, 1]"},
+      {"generate --model " + model + " --prompt hi --top-k -3", "--top-k: -3 is negative"},
+      {"eval game24 --model " + model + " --limit 1 --temperature -0.5", "--temperature: -0.5 is negative"},
+      {"tree --target " + model + " --temperature -1", "--temperature: -1 is negative"},
+      {"bench spec --target " + model + " --draft " + model + " --temperatures 0 -1",
+       "--temperatures: -1 is negative"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Outcome r = run_command(seed(args));
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << ": " << r.output;
+    EXPECT_EQ(r.output.find("workload"), std::string::npos) << "printed before the check: " << r.output;
+  }
+}
+
 TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {
   const Outcome b = run_command(seed("--threads 64 bench spec --target " + model_dir_->string() + " --draft " +
                                      model_dir_->string() + " --engines ar seed --n 1 --temperatures 0 --repeats 1 "
