@@ -14,6 +14,7 @@
 #include "bench/search_bench.h"
 #include "bench/spec_bench.h"
 #include "launch/commands.h"
+#include "launch/counted.h"
 #include "launch/model_option.h"
 #include "launch/problem_concurrency.h"
 #include "launch/pct_options.h"
@@ -257,9 +258,9 @@ struct BenchSearchOptions {
 
 void run_bench_search(const BenchSearchOptions& options) {
   const bench::SearchBenchOptions& o = options.bench;
-  std::cout << fmt::format("{} on {} (first {} problems), engine {}; the target's prompt work with its KV prefix "
+  std::cout << fmt::format("{} on {} (first {}), engine {}; the target's prompt work with its KV prefix "
                            "cache off and on\n",
-                           o.search, o.task_dir, o.limit, o.engine.engine.name())
+                           o.search, o.task_dir, counted(o.limit, "problem"), o.engine.engine.name())
             << fmt::format("{:<7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12} {:>10} {:>9} {:>8}\n", "prefix", "correct",
                            "in flight", "prompt", "prefilled", "tokens", "prefill/tok", "KV MB", "evicted", "wall s")
             << std::flush;

@@ -11,6 +11,7 @@
 #include "eval/game24_eval.h"
 #include "eval/prm_eval.h"
 #include "launch/commands.h"
+#include "launch/counted.h"
 #include "launch/model_option.h"
 #include "launch/runtime.h"
 #include "launch/json_text.h"
@@ -192,8 +193,8 @@ void run_prm_eval(const PrmEvalOptions& options, const GlobalOptions& global) {
                            r.total_states() ? 100.0 * r.solvable / r.total_states() : 0.0);
   nlohmann::json by_depth = nlohmann::json::object();
   for (int depth = 1; depth <= 3; ++depth) {
-    std::cout << fmt::format("         after {} step{}: {:5.1f}% of {}\n", depth, depth > 1 ? "s" : "",
-                             100 * r.accuracy(depth), r.states[depth]);
+    std::cout << fmt::format("         after {}: {:5.1f}% of {}\n", counted(depth, "step"), 100 * r.accuracy(depth),
+                             r.states[depth]);
     by_depth[std::to_string(depth)] = {{"states", r.states[depth]}, {"accuracy", r.accuracy(depth)}};
   }
   if (json_file.is_open()) {

@@ -9,6 +9,7 @@
 
 #include "spec/drafters/stand/tree_optimizer.h"
 #include "launch/commands.h"
+#include "launch/counted.h"
 #include "models/base/error.h"
 #include "models/base/sampling.h"
 #include "tasks/corpus.h"
@@ -37,9 +38,10 @@ void run_tree(const TreeOptions& o) {
   }
   const spec::TreeCounts counts = spec::count_accepted_nodes(optimize);
   const int64_t accepted = std::accumulate(counts.counts.begin(), counts.counts.end(), int64_t{0});
-  std::cout << fmt::format("{} puzzles x {} chains of {} tokens at T = {} on Algorithm 1's tree ({} nodes): "
+  std::cout << fmt::format("{} x {} of {} tokens at T = {} on Algorithm 1's tree ({} nodes): "
                            "tau {:.2f}, {} accepted draft tokens\n",
-                           o.puzzles.size(), o.optimize.trajectories, o.optimize.tokens,
+                           counted(static_cast<int64_t>(o.puzzles.size()), "puzzle"),
+                           counted(o.optimize.trajectories, "chain"), o.optimize.tokens,
                            o.optimize.temperature, counts.initial.size(), counts.tau, accepted);
   std::filesystem::create_directories(o.out_dir);
   for (int n : o.nodes) {
