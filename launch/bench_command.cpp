@@ -18,6 +18,7 @@
 #include "launch/model_option.h"
 #include "launch/problem_concurrency.h"
 #include "launch/pct_options.h"
+#include "launch/puzzles_option.h"
 #include "launch/tokenize_commands.h"
 #include "launch/runtime.h"
 #include "launch/distributed.h"
@@ -385,7 +386,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   spec->add_option("--thought-tokens", so.thought_tokens, "max_new_tokens of a thought")->capture_default_str();
   spec->add_option("--evaluation-tokens", so.evaluation_tokens, "max_new_tokens of an evaluation")->capture_default_str();
-  spec->add_option("--puzzles", so.puzzles, "Game-of-24 puzzles, one per repeat")->capture_default_str();
+  add_puzzles_option(spec, &so.puzzles, "Game-of-24 puzzles, one per repeat");
   spec->add_option("--seed", so.seed, "Random seed of the requests")->capture_default_str();
   spec->add_option("--json", spec_options->json_path, "Also write the rows to this JSON file");
   spec_options->lookahead.verifier = "game24";  // the workload's steps are Game-of-24 steps

@@ -10,6 +10,7 @@
 #include "spec/drafters/stand/tree_optimizer.h"
 #include "launch/commands.h"
 #include "launch/counted.h"
+#include "launch/puzzles_option.h"
 #include "models/base/error.h"
 #include "models/base/sampling.h"
 #include "tasks/corpus.h"
@@ -64,8 +65,7 @@ void add_tree_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--nodes", o->nodes, "Tree sizes to write (draft nodes)")->capture_default_str();
   cmd->add_option("--out", o->out_dir, "Folder for stand-tree-N.json")->capture_default_str();
-  cmd->add_option("--puzzles", o->puzzles, "Game-of-24 puzzles (one request group each)")
-      ->capture_default_str();
+  add_puzzles_option(cmd, &o->puzzles, "Game-of-24 puzzles (one request group each)");
   cmd->add_option("--trajectories", o->optimize.trajectories, "Chains per puzzle")->capture_default_str();
   cmd->add_option("--tokens", o->optimize.tokens, "max_new_tokens of a chain")->capture_default_str();
   cmd->add_option("--temperature", o->optimize.temperature, "Sampling temperature")->capture_default_str();

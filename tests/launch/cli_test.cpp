@@ -496,6 +496,23 @@ TEST_F(CliTest, NegativeTemperaturesAndBadSamplingFlagsAreRefusedByName) {
   }
 }
 
+// A puzzle is four numbers in one argument; unquoted numbers are not four
+// puzzles of one number.
+TEST_F(CliTest, PuzzlesThatAreNotFourNumbersAreRefusedWithTheQuotedForm) {
+  const std::string model = model_dir_->string();
+  for (const std::string command : {"tree --target " + model, "bench spec --target " + model + " --draft " + model}) {
+    const Outcome unquoted = run_command(seed(command + " --puzzles 1 1 4 6"));
+    EXPECT_NE(unquoted.exit_code, 0) << command;
+    EXPECT_NE(unquoted.output.find("--puzzles: '1' is 1 number; a Game-of-24 puzzle is 4, quoted: "
+                                   "--puzzles \"1 1 4 6\" \"2 3 5 12\""),
+              std::string::npos)
+        << unquoted.output;
+    const Outcome three = run_command(seed(command + " --puzzles '1 1 4 6' '2 3 5'"));
+    EXPECT_NE(three.exit_code, 0) << command;
+    EXPECT_NE(three.output.find("--puzzles: '2 3 5' is 3 numbers"), std::string::npos) << three.output;
+  }
+}
+
 TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {
   const Outcome b = run_command(seed("--threads 64 bench spec --target " + model_dir_->string() + " --draft " +
                                      model_dir_->string() + " --engines ar seed --n 1 --temperatures 0 --repeats 1 "
