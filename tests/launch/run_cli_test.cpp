@@ -279,6 +279,12 @@ TEST_F(RunCliTest, BenchSearchWritesTheDocumentedJsonRows) {
   EXPECT_TRUE(rows[1]["prefix_cache"].get<bool>());
   EXPECT_EQ(rows[0]["tokens"], rows[1]["tokens"]);
   EXPECT_NE(r.output.find("identical"), std::string::npos) << r.output;
+  // The last line gives both wall times, the cache's first, and its speed over the run without.
+  std::array<char, 160> times;
+  std::snprintf(times.data(), times.size(), "wall time %.1f s with the cache against %.1f s without (",
+                rows[1]["wall_s"].get<double>(), rows[0]["wall_s"].get<double>());
+  EXPECT_NE(r.output.find(times.data()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("x the speed)"), std::string::npos) << r.output;
 }
 
 TEST_F(RunCliTest, SeedDataDirHoldsTheDataSetsTheRepositoryDoesNotShip) {
