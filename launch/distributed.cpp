@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "launch/model_option.h"
 #include "launch/runtime.h"
 #include "models/base/error.h"
 #include "parallel/distributed_engine.h"
@@ -19,6 +20,13 @@ namespace seed::launch {
 bool launched_by_mpirun() { return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK"); }
 
 namespace {
+
+// The model folders the engines of `models` load: --target, and --draft
+// where the engine drafts with a draft model.
+void check_model_folders(const spec::EngineOptions& models) {
+  check_model_folder(models.target, "--target");
+  if (models.engine.drafts() && models.drafter.needs_draft_model()) check_model_folder(models.draft, "--draft");
+}
 
 // --rank-timeout's value in argv (`--rank-timeout N` or `--rank-timeout=N`,
 // the last one given), else its default.
@@ -86,6 +94,7 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
 }
 
 void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models, const RankWork& work) {
+  check_model_folders(models);  // on every rank, before any waits for another
   if (!global.mpi || global.mpi->world_size() == 1) {
     work([](const spec::EngineOptions& o) { return spec::make_engine(o); }, nullptr);
     return;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "launch/model_option.h"
 #include "launch/option_checks.h"
 #include "models/base/error.h"
 #include "models/tokenizer.h"
@@ -76,6 +77,7 @@ spec::StepVerifierMaker step_verifier_maker(const LookaheadOptions& lookahead) {
     return [name](spec::Engine&, const spec::EngineOptions&) { return spec::make_step_verifier(name); };
   }
   if (name == "judge") {
+    if (!lookahead.judge_model.empty()) check_model_folder(lookahead.judge_model, "--judge-model");
     return [lookahead](spec::Engine& target, const spec::EngineOptions& engine) {
       return make_judge(target, engine, lookahead);
     };
