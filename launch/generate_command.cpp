@@ -76,11 +76,8 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
       models::GenerationConfig::from_file(options.model_dir + "/generation_config.json");
   std::optional<models::ChatTemplate> chat;
   const nlohmann::ordered_json chat_variables = parse_chat_variables(options.chat_variables);
-  if (options.chat) {  // before the weights: a folder without a template fails at once
-    chat = models::ChatTemplate::load(options.model_dir);
-    SEED_CHECK(chat.has_value(), kInvalidArgument)
-        << "--chat: " << options.model_dir << "/tokenizer_config.json has no chat_template";
-  }
+  // Before the weights: a folder without a template fails at once.
+  if (options.chat) chat = models::ChatTemplate::load_required(options.model_dir, "--chat");
   const models::ModelConfig config = models::ModelConfig::from_file(options.model_dir + "/config.json");
   auto tokenizer = models::load_tokenizer(options.model_dir);
   SEED_CHECK(tokenizer->vocab_size() <= config.vocab_size, kInvalidArgument)

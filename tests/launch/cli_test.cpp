@@ -513,6 +513,16 @@ TEST_F(CliTest, PuzzlesThatAreNotFourNumbersAreRefusedWithTheQuotedForm) {
   }
 }
 
+// --chat on a folder without tokenizer_config.json says the file is missing.
+TEST_F(CliTest, ChatWithoutTokenizerConfigSaysTheFileIsMissing) {
+  const Outcome r = run_command(seed("generate --model " + model_dir_->string() + " --prompt hi --chat"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--chat: " + (*model_dir_ / "tokenizer_config.json").string() +
+                          " does not exist, so the model has no chat template"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {
   const Outcome b = run_command(seed("--threads 64 bench spec --target " + model_dir_->string() + " --draft " +
                                      model_dir_->string() + " --engines ar seed --n 1 --temperatures 0 --repeats 1 "
