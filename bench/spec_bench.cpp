@@ -17,6 +17,7 @@
 #include "models/device_memory.h"
 #include "models/base/error.h"
 #include "models/base/median.h"
+#include "models/base/sampling.h"
 #include "spec/engine/engine_factory.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
@@ -425,13 +426,14 @@ nlohmann::json SpecBenchResult::to_json() const {
   return {{"rows", rows_json}, {"verify_cost", verify_cost}, {"draft_cost", draft_cost}};
 }
 
-SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<void(const SpecBenchRow&)>& on_row) {
+void check_spec_bench_options(const SpecBenchOptions& o) {
   SEED_CHECK(o.repeats >= 1, kInvalidArgument) << "--repeats must be >= 1";
   SEED_CHECK(!o.puzzles.empty(), kInvalidArgument) << "--puzzles: need at least one puzzle";
   for (int n : o.n) SEED_CHECK(n >= 1, kInvalidArgument) << "--n: " << n << " < 1";
   SEED_CHECK(o.workload == "tot" || best_of_n(o), kInvalidArgument)
       << "--workload: unknown workload '" << o.workload << "'; expected tot, best-of-n";
   for (int n : o.trajectories) SEED_CHECK(n >= 1, kInvalidArgument) << "--trajectories: " << n << " < 1";
+  for (float temperature : o.temperatures) check_temperature(temperature, "--temperatures");
   SEED_CHECK(!o.drafters.empty(), kInvalidArgument) << "--drafter: need at least one drafter";
   SEED_CHECK(!o.drafts.empty(), kInvalidArgument) << "--draft: need at least one draft folder";
   for (const std::string& name : o.drafters) spec::DrafterKind::parse(name);
@@ -440,7 +442,16 @@ SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<vo
                kInvalidArgument)
         << "--trees: unknown tree '" << tree << "'; expected shape, fixed, sampled, pct";
   }
-  std::vector<spec::EngineKind> kinds;  // parsed before any measuring, so a typo fails at once
+  const auto& engines = spec::EngineKind::kNames;
+  for (const std::string& name : o.engines) {
+    SEED_CHECK(std::find(engines.begin(), engines.end(), name) != engines.end(), kInvalidArgument)
+        << "--engines: unknown engine '" << name << "'; expected " << spec::engine_kind_names(", ");
+  }
+}
+
+SpecBenchResult run_spec_bench(const SpecBenchOptions& o, const std::function<void(const SpecBenchRow&)>& on_row) {
+  check_spec_bench_options(o);
+  std::vector<spec::EngineKind> kinds;
   for (const std::string& name : o.engines) kinds.push_back(spec::EngineKind::parse(name));
   SpecBenchResult result;
   {

@@ -167,8 +167,14 @@ struct SpecBenchResult {
   nlohmann::json to_json() const;
 };
 
+// Throws kInvalidArgument naming the flag (`seed bench spec`'s) of the
+// first setting of `options` that run_spec_bench cannot run: what a caller
+// checks before it prints anything.
+void check_spec_bench_options(const SpecBenchOptions& options);
+
 // Calls `on_row` with each row once its n and temperature have run
-// (progress), then returns them all.
+// (progress), then returns them all. Checks `options` first
+// (check_spec_bench_options).
 SpecBenchResult run_spec_bench(const SpecBenchOptions& options,
                                const std::function<void(const SpecBenchRow&)>& on_row);
 

@@ -14,9 +14,11 @@
 #include "bench/search_bench.h"
 #include "bench/spec_bench.h"
 #include "launch/commands.h"
+#include "launch/counted.h"
 #include "launch/model_option.h"
 #include "launch/problem_concurrency.h"
 #include "launch/pct_options.h"
+#include "launch/puzzles_option.h"
 #include "launch/tokenize_commands.h"
 #include "launch/runtime.h"
 #include "launch/distributed.h"
@@ -257,9 +259,9 @@ struct BenchSearchOptions {
 
 void run_bench_search(const BenchSearchOptions& options) {
   const bench::SearchBenchOptions& o = options.bench;
-  std::cout << fmt::format("{} on {} (first {} problems), engine {}; the target's prompt work with its KV prefix "
+  std::cout << fmt::format("{} on {} (first {}), engine {}; the target's prompt work with its KV prefix "
                            "cache off and on\n",
-                           o.search, o.task_dir, o.limit, o.engine.engine.name())
+                           o.search, o.task_dir, counted(o.limit, "problem"), o.engine.engine.name())
             << fmt::format("{:<7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12} {:>10} {:>9} {:>8}\n", "prefix", "correct",
                            "in flight", "prompt", "prefilled", "tokens", "prefill/tok", "KV MB", "evicted", "wall s")
             << std::flush;
@@ -272,11 +274,11 @@ void run_bench_search(const BenchSearchOptions& options) {
   });
   const bench::SearchBenchRow& off = result.rows.front();
   const bench::SearchBenchRow& on = result.rows.back();
-  std::cout << fmt::format("prefix cache: {:.2f}x fewer prompt tokens computed, {:.2f}x wall time; answers and "
-                           "generated tokens {}\n",
+  const double speed = on.wall_s > 0 ? off.wall_s / on.wall_s : 0.0;  // above 1: faster with the cache
+  std::cout << fmt::format("prefix cache: {:.2f}x fewer prompt tokens computed; wall time {:.1f} s with the cache "
+                           "against {:.1f} s without ({:.2f}x the speed); answers and generated tokens {}\n",
                            on.prefill_tokens ? double(off.prefill_tokens) / double(on.prefill_tokens) : 0.0,
-                           on.wall_s > 0 ? off.wall_s / on.wall_s : 0.0,
-                           result.identical() ? "identical" : "DIFFER");
+                           on.wall_s, off.wall_s, speed, result.identical() ? "identical" : "DIFFER");
   if (!options.json_path.empty()) write_file_atomically(options.json_path, result.to_json().dump(2) + "\n");
 }
 
@@ -293,18 +295,18 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   add_model_option(forward, &options->model_dir, "Hugging Face model folder");
   forward->add_option("--device", options->device, "cpu or cuda:N")->capture_default_str();
   forward->add_option("--repeats", options->bench.repeats, "Repeats per figure (medians)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   forward->add_option("--decode-tokens", options->bench.decode_tokens, "Tokens per decode repeat")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   forward->add_option("--prefill-tokens", options->bench.prefill_tokens, "Prompt length for prefill")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   forward->add_option("--context-tokens", options->bench.context_tokens,
                       "Tokens in the cache before each decode step and k-token forward; several are "
                       "timed in turns, relative to the first")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   forward->add_option("--json", options->json_path, "Also write the figures to this JSON file");
   forward->add_flag("--gather-attention", options->gather_attention,
@@ -317,7 +319,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       "gemm", "The matrix products of one forward: seed's panel kernel against OpenBLAS, by row count");
   add_model_option(gemm, &gemm_options->model_dir, "Hugging Face model folder");
   gemm->add_option("--repeats", gemm_options->repeats, "Repeats (medians)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   gemm->add_option("--rows", gemm_options->rows, "Row counts to measure")->capture_default_str();
   gemm->callback([gemm_options, &global] { run_bench_gemm(*gemm_options, global); });
@@ -327,13 +329,13 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
       "attention", "The attention of one forward alone, read from the paged KV cache: k verified rows by context");
   add_model_option(attention, &attention_options->model_dir, "Hugging Face model folder");
   attention->add_option("--repeats", attention_options->repeats, "Repeats (medians)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   attention->add_option("--context-tokens", attention_options->contexts, "Tokens in the cache before the rows")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   attention->add_option("--rows", attention_options->rows, "Row counts to measure (relative to the first)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   attention->callback([attention_options, &global] { run_bench_attention(*attention_options, global); });
 
@@ -376,15 +378,15 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   CLI::Option* temperatures =
       spec->add_option("--temperatures", so.temperatures, "Sampling temperatures")->capture_default_str();
   spec->add_option("--draft-length", so.draft_length, "k of the chain engines")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   spec->add_option("--k-config", so.k_config, "Children per depth of the mcsd tree")->capture_default_str();
   spec->add_option("--repeats", so.repeats, "Repeats per row (medians), the rows of each n and T in turns")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   spec->add_option("--thought-tokens", so.thought_tokens, "max_new_tokens of a thought")->capture_default_str();
   spec->add_option("--evaluation-tokens", so.evaluation_tokens, "max_new_tokens of an evaluation")->capture_default_str();
-  spec->add_option("--puzzles", so.puzzles, "Game-of-24 puzzles, one per repeat")->capture_default_str();
+  add_puzzles_option(spec, &so.puzzles, "Game-of-24 puzzles, one per repeat");
   spec->add_option("--seed", so.seed, "Random seed of the requests")->capture_default_str();
   spec->add_option("--json", spec_options->json_path, "Also write the rows to this JSON file");
   spec_options->lookahead.verifier = "game24";  // the workload's steps are Game-of-24 steps
@@ -396,14 +398,15 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
                    "--lookahead: " + tasks::step_verifier_list())
       ->capture_default_str();
   spec->callback([spec_options, temperatures, &global] {
+    if (spec_options->bench.workload == "best-of-n" && temperatures->count() == 0) {
+      spec_options->bench.temperatures = {0.7f};
+    }
+    bench::check_spec_bench_options(spec_options->bench);  // before anything is printed
     spec::EngineOptions models;
     models.target = spec_options->bench.target;
     models.draft = spec_options->bench.drafts.front();
     models.tree = spec_options->bench.tree;  // what draft ranks' model-free drafters need
     models.trigrams = spec_options->bench.trigrams;
-    if (spec_options->bench.workload == "best-of-n" && temperatures->count() == 0) {
-      spec_options->bench.temperatures = {0.7f};
-    }
     run_with_engines(global, models, [&](const EngineMaker& make_engine, parallel::Coordinator* coordinator) {
       BenchSpecOptions options = *spec_options;
       SEED_CHECK(coordinator == nullptr || options.bench.drafts.size() == 1, kInvalidArgument)
@@ -435,7 +438,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   search_bench->add_option("--data", sb.data.data_path, "Data file replacing task.json's data.path");
   search_bench->add_option("--search", sb.search, "Search algorithm")->capture_default_str();
   search_bench->add_option("--limit", sb.limit, "The task's first N problems")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   search_bench->add_option_function<std::string>(
                   "--engine", [&sb](const std::string& name) { sb.engine.engine = spec::EngineKind::parse(name); },

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "launch/model_option.h"
+#include "launch/option_checks.h"
 #include "launch/tokenize_commands.h"
 #include "models/base/error.h"
 #include "models/tokenizer.h"
@@ -67,7 +68,7 @@ void add_bench_tokenize_command(CLI::App& bench) {
   add_model_option(cmd, &options->model_dir, "Model folder (tokenizer.model or tokenizer.json)");
   cmd->add_option("--text", options->text_path, "UTF-8 text file, encoded line by line")->required()->check(CLI::ExistingFile);
   cmd->add_option("--repeats", options->repeats, "Passes over the file (the first is cold)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   cmd->callback([options] { run_bench_tokenize(*options); });
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "launch/option_checks.h"  // the checks the commands' options share
 #include "models/cpu_kernel.h"
 
 namespace seed {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "launch/counted.h"
+
 namespace seed::launch {
 namespace {
 
@@ -14,7 +16,7 @@ constexpr int kFewestInFlightOnAGpu = 2;  // one problem's stragglers beside ano
 }  // namespace
 
 std::string ConcurrencyPlan::describe() const {
-  return fmt::format("{} problem{} in flight ({})", problems_in_flight, problems_in_flight == 1 ? "" : "s", reason);
+  return fmt::format("{} in flight ({})", counted(problems_in_flight, "problem"), reason);
 }
 
 ConcurrencyPlan plan_concurrency(const ConcurrencyRequest& r) {
@@ -34,8 +36,8 @@ ConcurrencyPlan plan_concurrency(const ConcurrencyRequest& r) {
   const int cap = r.gpu ? kGpuMostInFlight : kCpuInFlightPerCore * std::max(1, r.cores);
   const int filling = std::max(r.gpu ? kFewestInFlightOnAGpu : 1, (fill + per_step - 1) / per_step);
   plan.problems_in_flight = std::max(1, std::min({filling, cap, left}));
-  plan.reason = fmt::format("auto: {} requests per step, {} rows fill a forward, at most {} on {}", per_step, fill,
-                            cap, r.gpu ? "a GPU" : fmt::format("{} CPU cores", r.cores));
+  plan.reason = fmt::format("auto: {} per step, a forward full at {}, at most {} on {}", counted(per_step, "request"),
+                            counted(fill, "row"), cap, r.gpu ? "a GPU" : counted(r.cores, "CPU core"));
   return plan;
 }
 

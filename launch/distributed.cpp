@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "launch/model_option.h"
 #include "launch/runtime.h"
 #include "models/base/error.h"
 #include "parallel/distributed_engine.h"
@@ -19,6 +20,13 @@ namespace seed::launch {
 bool launched_by_mpirun() { return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK"); }
 
 namespace {
+
+// The model folders the engines of `models` load: --target, and --draft
+// where the engine drafts with a draft model.
+void check_model_folders(const spec::EngineOptions& models) {
+  check_model_folder(models.target, "--target");
+  if (models.engine.drafts() && models.drafter.needs_draft_model()) check_model_folder(models.draft, "--draft");
+}
 
 // --rank-timeout's value in argv (`--rank-timeout N` or `--rank-timeout=N`,
 // the last one given), else its default.
@@ -63,13 +71,13 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global) {
   app.add_option("--tp", global.tp,
                  "Under mpirun: target group size on ranks 1..T (0: the target stays on rank 0, every other rank "
                  "drafts)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_integer())
       ->capture_default_str();
   app.add_option("--rank-timeout", global.rank_timeout_ms,
                  "Under mpirun: milliseconds rank 0 waits for a worker rank's answer before it counts the rank "
                  "lost: a lost draft rank's sequences move elsewhere, a lost target group ends the run. A verify "
                  "that prefills a prompt (a sequence's first) may take 10 times as long, and so may the ranks' start")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   app.add_option_function<std::string>(
          "--draft-tables", [&global](const std::string& value) { global.share_draft_tables = value == "shared"; },
@@ -86,6 +94,7 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
 }
 
 void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models, const RankWork& work) {
+  check_model_folders(models);  // on every rank, before any waits for another
   if (!global.mpi || global.mpi->world_size() == 1) {
     work([](const spec::EngineOptions& o) { return spec::make_engine(o); }, nullptr);
     return;

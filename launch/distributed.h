@@ -53,7 +53,9 @@ void add_distributed_options(CLI::App& app, GlobalOptions& global);
 // MPI_Finalize, after --rank-timeout. Other ranks: serve with
 // `models`' draft model or their shard of the target until rank 0 is
 // done; a fatal error there is logged and aborts the job. Throws
-// kInvalidArgument for a layout that does not fit -np.
+// kInvalidArgument for a layout that does not fit -np, and first, on every
+// rank, kNotFound naming --target or --draft for a model folder of
+// `models` (the draft where its engine drafts with one) that is missing.
 void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models,
                       const std::function<void(const EngineMaker&)>& work);
 // As above, and `work` also gets the Coordinator (null single-process).

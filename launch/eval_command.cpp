@@ -11,11 +11,13 @@
 #include "eval/game24_eval.h"
 #include "eval/prm_eval.h"
 #include "launch/commands.h"
+#include "launch/counted.h"
 #include "launch/model_option.h"
 #include "launch/runtime.h"
 #include "launch/json_text.h"
 #include "launch/progress_line.h"
 #include "models/base/error.h"
+#include "models/base/sampling.h"
 #include "models/tokenizer.h"
 #include "spec/engine/engine_factory.h"
 #include "spec/engine/model_target.h"
@@ -59,6 +61,7 @@ void write_value_judgments(std::ofstream& file, const std::vector<eval::Game24Va
 }
 
 void run_eval(EvalOptions options, const GlobalOptions& global) {
+  check_temperature(options.eval.temperature, "--temperature");
   const auto all = tasks::load_game24_csv(options.game24_csv);
   SEED_CHECK(all.size() >= tasks::kGame24TestEnd, kInvalidArgument)
       << options.game24_csv << " has " << all.size() << " puzzles; the test split is rows 900-999";
@@ -190,8 +193,8 @@ void run_prm_eval(const PrmEvalOptions& options, const GlobalOptions& global) {
                            r.total_states() ? 100.0 * r.solvable / r.total_states() : 0.0);
   nlohmann::json by_depth = nlohmann::json::object();
   for (int depth = 1; depth <= 3; ++depth) {
-    std::cout << fmt::format("         after {} step{}: {:5.1f}% of {}\n", depth, depth > 1 ? "s" : "",
-                             100 * r.accuracy(depth), r.states[depth]);
+    std::cout << fmt::format("         after {}: {:5.1f}% of {}\n", counted(depth, "step"), 100 * r.accuracy(depth),
+                             r.states[depth]);
     by_depth[std::to_string(depth)] = {{"states", r.states[depth]}, {"accuracy", r.accuracy(depth)}};
   }
   if (json_file.is_open()) {
@@ -225,6 +228,7 @@ void add_eval_command(CLI::App& app, const GlobalOptions& global) {
   game24->add_option("--max-value-states", options->eval.max_value_states, "Cap on judged states (0 = all)")
       ->capture_default_str();
   game24->add_option("--draft-length", options->draft_length, "k for the acceptance measurement")
+      ->check(positive_integer())
       ->capture_default_str();
   game24->add_option("--json", options->json_path, "Also write the figures to this JSON file");
   game24->add_option("--value-out", options->value_out,
@@ -237,7 +241,7 @@ void add_eval_command(CLI::App& app, const GlobalOptions& global) {
   add_model_option(prm_cmd, &prm->model_dir, "Process reward model folder (config.json, prm.json)");
   prm_cmd->add_option("--game24-csv", prm->game24_csv, "Tree of Thoughts' 24.csv")->capture_default_str();
   prm_cmd->add_option("--limit", prm->limit, "Test puzzles to use (of 100)")->check(CLI::Range(1, 100))->capture_default_str();
-  prm_cmd->add_option("--paths", prm->paths, "Random three-step paths per puzzle")->check(CLI::PositiveNumber)
+  prm_cmd->add_option("--paths", prm->paths, "Random three-step paths per puzzle")->check(positive_integer())
       ->capture_default_str();
   prm_cmd->add_option("--seed", prm->seed, "Seed of the paths")->capture_default_str();
   prm_cmd->add_option("--json", prm->json_path, "Also write the figures to this JSON file");

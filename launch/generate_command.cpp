@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -39,6 +40,13 @@ struct GenerateOptions {
   std::vector<std::string> chat_variables;  // with chat: NAME=JSON template variables
 };
 
+// The flag of a SamplingParams field: "top_k" -> "--top-k".
+std::string sampling_flag(const std::string& field) {
+  std::string flag = "--" + field;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
 // The user's sampling settings if they gave any, else the model's
 // generation_config.json defaults, else seed's; logged with where they came from.
 SamplingParams choose_sampling(const GenerateOptions& options, const models::GenerationConfig& generation) {
@@ -63,16 +71,13 @@ std::vector<int32_t> prompt_tokens(const GenerateOptions& options, const models:
 }
 
 void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
-  options.sampling.validate();
+  options.sampling.validate(sampling_flag);
   const models::GenerationConfig generation =
       models::GenerationConfig::from_file(options.model_dir + "/generation_config.json");
   std::optional<models::ChatTemplate> chat;
   const nlohmann::ordered_json chat_variables = parse_chat_variables(options.chat_variables);
-  if (options.chat) {  // before the weights: a folder without a template fails at once
-    chat = models::ChatTemplate::load(options.model_dir);
-    SEED_CHECK(chat.has_value(), kInvalidArgument)
-        << "--chat: " << options.model_dir << "/tokenizer_config.json has no chat_template";
-  }
+  // Before the weights: a folder without a template fails at once.
+  if (options.chat) chat = models::ChatTemplate::load_required(options.model_dir, "--chat");
   const models::ModelConfig config = models::ModelConfig::from_file(options.model_dir + "/config.json");
   auto tokenizer = models::load_tokenizer(options.model_dir);
   SEED_CHECK(tokenizer->vocab_size() <= config.vocab_size, kInvalidArgument)
@@ -117,7 +122,7 @@ void add_generate_command(CLI::App& app, const GlobalOptions& global) {
   add_model_option(cmd, &options->model_dir, "Hugging Face model folder (config.json, safetensors, tokenizer.model)");
   cmd->add_option("--prompt", options->prompt, "Prompt text")->required();
   cmd->add_option("--max-new-tokens", options->max_new_tokens, "Tokens to generate at most")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   // Unset, the three come from the model's generation_config.json if it has any.
   CLI::Option* temperature =

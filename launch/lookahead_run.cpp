@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "launch/model_option.h"
+#include "launch/option_checks.h"
 #include "models/base/error.h"
 #include "models/tokenizer.h"
 #include "spec/lookahead/hidden_state_verifier.h"
@@ -75,6 +77,7 @@ spec::StepVerifierMaker step_verifier_maker(const LookaheadOptions& lookahead) {
     return [name](spec::Engine&, const spec::EngineOptions&) { return spec::make_step_verifier(name); };
   }
   if (name == "judge") {
+    if (!lookahead.judge_model.empty()) check_model_folder(lookahead.judge_model, "--judge-model");
     return [lookahead](spec::Engine& target, const spec::EngineOptions& engine) {
       return make_judge(target, engine, lookahead);
     };
@@ -117,7 +120,7 @@ void parse_lookahead(const std::string& value, LookaheadOptions& lookahead) {
 void add_lookahead_shape_options(CLI::App* command, LookaheadOptions* lookahead) {
   command->add_option("--lookahead-width", lookahead->width,
                       "--lookahead: drafted alternatives per step (sampled requests; greedy ones draft one)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_integer())
       ->capture_default_str();
   command->add_flag("--lookahead-async", lookahead->async,
                     "--lookahead: the draft drafts on a thread of its own while the target writes steps "

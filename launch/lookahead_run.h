@@ -35,8 +35,9 @@ spec::LookaheadSettings lookahead_settings(const LookaheadOptions& lookahead);
 // hidden[:THRESHOLD] (the target model, whole, in this process: the
 // engine's own through EngineOptions::loaded_models where it runs here)
 // or a task step checker (tasks/step_checkers.h). Throws kInvalidArgument
-// naming --step-verifier for a name it does not know, at once, and for a
-// judge without a judge_prompt, when the maker runs.
+// naming --step-verifier for a name it does not know and kNotFound naming
+// --judge-model for a judge model folder that is missing, at once, and
+// kInvalidArgument for a judge without a judge_prompt, when the maker runs.
 spec::StepVerifierMaker step_verifier_maker(const LookaheadOptions& lookahead);
 
 // Parses --lookahead: a number of steps >= 1, or "auto".

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", global.threads,
                  "The target's intra-op threads (0 = automatic: the usable cores, OMP_NUM_THREADS or the CPU affinity, "
                  "less one per drafter thread)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seed::launch::non_negative_integer())
       ->capture_default_str();
   std::string cpu_kernel = "auto", weights_dtype = "auto";
   bool eager = false;

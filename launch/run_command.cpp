@@ -516,7 +516,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   param("rollout-depth", &Params::rollout_depth, "mcts: rollout thoughts below a new node");
   param("early-stop", &Params::early_stop,
         "self-consistency: stop sampling once the majority answer is decided (true | false)");
-  cmd->add_option("--limit", o->limit, "Run the first N problems (0 = all)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--limit", o->limit, "Run the first N problems (0 = all)")->check(non_negative_integer());
   add_concurrency_option(cmd, &o->concurrency);
   add_chat_variable_option(*cmd, nullptr, &o->chat_variables);
   cmd->add_option("--data", o->data_path, "Data file replacing task.json's data.path");

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "launch/counted.h"
+
 namespace seed::launch {
 namespace {
 
@@ -33,12 +35,8 @@ ThreadPlan automatic(const ThreadRequest& r) {
 }  // namespace
 
 std::string ThreadPlan::describe() const {
-  std::string line = fmt::format("{} core{}: target {} thread{}", cores, cores == 1 ? "" : "s", target_threads,
-                                 target_threads == 1 ? "" : "s");
-  if (drafters > 0) {
-    line += fmt::format(", {} drafter{} x {} thread{}", drafters, drafters == 1 ? "" : "s", draft_threads,
-                        draft_threads == 1 ? "" : "s");
-  }
+  std::string line = counted(cores, "core") + ": target " + counted(target_threads, "thread");
+  if (drafters > 0) line += ", " + counted(drafters, "drafter") + " x " + counted(draft_threads, "thread");
   return line;
 }
 
@@ -59,8 +57,9 @@ ThreadPlan plan_threads(const ThreadRequest& r) {
   // plan still drafts there (they mostly alternate), so only flags warn.
   const bool flags_given = r.threads > 0 || (r.drafter_threads && r.drafters > 0);
   if (flags_given && plan.busy_threads() > std::max(r.cores, best.busy_threads())) {
-    plan.oversubscribed = fmt::format("{} busy threads on {} cores; without thread flags seed would run {}",
-                                      plan.busy_threads(), r.cores, best.describe());
+    plan.oversubscribed = fmt::format("{} on {}; without thread flags seed would run {}",
+                                      counted(plan.busy_threads(), "busy thread"), counted(r.cores, "core"),
+                                      best.describe());
   }
   return plan;
 }

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 
 #include "launch/chat_variables.h"
@@ -46,9 +45,7 @@ Json parse_line(const std::string& line, int64_t number) {
 
 // --chat: each line a list of messages; the template's text (or its ids).
 void run_chat(const TokenizeOptions& options) {
-  const std::optional<models::ChatTemplate> chat = models::ChatTemplate::load(options.model_dir);
-  SEED_CHECK(chat.has_value(), kInvalidArgument)
-      << "--chat: " << options.model_dir << "/tokenizer_config.json has no chat_template";
+  const models::ChatTemplate chat = models::ChatTemplate::load_required(options.model_dir, "--chat");
   const nlohmann::ordered_json variables = parse_chat_variables(options.chat_variables);
   std::unique_ptr<models::Tokenizer> tokenizer;
   if (options.chat_ids) tokenizer = models::load_tokenizer(options.model_dir);
@@ -59,12 +56,12 @@ void run_chat(const TokenizeOptions& options) {
     SEED_CHECK(messages.is_array(), kInvalidArgument) << "stdin line " << number << ": expected a JSON list of messages";
     std::string text;
     try {
-      text = chat->render(messages, !options.no_generation_prompt, variables);
+      text = chat.render(messages, !options.no_generation_prompt, variables);
     } catch (const Error& e) {
       SEED_FAIL(kInvalidArgument) << "stdin line " << number << ": " << e.what();
     }
     if (options.chat_ids) {
-      std::cout << to_json_line(chat->encode(*tokenizer, text)) << '\n';
+      std::cout << to_json_line(chat.encode(*tokenizer, text)) << '\n';
     } else {
       std::cout << to_json_line(text) << '\n';
     }

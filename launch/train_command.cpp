@@ -150,7 +150,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_flag("--resume", options->resume, "Continue from OUTPUT/checkpoint if there is one");
   cmd->add_option("--stop-after", options->stop_after,
                   "Stop (with a checkpoint) once this many steps are done; resume later with --resume")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_integer());
   cmd->callback([options, &global] { run_train(*options, global); });
 }
 

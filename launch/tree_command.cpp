@@ -9,7 +9,10 @@
 
 #include "spec/drafters/stand/tree_optimizer.h"
 #include "launch/commands.h"
+#include "launch/counted.h"
+#include "launch/puzzles_option.h"
 #include "models/base/error.h"
+#include "models/base/sampling.h"
 #include "tasks/corpus.h"
 #include "tasks/corpus_formats.h"
 #include "tasks/game24.h"
@@ -26,6 +29,7 @@ struct TreeOptions {
 
 void run_tree(const TreeOptions& o) {
   for (int n : o.nodes) SEED_CHECK(n >= 1, kInvalidArgument) << "--nodes: " << n << " < 1";
+  check_temperature(o.optimize.temperature, "--temperature");
   SEED_CHECK(!o.puzzles.empty(), kInvalidArgument) << "--puzzles: need at least one puzzle";
   spec::TreeOptimizeOptions optimize = o.optimize;
   for (const std::string& text : o.puzzles) {
@@ -35,9 +39,10 @@ void run_tree(const TreeOptions& o) {
   }
   const spec::TreeCounts counts = spec::count_accepted_nodes(optimize);
   const int64_t accepted = std::accumulate(counts.counts.begin(), counts.counts.end(), int64_t{0});
-  std::cout << fmt::format("{} puzzles x {} chains of {} tokens at T = {} on Algorithm 1's tree ({} nodes): "
+  std::cout << fmt::format("{} x {} of {} tokens at T = {} on Algorithm 1's tree ({} nodes): "
                            "tau {:.2f}, {} accepted draft tokens\n",
-                           o.puzzles.size(), o.optimize.trajectories, o.optimize.tokens,
+                           counted(static_cast<int64_t>(o.puzzles.size()), "puzzle"),
+                           counted(o.optimize.trajectories, "chain"), o.optimize.tokens,
                            o.optimize.temperature, counts.initial.size(), counts.tau, accepted);
   std::filesystem::create_directories(o.out_dir);
   for (int n : o.nodes) {
@@ -60,8 +65,7 @@ void add_tree_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--nodes", o->nodes, "Tree sizes to write (draft nodes)")->capture_default_str();
   cmd->add_option("--out", o->out_dir, "Folder for stand-tree-N.json")->capture_default_str();
-  cmd->add_option("--puzzles", o->puzzles, "Game-of-24 puzzles (one request group each)")
-      ->capture_default_str();
+  add_puzzles_option(cmd, &o->puzzles, "Game-of-24 puzzles (one request group each)");
   cmd->add_option("--trajectories", o->optimize.trajectories, "Chains per puzzle")->capture_default_str();
   cmd->add_option("--tokens", o->optimize.tokens, "max_new_tokens of a chain")->capture_default_str();
   cmd->add_option("--temperature", o->optimize.temperature, "Sampling temperature")->capture_default_str();

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "models/base/error.h"
 #include "models/base/json_fields.h"
 
 namespace seed::models {
@@ -34,11 +33,7 @@ GenerationConfig GenerationConfig::from_json(const nlohmann::json& json, const s
     sampling.temperature = do_sample ? static_cast<float>(temperature) : 0.0f;
     sampling.top_k = top_k;
     sampling.top_p = static_cast<float>(top_p);
-    try {
-      sampling.validate();
-    } catch (const Error& e) {
-      SEED_FAIL(kInvalidArgument) << source << ": " << e.what();
-    }
+    sampling.validate([&fields](const std::string& field) { return fields.where(field); });
     config.sampling = sampling;
   }
   return config;

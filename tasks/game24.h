@@ -42,6 +42,9 @@ std::optional<Numbers> parse_numbers(std::string_view text);
 // spaces. Throws kInvalidArgument naming the text otherwise.
 Numbers parse_puzzle(std::string_view text);
 
+// The numbers of a Game-of-24 puzzle (its later states hold fewer).
+inline constexpr size_t kGame24PuzzleNumbers = 4;
+
 // The numbers sorted ascending, space-separated: the canonical state text
 // ("1/2 4 13"), also the multiset key used to compare puzzles.
 std::string numbers_text(Numbers numbers);

@@ -55,11 +55,7 @@ PromptSpec read_prompt(const json& object, const std::string& source, const std:
   fields.optional("top_p", &top_p);
   prompt.sampling.temperature = static_cast<float>(temperature);
   prompt.sampling.top_p = static_cast<float>(top_p);
-  try {
-    prompt.sampling.validate();
-  } catch (const Error& e) {
-    SEED_FAIL(kInvalidArgument) << source << ": in '" << prefix << "': " << e.what();
-  }
+  prompt.sampling.validate([&fields](const std::string& field) { return fields.where(field); });
   fields.optional("output", &prompt.output);
   fields.reject_unknown("(known: prompt, stop, max_new_tokens, temperature, top_k, top_p, output)");
   return prompt;

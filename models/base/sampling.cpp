@@ -135,15 +135,24 @@ size_t nucleus_size(std::vector<int32_t>& kept, const float* probs, float top_p)
   }
 }
 
+bool valid_temperature(float temperature) { return std::isfinite(temperature) && temperature >= 0.0f; }
+
 }  // namespace
 
-void SamplingParams::validate() const {
-  SEED_CHECK(std::isfinite(temperature), kInvalidArgument)
-      << "SamplingParams.temperature must be finite, got " << temperature;
+void check_temperature(float temperature, const std::string& name) {
+  SEED_CHECK(valid_temperature(temperature), kInvalidArgument)
+      << name << ": " << temperature
+      << (std::isfinite(temperature) ? " is negative; expected 0 or more (0: greedy)" : " is not a finite number");
+}
+
+void SamplingParams::validate(const std::function<std::string(const std::string& field)>& name) const {
+  const auto named = [&name](const std::string& field) { return name ? name(field) : field; };
+  // Every sampled token validates its params: names are built for an error only.
+  if (!valid_temperature(temperature)) check_temperature(temperature, named("temperature"));
   SEED_CHECK(top_k >= 0, kInvalidArgument)
-      << "SamplingParams.top_k must be >= 0 (0 = all tokens), got " << top_k;
+      << named("top_k") << ": " << top_k << " is negative; expected 0 or more (0: all tokens)";
   SEED_CHECK(top_p > 0.0f && top_p <= 1.0f, kInvalidArgument)
-      << "SamplingParams.top_p must be in (0, 1] (1 = all tokens), got " << top_p;
+      << named("top_p") << ": expected a value in (0, 1] (1: all tokens), got " << top_p;
 }
 
 int32_t argmax(const float* logits, int64_t vocab) {

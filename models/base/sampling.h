@@ -11,18 +11,26 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 
 namespace seed {
 
+// Throws kInvalidArgument, the message starting "NAME: ", unless
+// `temperature` is finite and >= 0: what a temperature flag is checked by.
+void check_temperature(float temperature, const std::string& name);
+
 struct SamplingParams {
-  float temperature = 1.0f;  // <= 0 means greedy (argmax)
+  float temperature = 1.0f;  // 0 means greedy (argmax)
   int32_t top_k = 0;         // keep the k most likely tokens; 0 = all
   float top_p = 1.0f;        // keep the smallest set with mass >= top_p; 1 = all
 
   bool greedy() const { return temperature <= 0.0f; }
-  // Throws kInvalidArgument naming the field: top_k < 0, top_p outside (0, 1],
-  // temperature not finite.
-  void validate() const;
+  // Throws kInvalidArgument for a temperature negative or not finite,
+  // top_k < 0 or top_p outside (0, 1], the message starting with the
+  // field's name as `name` gives it (a flag, "FILE: field 'generate.top_p'");
+  // unset: the field's own ("top_p").
+  void validate(const std::function<std::string(const std::string& field)>& name = {}) const;
 };
 
 // Index of the largest logit; ties go to the lowest index. Requires vocab >= 1

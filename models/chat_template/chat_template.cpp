@@ -11,6 +11,13 @@
 #include "models/tokenizer.h"
 
 namespace seed::models {
+namespace {
+
+std::string tokenizer_config_path(const std::string& model_dir) {
+  return (std::filesystem::path(model_dir) / "tokenizer_config.json").string();
+}
+
+}  // namespace
 
 ChatTemplate::ChatTemplate(const std::string& source, const hf::TokenizerConfig& config, const std::string& origin)
     : config_(config), origin_(origin) {
@@ -26,10 +33,19 @@ ChatTemplate::ChatTemplate(ChatTemplate&&) noexcept = default;
 ChatTemplate& ChatTemplate::operator=(ChatTemplate&&) noexcept = default;
 
 std::optional<ChatTemplate> ChatTemplate::load(const std::string& model_dir) {
-  const std::string path = (std::filesystem::path(model_dir) / "tokenizer_config.json").string();
+  const std::string path = tokenizer_config_path(model_dir);
   const hf::TokenizerConfig config = hf::TokenizerConfig::from_file(path);
   if (config.chat_template.empty()) return std::nullopt;
   return ChatTemplate(config.chat_template, config, path + ": field 'chat_template'");
+}
+
+ChatTemplate ChatTemplate::load_required(const std::string& model_dir, const std::string& option) {
+  std::optional<ChatTemplate> chat = load(model_dir);
+  if (chat.has_value()) return std::move(*chat);
+  const std::string path = tokenizer_config_path(model_dir);
+  SEED_CHECK(std::filesystem::exists(path), kInvalidArgument)
+      << option << ": " << path << " does not exist, so the model has no chat template";
+  SEED_FAIL(kInvalidArgument) << option << ": " << path << " has no chat_template";
 }
 
 std::string ChatTemplate::render(const nlohmann::ordered_json& messages, bool add_generation_prompt,

@@ -46,6 +46,10 @@ class ChatTemplate {
   // {name, template} where "default" is used). kCorruption for a file that is
   // not JSON; kInvalidArgument naming the file and field for a malformed one.
   static std::optional<ChatTemplate> load(const std::string& model_dir);
+  // As load, where the caller needs a template: kInvalidArgument starting
+  // "OPTION: " (the flag that asked for it) and saying which is missing,
+  // MODEL_DIR/tokenizer_config.json or its chat_template.
+  static ChatTemplate load_required(const std::string& model_dir, const std::string& option);
 
   // The prompt text for `messages` (a JSON list of {"role", "content", ...}).
   // `extra` adds variables (tools, enable_thinking, ...). kInvalidArgument for

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "launch/cpu_features.h"
@@ -428,6 +429,98 @@ TEST_F(CliTest, UnknownDraftTablesModeNamesTheFlagAndTheModes) {
   const Outcome bad = run_command(seed("run --draft-tables global --task x"));
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("--draft-tables: global not in {shared,per-rank}"), std::string::npos) << bad.output;
+}
+
+// A number out of range is refused by its flag, named once, with what it
+// expected: no range up to the largest double.
+TEST_F(CliTest, NumericFlagErrorsNameTheFlagAndWhatItExpects) {
+  const std::string generate = "generate --model " + model_dir_->string() + " --prompt hi ";
+  const std::pair<std::string, std::string> cases[] = {
+      {generate + "--max-new-tokens 0", "--max-new-tokens: expected a positive integer, got 0"},
+      {"run --task x --limit -1", "--limit: -1 is negative; expected 0 or more"},
+      {"run --task x --limit abc", "--limit: expected an integer 0 or more, got abc"},
+      {"--threads 1.5 " + generate, "--threads: expected an integer 0 or more, got 1.5"},
+      {"bench spec --repeats 0", "--repeats: expected a positive integer, got 0"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Outcome r = run_command(seed(args));
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << ": " << r.output;
+    const std::string flag = message.substr(0, message.find(':'));
+    EXPECT_EQ(r.output.find(flag, r.output.find(flag) + 1), std::string::npos) << "named twice: " << r.output;
+    EXPECT_EQ(r.output.find("not in range"), std::string::npos) << r.output;
+  }
+}
+
+// --draft-length is checked before the evaluation, by its name.
+TEST_F(CliTest, EvalDraftLengthIsCheckedBeforeTheEvaluation) {
+  const std::string zoo = SEED_ZOO_DIR;
+  for (const std::string length : {"-1", "0"}) {
+    const Outcome r = run_command(seed("eval game24 --model " + zoo + "/tiny-target --draft " + zoo +
+                                       "/tiny-draft --limit 1 --draft-length " + length));
+    EXPECT_NE(r.exit_code, 0) << length;
+    EXPECT_NE(r.output.find("--draft-length: expected a positive integer, got " + length), std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("propose"), std::string::npos) << "evaluated before failing: " << r.output;
+  }
+}
+
+// bench spec checks its options before it prints anything, by their flags.
+TEST_F(CliTest, BenchSpecChecksItsOptionsBeforePrinting) {
+  const std::string model = model_dir_->string();
+  const Outcome r = run_command(seed("bench spec --target " + model + " --draft " + model + " --engines ar foo"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--engines: unknown engine 'foo'; expected ar, ar-batch"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("workload"), std::string::npos) << "printed before the check: " << r.output;
+}
+
+// A negative temperature is refused wherever one is given, by the flag
+// that gave it, before any model runs.
+TEST_F(CliTest, NegativeTemperaturesAndBadSamplingFlagsAreRefusedByName) {
+  const std::string model = model_dir_->string();
+  const std::string zoo = SEED_ZOO_DIR;
+  const std::pair<std::string, std::string> cases[] = {
+      {"generate --model " + model + " --prompt hi --temperature -1", "--temperature: -1 is negative"},
+      {"generate --model " + model + " --prompt hi --top-p 2", "--top-p: expected a value in (0, 1]"},
+      {"generate --model " + model + " --prompt hi --top-k -3", "--top-k: -3 is negative"},
+      {"eval game24 --model " + model + " --limit 1 --temperature -0.5", "--temperature: -0.5 is negative"},
+      {"tree --target " + model + " --temperature -1", "--temperature: -1 is negative"},
+      {"bench spec --target " + model + " --draft " + model + " --temperatures 0 -1",
+       "--temperatures: -1 is negative"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Outcome r = run_command(seed(args));
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << ": " << r.output;
+    EXPECT_EQ(r.output.find("workload"), std::string::npos) << "printed before the check: " << r.output;
+  }
+}
+
+// A puzzle is four numbers in one argument; unquoted numbers are not four
+// puzzles of one number.
+TEST_F(CliTest, PuzzlesThatAreNotFourNumbersAreRefusedWithTheQuotedForm) {
+  const std::string model = model_dir_->string();
+  for (const std::string command : {"tree --target " + model, "bench spec --target " + model + " --draft " + model}) {
+    const Outcome unquoted = run_command(seed(command + " --puzzles 1 1 4 6"));
+    EXPECT_NE(unquoted.exit_code, 0) << command;
+    EXPECT_NE(unquoted.output.find("--puzzles: '1' is 1 number; a Game-of-24 puzzle is 4, quoted: "
+                                   "--puzzles \"1 1 4 6\" \"2 3 5 12\""),
+              std::string::npos)
+        << unquoted.output;
+    const Outcome three = run_command(seed(command + " --puzzles '1 1 4 6' '2 3 5'"));
+    EXPECT_NE(three.exit_code, 0) << command;
+    EXPECT_NE(three.output.find("--puzzles: '2 3 5' is 3 numbers"), std::string::npos) << three.output;
+  }
+}
+
+// --chat on a folder without tokenizer_config.json says the file is missing.
+TEST_F(CliTest, ChatWithoutTokenizerConfigSaysTheFileIsMissing) {
+  const Outcome r = run_command(seed("generate --model " + model_dir_->string() + " --prompt hi --chat"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--chat: " + (*model_dir_ / "tokenizer_config.json").string() +
+                          " does not exist, so the model has no chat template"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST_F(CliTest, ThreadFlagsThatOversubscribeWarnWithTheAutomaticPlan) {

@@ -39,5 +39,16 @@ TEST(ConcurrencyTest, AutoFillsAForwardWithinTheDevicesCap) {
   }
 }
 
+// The log line counts in the singular where a count is one.
+TEST(ConcurrencyTest, TheReasonCountsInTheSingularForOne) {
+  ConcurrencyRequest one = request(0, true, true, false, 1, 1, 1);
+  one.max_batch = 1;
+  const ConcurrencyPlan plan = plan_concurrency(one);
+  EXPECT_EQ(plan.describe(), "1 problem in flight (auto: 1 request per step, a forward full at 1 row, at most 4 on 1 "
+                             "CPU core)");
+  const ConcurrencyPlan many = plan_concurrency(request(0, true, true, false, 2, 25, 100));
+  EXPECT_EQ(many.reason, "auto: 25 requests per step, a forward full at 16 rows, at most 8 on 2 CPU cores");
+}
+
 }  // namespace
 }  // namespace seed::launch

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/launch/command_outcome.h"
@@ -280,6 +281,36 @@ TEST_F(RunCliTest, BenchSearchWritesTheDocumentedJsonRows) {
   EXPECT_TRUE(rows[1]["prefix_cache"].get<bool>());
   EXPECT_EQ(rows[0]["tokens"], rows[1]["tokens"]);
   EXPECT_NE(r.output.find("identical"), std::string::npos) << r.output;
+  // The last line gives both wall times, the cache's first, and its speed over the run without.
+  std::array<char, 160> times;
+  std::snprintf(times.data(), times.size(), "wall time %.1f s with the cache against %.1f s without (",
+                rows[1]["wall_s"].get<double>(), rows[0]["wall_s"].get<double>());
+  EXPECT_NE(r.output.find(times.data()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("x the speed)"), std::string::npos) << r.output;
+}
+
+// A model folder that is not there is named by its flag, before the run
+// writes anything.
+TEST_F(RunCliTest, AMissingModelFolderIsNamedByItsFlag) {
+  const std::string src = SEED_SOURCE_DIR;
+  const std::string missing = (out_ / "nope").string();
+  const std::string zoo = src + "/models/zoo/";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--target " + missing + " --draft " + zoo + "tiny-draft", "--target: " + missing + ": no such folder"},
+      {"--target " + zoo + "tiny-target --draft " + missing, "--draft: " + missing + ": no such folder"},
+  };
+  for (const auto& [models, message] : cases) {
+    const fs::path out = out_ / "run";
+    const Outcome r = run_command(std::string(SEED_BINARY) + " --threads 1 run --task " + src + "/tasks/game24 " +
+                                  models + " --data " + csv_.string() + " --limit 1 --out " + out.string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(out)) << "wrote before failing: " << r.output;
+    const Outcome bench = run_command(std::string(SEED_BINARY) + " --threads 1 bench search --task " + src +
+                                      "/tasks/game24 " + models + " --data " + csv_.string() + " --limit 1");
+    EXPECT_EQ(bench.exit_code, 1) << bench.output;
+    EXPECT_NE(bench.output.find(message), std::string::npos) << bench.output;
+  }
 }
 
 TEST_F(RunCliTest, SeedDataDirHoldsTheDataSetsTheRepositoryDoesNotShip) {
@@ -399,7 +430,10 @@ TEST_F(RunCliTest, AChatTaskRendersEveryPromptWithTheTemplate) {
 TEST_F(RunCliTest, ATaskJsonErrorNamesTheFileAndField) {
   fs::create_directories(out_ / "bad");
   std::ofstream(out_ / "bad" / "task.json") << R"({"name": "bad", "dat": {}})";
-  const Outcome r = run_command(std::string(SEED_BINARY) + " run --task " + (out_ / "bad").string());
+  // Model folders that exist: a missing one is reported first.
+  const std::string zoo = std::string(SEED_SOURCE_DIR) + "/models/zoo/";
+  const Outcome r = run_command(std::string(SEED_BINARY) + " run --task " + (out_ / "bad").string() + " --target " +
+                                zoo + "tiny-target --draft " + zoo + "tiny-draft");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("task.json"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("'data'"), std::string::npos) << r.output;

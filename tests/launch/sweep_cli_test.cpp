@@ -254,6 +254,19 @@ TEST_F(SweepCliTest, AChangedConfigAndAnUnknownKeyAreRefusedByName) {
   EXPECT_NE(unknown.output.find("'serch'"), std::string::npos) << unknown.output;
 }
 
+// A run option's bad value is named by the point and the flag, as `seed
+// run` names it.
+TEST_F(SweepCliTest, ABadRunOptionValueNamesThePointAndTheFlag) {
+  const json config = {{"task", std::string(SEED_SOURCE_DIR) + "/tasks/game24"},
+                       {"limit", "one"},
+                       {"grid", {{"search", {"cot"}}}}};
+  std::ofstream(dir_ / "bad-limit.json") << config.dump();
+  const Outcome r = run_command(sweep_command(dir_ / "bad-limit.json", dir_ / "bad-limit"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("point search=cot: --limit: expected an integer 0 or more, got one"), std::string::npos)
+      << r.output;
+}
+
 TEST_F(SweepCliTest, UnderMpirunEveryPointRunsOnTheRanksAndARerunKeepsFinishedPoints) {
   const fs::path config = write_config("mpi", 1);
   ASSERT_EQ(run_command(sweep_command(config, dir_ / "single")).exit_code, 0);

@@ -14,9 +14,12 @@
 
 #include "models/base/counter_rng.h"
 #include "models/base/error.h"
+#include "tests/throws_error.h"
 
 namespace seed {
 namespace {
+
+using ::seed::testing::throws_error;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kTolerance = 1e-6f;
@@ -85,6 +88,23 @@ TEST(SamplingParamsTest, ValidateNamesTheBadField) {
   EXPECT_NE(message_of({1.0f, 0, nan}).find("top_p"), std::string::npos);
 }
 
+// A negative temperature is an error, not another way to say greedy.
+TEST(SamplingParamsTest, NegativeTemperatureIsRefused) {
+  EXPECT_NO_THROW(SamplingParams({0.0f, 0, 1.0f}).validate());
+  EXPECT_TRUE(throws_error([] { SamplingParams({-1.0f, 0, 1.0f}).validate(); }, ErrorKind::kInvalidArgument,
+                           {"temperature: -1 is negative"}));
+  EXPECT_TRUE(throws_error([] { check_temperature(-0.5f, "--temperatures"); }, ErrorKind::kInvalidArgument,
+                           {"--temperatures: -0.5 is negative"}));
+}
+
+TEST(SamplingParamsTest, ValidateNamesTheFieldAsTheCallerCallsIt) {
+  const auto flag = [](const std::string& field) { return "--" + field; };
+  EXPECT_TRUE(throws_error([&] { SamplingParams({1.0f, 0, 2.0f}).validate(flag); }, ErrorKind::kInvalidArgument,
+                           {"--top_p: expected a value in (0, 1]", "got 2"}));
+  EXPECT_TRUE(throws_error([&] { SamplingParams({1.0f, -3, 1.0f}).validate(flag); }, ErrorKind::kInvalidArgument,
+                           {"--top_k: -3 is negative"}));
+}
+
 TEST(SamplingTest, ArgmaxTieGoesToLowestId) {
   const std::vector<float> logits = {1.0f, 3.0f, 2.0f, 3.0f};
   EXPECT_EQ(argmax(logits.data(), 4), 1);
@@ -94,7 +114,7 @@ TEST(SamplingTest, GreedyIsOneHotOnArgmax) {
   const std::vector<float> logits = {0.5f, 3.0f, kNegInf, 3.0f, -2.0f};
   expect_probs(distribution(logits, {0.0f, 0, 1.0f}), {0, 1, 0, 0, 0});
   // Greedy ignores top-k and top-p.
-  expect_probs(distribution(logits, {-1.0f, 2, 0.1f}), {0, 1, 0, 0, 0});
+  expect_probs(distribution(logits, {0.0f, 2, 0.1f}), {0, 1, 0, 0, 0});
 }
 
 TEST(SamplingTest, TemperatureDividesLogitsBeforeSoftmax) {

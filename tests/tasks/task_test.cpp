@@ -143,6 +143,20 @@ TEST(TaskLoad, WrongTypesBadRegexesAndUnknownNamesAreErrors) {
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'lookahead.delimiter'", "empty"});
 }
 
+// A prompt's sampling settings are checked as task.json names them; a
+// negative temperature is an error, not greedy.
+TEST(TaskLoad, BadSamplingSettingsNameTheirField) {
+  json j = seed::testing::toy_task_json();
+  j["generate"]["temperature"] = -1;
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"field 'generate.temperature': -1 is negative"});
+  j = seed::testing::toy_task_json();
+  j["generate"]["top_p"] = 2;
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"field 'generate.top_p': expected a value in (0, 1]", "got 2"});
+  j = seed::testing::toy_task_json();
+  j["generate"]["top_k"] = -2;
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"field 'generate.top_k': -2 is negative"});
+}
+
 TEST(TaskLoad, LookaheadSettingsDefaultToLinesAndTheNormalizedVerifier) {
   TempTaskFolder plain(seed::testing::toy_task_json(), kData);
   EXPECT_EQ(Task::load(plain.path()).spec().lookahead.delimiter, "\n");
