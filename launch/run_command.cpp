@@ -15,6 +15,7 @@
 
 #include "launch/chat_variables.h"
 #include "launch/commands.h"
+#include "launch/counted.h"
 #include "launch/distributed.h"
 #include "launch/engine_counts.h"
 #include "launch/json_text.h"
@@ -260,9 +261,10 @@ void print_summary(const json& s) {
   }
   if (s.contains("baseline")) {
     const json& b = s["baseline"];
-    fmt::print("speedup vs {} ({}): {:.2f}x over {} problems; identical answers: {} of {}\n",
-               b["engine"].get<std::string>(), b["dir"].get<std::string>(), b["speedup"].get<double>(),
-               b["compared"].get<int64_t>(), b["same_answers"].get<int64_t>(), b["compared"].get<int64_t>());
+    fmt::print("speedup vs {} ({}): {:.2f}x over {}; identical answers: {} of {}\n", b["engine"].get<std::string>(),
+               b["dir"].get<std::string>(), b["speedup"].get<double>(),
+               counted(b["compared"].get<int64_t>(), "problem"), b["same_answers"].get<int64_t>(),
+               b["compared"].get<int64_t>());
   }
 }
 
@@ -284,9 +286,12 @@ json runtime_json(const ThreadPlan& plan, const spec::EngineOptions& engine) {
 void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& global) {
   const tasks::Task task = tasks::Task::load(o.task_dir, {o.data_path, global.data_dir});
   if (task.spec().chat_system) {
-    SEED_CHECK(models::ChatTemplate::load(o.engine.target).has_value(), kInvalidArgument)
-        << o.task_dir << "/task.json: field 'chat' renders prompts with the target's chat template, but "
-        << o.engine.target << "/tokenizer_config.json has none (drop 'chat' for a base model)";
+    try {
+      models::ChatTemplate::load_required(o.engine.target, "--target");
+    } catch (const Error& e) {
+      SEED_FAIL(kInvalidArgument) << o.task_dir << "/task.json: field 'chat' renders prompts with the target's "
+                                  << "chat template (drop 'chat' for a base model), but " << e.what();
+    }
     o.engine.chat_system = task.spec().chat_system;
     o.engine.chat_variables = task.spec().chat_variables;
     const nlohmann::ordered_json given = parse_chat_variables(o.chat_variables);
@@ -325,7 +330,8 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
     if (!results.done().count(i)) todo.push_back(&task.problems()[i]);
   }
   const bool limit_beyond = o.limit > 0 && static_cast<size_t>(o.limit) > task.problems().size();
-  spdlog::info("{}: {} problems{}, {} already done; search {}, engine {}; results in {}", task.spec().name, total,
+  spdlog::info("{}: {}{}, {} already done; search {}, engine {}; results in {}", task.spec().name,
+               counted(static_cast<int64_t>(total), "problem"),
                limit_beyond ? fmt::format(" (all it has; --limit {})", o.limit) : "", total - todo.size(),
                o.search.algorithm, o.engine.engine.name(), results.results_path());
   json trees = json::array();

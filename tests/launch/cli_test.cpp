@@ -500,7 +500,7 @@ TEST_F(CliTest, NegativeTemperaturesAndBadSamplingFlagsAreRefusedByName) {
 // puzzles of one number.
 TEST_F(CliTest, PuzzlesThatAreNotFourNumbersAreRefusedWithTheQuotedForm) {
   const std::string model = model_dir_->string();
-  for (const std::string command : {"tree --target " + model, "bench spec --target " + model + " --draft " + model}) {
+  for (const std::string& command : {"tree --target " + model, "bench spec --target " + model + " --draft " + model}) {
     const Outcome unquoted = run_command(seed(command + " --puzzles 1 1 4 6"));
     EXPECT_NE(unquoted.exit_code, 0) << command;
     EXPECT_NE(unquoted.output.find("--puzzles: '1' is 1 number; a Game-of-24 puzzle is 4, quoted: "
