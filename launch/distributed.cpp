@@ -96,6 +96,11 @@ void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& mo
 void run_with_engines(const GlobalOptions& global, const spec::EngineOptions& models, const RankWork& work) {
   check_model_folders(models);  // on every rank, before any waits for another
   if (!global.mpi || global.mpi->world_size() == 1) {
+    if (global.tp > 0) {
+      spdlog::warn("--tp {}: this process is not one of an mpirun job's ranks, so it holds the whole target "
+                   "(launch/mpirun.sh -n {} -- seed --tp {} ... splits it)",
+                   global.tp, global.tp + 1, global.tp);
+    }
     work([](const spec::EngineOptions& o) { return spec::make_engine(o); }, nullptr);
     return;
   }

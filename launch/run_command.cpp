@@ -303,6 +303,12 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
   }
   o.search.params = task.spec().search;
   apply_flags(o, &o.search.params);
+  SEED_CHECK(o.engine.tree.empty() || o.engine.tree == spec::kPrunedTree || !o.engine.drafter.needs_draft_model(),
+             kInvalidArgument)
+      << "--tree " << o.engine.tree << ": the " << o.engine.drafter.name()
+      << " drafter takes only 'pct' (a tree file is for the stand drafter)";
+  SEED_CHECK(o.lookahead.verifier.empty() || o.lookahead.gamma > 0, kInvalidArgument)
+      << "--step-verifier " << o.lookahead.verifier << ": checks the steps --lookahead drafts, and it is not given";
   if (o.lookahead.verifier.empty()) o.lookahead.verifier = task.spec().lookahead.verifier;
   o.lookahead.delimiter = task.spec().lookahead.delimiter;
   o.lookahead.judge_prompt = task.spec().lookahead.judge_prompt;
@@ -474,6 +480,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
                 "draft's distribution, kept where it is the target's own token, so that tokens equal ar's");
   cmd->add_option("--k-config", o->engine.k_config, "Draft tree shape, children per depth (e.g. 2 2 1)");
   cmd->add_option("--drafters", o->engine.drafters, "seed engines: drafter threads (0 = automatic)")
+      ->check(non_negative_integer())
       ->capture_default_str();
   cmd->add_option("--max-batch", o->engine.max_batch, "Proposals per target forward: batched engines, and seed's fcfs across problems in flight")
       ->capture_default_str();

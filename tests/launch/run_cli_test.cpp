@@ -453,6 +453,9 @@ TEST_F(RunCliTest, OptionsThatWouldFailLateOrBeIgnoredAreRefusedBeforeTheRun) {
   refused("--schedule-out " + (out_ / "no-such-folder" / "s.jsonl").string(), {"--schedule-out"});
   refused("--baseline " + (out_ / "no-such-run").string(), {"--baseline", "no-such-run"});
   refused("--samples 4", {"--samples", "bfs"});  // a best-of-n parameter
+  refused("--drafters -1", {"--drafters"});
+  refused("--tree bogus", {"--tree bogus", "pct"});  // the model drafter's only tree
+  refused("--step-verifier hidden", {"--step-verifier", "--lookahead"});
 
   // A baseline of another search is refused, naming what differs.
   const std::string cot = (out_ / "cot").string();
@@ -464,6 +467,17 @@ TEST_F(RunCliTest, OptionsThatWouldFailLateOrBeIgnoredAreRefusedBeforeTheRun) {
             0);
   refused("--baseline " + cot, {"--baseline", "\"cot\"", "\"bfs\""});
   EXPECT_NE(run_command(seed_run("ar", "''", "--limit 1")).exit_code, 0);  // --out ""
+}
+
+// --tp splits the target over an mpirun job's ranks; a single process says
+// it holds the whole target rather than ignoring the flag.
+TEST_F(RunCliTest, TpOutsideMpirunSaysThisProcessHoldsTheWholeTarget) {
+  std::string command = seed_run("ar", (out_ / "tp").string(), "--limit 1");
+  command.replace(command.find(" --threads 1"), 0, " --tp 2");
+  const Outcome r = run_command(command);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--tp 2: this process is not one of an mpirun job's ranks"), std::string::npos)
+      << r.output;
 }
 
 // A request that cannot run (its prompt is longer than the target's
