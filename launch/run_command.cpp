@@ -28,6 +28,7 @@
 #include "launch/run_results.h"
 #include "models/base/atomic_file.h"
 #include "models/base/error.h"
+#include "models/base/json_fields.h"
 #include "models/chat_template/chat_template.h"
 #include "search/concurrently.h"
 #include "search/search.h"
@@ -179,14 +180,9 @@ void write_schedule(const std::string& path, const std::vector<spec::ScheduleEve
 // would report a speedup that means nothing.
 json baseline_settings(const std::string& dir, const json& settings) {
   const std::string path = (std::filesystem::path(dir) / "run.json").string();
-  std::ifstream in(path);
-  SEED_CHECK(in.good(), kNotFound) << "--baseline: " << path << ": no such file (not a `seed run` --out folder)";
-  json base;
-  try {
-    base = json::parse(in);
-  } catch (const json::exception& e) {
-    SEED_FAIL(kCorruption) << "--baseline: " << path << ": not valid JSON: " << e.what();
-  }
+  SEED_CHECK(std::filesystem::exists(path), kNotFound)
+      << "--baseline: " << path << ": no such file (not a `seed run` --out folder)";
+  const json base = models::read_json_file(path);
   for (const char* key : {"task", "search"}) {
     SEED_CHECK(base.value(key, json()) == settings.at(key), kInvalidArgument)
         << "--baseline: " << dir << " ran " << key << " " << base.value(key, json()).dump() << ", this run "
@@ -196,29 +192,22 @@ json baseline_settings(const std::string& dir, const json& settings) {
 }
 
 // Speedup and answer agreement against an earlier run's output folder
-// (baseline_settings: its run.json). A torn last line, as an interrupted
+// (baseline_settings: its run.json); a torn last line, as an interrupted
 // run leaves it, is not compared.
 json compare_with_baseline(const std::string& dir, const json& base, const RunResults& results) {
   const std::string path = (std::filesystem::path(dir) / "results.jsonl").string();
-  std::ifstream in(path);
-  SEED_CHECK(in.good(), kNotFound) << "--baseline: " << path << ": no such file";
+  SEED_CHECK(std::filesystem::exists(path), kNotFound) << "--baseline: " << path << ": no such file";
   double base_wall = 0, wall = 0;
-  int64_t compared = 0, same = 0, number = 0;
-  std::string line;
-  while (std::getline(in, line) && !in.eof()) {
-    ++number;
-    if (line.empty()) continue;
-    try {
-      const json b = json::parse(line);
-      const auto it = results.done().find(b.at("index").get<size_t>());
-      if (it == results.done().end()) continue;
-      same += b.at("answer_text") == it->second.at("answer_text") ? 1 : 0;
-      base_wall += b.at("wall_s").get<double>();
-      wall += it->second.at("wall_s").get<double>();
-      ++compared;
-    } catch (const json::exception& e) {
-      SEED_FAIL(kCorruption) << "--baseline: " << path << ": line " << number << ": " << e.what();
-    }
+  int64_t compared = 0, same = 0;
+  for (const auto& [index, b] : read_result_lines(path).by_index) {
+    const auto it = results.done().find(index);
+    if (it == results.done().end()) continue;
+    SEED_CHECK(b.contains("answer_text"), kCorruption)
+        << "--baseline: " << path << ": problem " << index << ": field 'answer_text' is missing";
+    same += b.at("answer_text") == it->second.at("answer_text") ? 1 : 0;
+    base_wall += b.at("wall_s").get<double>();
+    wall += it->second.at("wall_s").get<double>();
+    ++compared;
   }
   return {{"dir", dir}, {"engine", base.value("engine", "")}, {"compared", compared}, {"same_answers", same},
           {"speedup", wall > 0 ? base_wall / wall : 0.0}};
@@ -541,7 +530,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
                   "Write the engine's schedule as JSON lines: each proposal as it was queued and as it was verified, "
                   "in which target forward");
   cmd->add_option("--baseline", o->baseline_dir,
-                  "An earlier run's --out folder: report the speedup over it and whether answers agree");
+                  "An earlier run's --out folder, of the same task and search: report the speedup over it and "
+                  "whether answers agree");
   cmd->callback([o, &global] {
     run_with_engines(global, o->engine, [&](const EngineMaker& make_engine) { run(*o, make_engine, global); });
   });

@@ -10,12 +10,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include <spdlog/spdlog.h>
+
 #include "launch/engine_counts.h"
 #include "launch/json_text.h"
 #include "models/base/atomic_file.h"
 #include "models/base/error.h"
-
-#include <spdlog/spdlog.h>
+#include "models/base/json_fields.h"
 
 namespace seed::launch {
 namespace {
@@ -63,38 +64,29 @@ void check_record(const json& record, const std::string& where) {
       << where << ": field 'invocation' must be an integer";
 }
 
-// Reads results.jsonl, keeping the complete lines and cutting off a torn
-// last one (an interrupted write: each line is written whole, with its
-// '\n', so only the last can lack it); returns the kept byte length. A
-// complete line that is not a result is damage, not an interruption: an
-// error naming it, so that no finished problem is dropped and rerun.
-size_t read_records(const std::string& path, std::map<size_t, json>* done) {
+}  // namespace
+
+ResultLines read_result_lines(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
+  ResultLines lines;
   std::string line;
-  size_t kept = 0, number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (in.eof()) {  // no '\n': the torn last line
-      spdlog::warn("{}: line {} was cut off by an interruption; its problem runs again", path, number);
-      break;
-    }
-    const std::string where = path + ": line " + std::to_string(number);
+  size_t number = 0;
+  // Each line is written whole with its '\n', so only the last can lack it.
+  while (std::getline(in, line) && !in.eof()) {
+    const std::string where = path + ": line " + std::to_string(++number);
     json record;
     try {
       record = json::parse(line);
     } catch (const json::exception& e) {
-      SEED_FAIL(kCorruption) << where << ": not valid JSON (" << e.what()
-                             << "); repair or delete that line, then resume";
+      SEED_FAIL(kCorruption) << where << ": not valid JSON (" << e.what() << "); repair or delete that line";
     }
     check_record(record, where);
     const size_t index = record.at("index").get<size_t>();
-    (*done)[index] = std::move(record);
-    kept += line.size() + 1;
+    lines.by_index[index] = std::move(record);
+    lines.complete_bytes += line.size() + 1;
   }
-  return kept;
+  return lines;
 }
-
-}  // namespace
 
 RunResults::RunResults(const std::string& dir, const json& settings, bool resume, const json& runtime)
     : dir_(dir) {
@@ -107,22 +99,20 @@ RunResults::RunResults(const std::string& dir, const json& settings, bool resume
   if (has_results) {
     SEED_CHECK(resume, kInvalidArgument)
         << results << " already holds results; pass --resume to continue that run, or another --out";
-    std::ifstream in(run_json);
-    SEED_CHECK(in.good(), kNotFound) << run_json << ": missing, so the run cannot be resumed safely";
-    json previous;
-    try {
-      previous = json::parse(in);
-    } catch (const json::exception& e) {
-      SEED_FAIL(kCorruption) << run_json << ": not valid JSON: " << e.what();
-    }
+    SEED_CHECK(fs::exists(run_json), kNotFound) << run_json << ": missing, so the run cannot be resumed safely";
+    const json previous = models::read_json_file(run_json);
     for (const auto& [key, value] : settings.items()) {
       SEED_CHECK(previous.contains(key) && previous[key] == value, kInvalidArgument)
           << "--resume: setting '" << key << "' is " << value.dump() << " but the run in " << dir << " used "
           << (previous.contains(key) ? previous[key].dump() : std::string("none"));
     }
-    const size_t kept = read_records(results, &done_);
-    fs::resize_file(results, kept, ec);
-    SEED_CHECK(!ec, kIo) << results << ": cannot drop the interrupted last line: " << ec.message();
+    ResultLines lines = read_result_lines(results);
+    done_ = std::move(lines.by_index);
+    if (lines.complete_bytes < fs::file_size(results)) {
+      spdlog::warn("{}: its last line was cut off by an interruption; that problem runs again", results);
+      fs::resize_file(results, lines.complete_bytes, ec);
+      SEED_CHECK(!ec, kIo) << results << ": cannot drop the interrupted last line: " << ec.message();
+    }
   }
   json written = settings;
   if (!runtime.is_null()) written["runtime"] = runtime;

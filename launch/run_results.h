@@ -16,6 +16,16 @@
 
 namespace seed::launch {
 
+// The results of a results.jsonl by problem index, and the bytes of its
+// complete lines. A last line without its '\n' (torn by an interrupted
+// write) is left out; any other line that is not a result (check_record's
+// fields) is kCorruption naming the file and the line.
+struct ResultLines {
+  std::map<size_t, nlohmann::json> by_index;
+  size_t complete_bytes = 0;
+};
+ResultLines read_result_lines(const std::string& path);
+
 class RunResults {
  public:
   // Creates `dir` if needed. Without `resume`, a non-empty results.jsonl is
