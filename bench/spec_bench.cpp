@@ -242,6 +242,7 @@ void run_repeat(const SpecBenchOptions& o, RowRun& run, int r) {
   total.rejections += s.rejections;
   for (auto [into, from] : {std::pair{&total.thought, &s.thought}, std::pair{&total.evaluation, &s.evaluation}}) {
     into->generated_tokens += from->generated_tokens;
+    into->round_tokens += from->round_tokens;
     into->target_forwards += from->target_forwards;
   }
   total.wall_s += s.wall_s;

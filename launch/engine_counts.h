@@ -21,7 +21,7 @@ inline nlohmann::json engine_counts_json(const spec::EngineStats& before, const 
     return s.thought.target_forwards + s.evaluation.target_forwards;
   };
   const auto round_tokens = [](const spec::EngineStats& s) {
-    return s.thought.generated_tokens + s.evaluation.generated_tokens;
+    return s.thought.round_tokens + s.evaluation.round_tokens;
   };
   return {{"tokens", after.generated_tokens - before.generated_tokens},
           {"target_forwards", after.target_forwards - before.target_forwards},
@@ -45,7 +45,7 @@ inline void add_engine_counts(const nlohmann::json& record, spec::EngineStats* t
   total->accepted_tokens += get("accepted_tokens");
   total->rejections += get("rejections");
   total->thought.target_forwards += get("sequence_forwards");
-  total->thought.generated_tokens += get("sequence_tokens");
+  total->thought.round_tokens += get("sequence_tokens");
   total->prefill.prompt_tokens += get("prompt_tokens");
   total->prefill.computed_tokens += get("prefill_tokens");
   total->draft_s += record.value("draft_s", 0.0);

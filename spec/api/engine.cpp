@@ -24,6 +24,7 @@ void add_completion(EngineStats& stats, RequestKind kind, const RequestStats& s)
   RequestStats& total = kind == RequestKind::kThought ? stats.thought : stats.evaluation;
   total.prompt_tokens += s.prompt_tokens;
   total.generated_tokens += s.generated_tokens;
+  total.round_tokens += s.round_tokens;
   total.target_forwards += s.target_forwards;
   total.drafted_tokens += s.drafted_tokens;
   total.accepted_tokens += s.accepted_tokens;

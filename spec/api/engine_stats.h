@@ -15,6 +15,11 @@ namespace seed::spec {
 struct RequestStats {
   int64_t prompt_tokens = 0;
   int64_t generated_tokens = 0;  // tokens in Completion::tokens
+  // Tokens its target forwards gave it: generated_tokens and the
+  // end-of-sequence token that ended it, if one did (not in
+  // Completion::tokens, but a forward produced it). tau counts these, so that
+  // the target decoding alone has tau 1.
+  int64_t round_tokens = 0;
   int64_t target_forwards = 0;   // target forwards this request took part in
   int64_t drafted_tokens = 0;    // draft tokens sent to verification
   int64_t accepted_tokens = 0;   // of those, accepted
@@ -33,7 +38,7 @@ struct RequestStats {
   // The acceptance rate, per tested draft token (spec/api/acceptance.h).
   double alpha() const { return acceptance_rate(accepted_tokens, accepted_tokens + rejections); }
   // Mean tokens a sequence gains per target forward it takes part in.
-  double tau() const { return target_forwards ? double(generated_tokens) / double(target_forwards) : 0.0; }
+  double tau() const { return target_forwards ? double(round_tokens) / double(target_forwards) : 0.0; }
 };
 
 // Prompt work on the target (what its prefix cache saved) and its KV cache.
@@ -109,7 +114,7 @@ struct EngineStats {
   double alpha() const { return acceptance_rate(accepted_tokens, accepted_tokens + rejections); }
   double tau() const {
     const int64_t rounds = thought.target_forwards + evaluation.target_forwards;
-    return rounds ? double(thought.generated_tokens + evaluation.generated_tokens) / double(rounds) : 0.0;
+    return rounds ? double(thought.round_tokens + evaluation.round_tokens) / double(rounds) : 0.0;
   }
   double tokens_per_s() const { return wall_s > 0 ? double(generated_tokens) / wall_s : 0.0; }
   double mean_forward_sequences() const {

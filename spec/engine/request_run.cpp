@@ -134,6 +134,7 @@ bool apply_verdict(Sequence& seq, const DraftTree& draft, const Verdict& verdict
   seq.stats.accepted_tokens += static_cast<int64_t>(verdict.accepted.size());
   if (static_cast<int>(verdict.accepted.size()) < tree_depth(draft)) seq.stats.rejections += 1;
   for (int32_t token : verdict.tokens) {
+    seq.stats.round_tokens += 1;
     if (seq.output->push(token)) return true;
   }
   return false;

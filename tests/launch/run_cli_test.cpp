@@ -167,6 +167,10 @@ TEST_F(RunCliTest, AHiddenStateStepVerifierReadsWithTheTargetEnginesModel) {
 TEST_F(RunCliTest, SpeculationNeverChangesGreedyAnswers) {
   const std::string ar = (out_ / "ar").string(), seed = (out_ / "seed").string();
   ASSERT_EQ(run_command(seed_run("ar", ar, "--limit 2")).exit_code, 0);
+  // The target alone gains one token a forward, the end-of-sequence token
+  // that ends a request included.
+  std::ifstream ar_summary(out_ / "ar" / "summary.json");
+  EXPECT_EQ(json::parse(ar_summary)["tau"].get<double>(), 1.0);
   const Outcome r = run_command(seed_run("seed", seed, "--limit 2 --baseline " + ar));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::map<int64_t, json> a = results_by_index(out_ / "ar" / "results.jsonl");
