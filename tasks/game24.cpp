@@ -61,13 +61,14 @@ std::optional<Numbers> parse_numbers(std::string_view text) {
   return numbers;
 }
 
-Numbers parse_puzzle(std::string_view text) {
+Numbers parse_puzzle(std::string_view text, std::string_view where) {
+  const std::string source = where.empty() ? std::string() : std::string(where) + ": ";
   const std::optional<Numbers> numbers = parse_numbers(text);
   SEED_CHECK(numbers.has_value(), kInvalidArgument)
-      << "Game-of-24 puzzle '" << text << "': expected integers separated by spaces, e.g. '4 9 10 13'";
+      << source << "Game-of-24 puzzle '" << text << "': expected integers separated by spaces, e.g. '4 9 10 13'";
   for (const Rational& n : *numbers) {
     SEED_CHECK(n.is_integer(), kInvalidArgument)
-        << "Game-of-24 puzzle '" << text << "': " << n.to_string() << " is not an integer";
+        << source << "Game-of-24 puzzle '" << text << "': " << n.to_string() << " is not an integer";
   }
   return *numbers;
 }
@@ -104,7 +105,7 @@ std::vector<Numbers> load_game24_csv(const std::string& path) {
     for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
     SEED_CHECK(column < cells.size(), kInvalidArgument)
         << path << ":" << line_no << ": row has no 'Puzzles' cell";
-    puzzles.push_back(parse_puzzle(cells[column]));
+    puzzles.push_back(parse_puzzle(cells[column], path + ":" + std::to_string(line_no)));
   }
   return puzzles;
 }

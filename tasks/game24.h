@@ -39,8 +39,9 @@ inline constexpr int64_t kGame24Target = 24;
 std::optional<Numbers> parse_numbers(std::string_view text);
 
 // A puzzle as the data files write it: one or more integers separated by
-// spaces. Throws kInvalidArgument naming the text otherwise.
-Numbers parse_puzzle(std::string_view text);
+// spaces. Throws kInvalidArgument naming the text otherwise, after `where`
+// (a file and line, say) when it is given.
+Numbers parse_puzzle(std::string_view text, std::string_view where = {});
 
 // The numbers of a Game-of-24 puzzle (its later states hold fewer).
 inline constexpr size_t kGame24PuzzleNumbers = 4;

@@ -140,7 +140,7 @@ std::vector<Problem> load_problems(const DataSpec& spec, const std::string& wher
       << where << ": field 'data.begin' (" << spec.begin << ") is past 'data.end' (" << end << ")";
   SEED_CHECK(spec.begin >= 0 && end <= size, kInvalidArgument)
       << where << ": fields 'data.begin'/'data.end' select rows [" << spec.begin << ", " << end << ") but " << data
-      << " has " << size << " rows";
+      << " has " << size << (size == 1 ? " row" : " rows");
   SEED_CHECK(end > spec.begin, kInvalidArgument) << where << ": the data selects no problems";
   std::vector<Problem> selected(problems.begin() + spec.begin, problems.begin() + end);
   for (size_t i = 0; i < selected.size(); ++i) selected[i].index = i;

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <set>
 
 #include "models/base/error.h"
+#include "tests/throws_error.h"
 
 namespace seed::tasks {
 namespace {
@@ -185,6 +188,17 @@ TEST(Game24Test, LoadCsvReportsMissingFileAndColumn) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kNotFound);
   }
+}
+
+TEST(Game24Test, LoadCsvNamesTheFileAndLineOfABadPuzzle) {
+  const std::string path = ::testing::TempDir() + "seed_bad_24.csv";
+  {
+    std::ofstream out(path);
+    out << "Rank,Puzzles\n1,1 1 4 6\n\n2,1 2 x 4\n";
+  }
+  EXPECT_TRUE(::seed::testing::throws_error([&] { load_game24_csv(path); }, ErrorKind::kInvalidArgument,
+                                            {path + ":4: ", "'1 2 x 4'"}));
+  std::remove(path.c_str());
 }
 
 }  // namespace
