@@ -90,9 +90,8 @@ void check_judge_prompt(const std::string& prompt, const std::string& where) {
 }
 
 DataSpec read_data(JsonFields& top, const std::string& source) {
-  const json* value = top.find("data");
-  SEED_CHECK(value != nullptr, kInvalidArgument) << source << ": required field 'data' is missing";
-  JsonFields fields = nested(top, "data", *value, source, "data.");
+  const json& value = top.require("data");
+  JsonFields fields = nested(top, "data", value, source, "data.");
   DataSpec data;
   fields.required("source", &data.source);
   const bool game24 = data.source == "game24-csv";
@@ -137,9 +136,8 @@ SearchParams read_search(JsonFields& top, const std::string& source) {
 }
 
 GenerateSpec read_generate(JsonFields& top, const std::string& source) {
-  const json* value = top.find("generate");
-  SEED_CHECK(value != nullptr, kInvalidArgument) << source << ": required field 'generate' is missing";
-  JsonFields fields = nested(top, "generate", *value, source, "generate.");
+  const json& value = top.require("generate");
+  JsonFields fields = nested(top, "generate", value, source, "generate.");
   GenerateSpec generate;
   std::string mode;
   fields.required("mode", &mode);
@@ -157,7 +155,7 @@ GenerateSpec read_generate(JsonFields& top, const std::string& source) {
         << source << ": field 'generate' takes 'prompt' or 'stages', not both";
   } else {
     // A single stage written inline: the generate object is the prompt.
-    json inline_prompt = *value;
+    json inline_prompt = value;
     inline_prompt.erase("mode");
     inline_prompt.erase("thought");
     generate.stages.push_back(read_prompt(inline_prompt, source, "generate."));
@@ -217,9 +215,8 @@ PrmSpec read_prm(JsonFields& fields, const std::string& folder) {
 }
 
 EvaluateSpec read_evaluate(JsonFields& top, const std::string& source, const std::string& folder) {
-  const json* value = top.find("evaluate");
-  SEED_CHECK(value != nullptr, kInvalidArgument) << source << ": required field 'evaluate' is missing";
-  JsonFields fields = nested(top, "evaluate", *value, source, "evaluate.");
+  const json& value = top.require("evaluate");
+  JsonFields fields = nested(top, "evaluate", value, source, "evaluate.");
   EvaluateSpec evaluate;
   std::string mode;
   fields.required("mode", &mode);
@@ -239,7 +236,7 @@ EvaluateSpec read_evaluate(JsonFields& top, const std::string& source, const std
   fields.optional("chain_prompt", &evaluate.chain_prompt);
   SEED_CHECK(evaluate.chain_prompt.empty() || evaluate.mode == EvaluateMode::kValue, kInvalidArgument)
       << fields.where("chain_prompt") << ": only value mode scores a chain by its own prompt";
-  json prompt = *value;
+  json prompt = value;
   for (const char* key : {"mode", "samples", "labels", "number", "min", "max", "unparsed", "vote_pattern", "choice",
                           "chain_prompt"}) {
     prompt.erase(key);
@@ -324,10 +321,9 @@ Task Task::load(const std::string& folder, const TaskLoadOptions& options) {
     if (!spec.final_pattern.empty()) check_regex(spec.final_pattern, fields.where("pattern"), false);
   }
   spec.search = read_search(top, source);
-  const json* checker = top.find("checker");
-  SEED_CHECK(checker != nullptr, kInvalidArgument) << source << ": required field 'checker' is missing";
+  const json& checker = top.require("checker");
   {
-    JsonFields fields = nested(top, "checker", *checker, source, "checker.");
+    JsonFields fields = nested(top, "checker", checker, source, "checker.");
     fields.required("name", &spec.checker.name);
     fields.optional("field", &spec.checker.field);
     fields.optional("pattern", &spec.checker.pattern);

@@ -1,16 +1,39 @@
 #include "models/base/json_fields.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <vector>
 
 #include "models/base/error.h"
 
 namespace seed::models {
 
 using json = nlohmann::json;
+
+namespace {
+
+// Edits that turn `a` into `b`: one-character insertions, deletions,
+// substitutions and swaps of neighbours (optimal string alignment).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
 
 json read_json_file(const std::string& path) {
   std::error_code ec;
@@ -75,8 +98,27 @@ const json* JsonFields::find(const char* key) {
   return it == object_.end() || it->is_null() ? nullptr : &*it;
 }
 
+const json& JsonFields::require(const char* key) {
+  const json* value = find(key);
+  if (value == nullptr) missing(key);
+  return *value;
+}
+
 void JsonFields::missing(const char* key) const {
-  SEED_FAIL(kInvalidArgument) << source_ << ": required field '" << prefix_ << key << "' is missing";
+  // A key no reader asked for that is a typo or two away is most likely the
+  // missing one misspelt: name it, since its own error would come later.
+  std::string near;
+  size_t nearest = std::max<size_t>(1, std::strlen(key) / 4) + 1;
+  for (const auto& item : object_.items()) {
+    if (known_.count(item.key()) != 0) continue;
+    const size_t distance = edit_distance(item.key(), key);
+    if (distance < nearest) {
+      nearest = distance;
+      near = item.key();
+    }
+  }
+  SEED_FAIL(kInvalidArgument) << source_ << ": required field '" << prefix_ << key << "' is missing"
+                              << (near.empty() ? "" : " (is '" + prefix_ + near + "' a misspelling of it?)");
 }
 
 void JsonFields::reject_unknown(const std::string& hint) const {

@@ -42,11 +42,12 @@ class JsonFields {
   const nlohmann::json* find(const char* key);  // nullptr if absent or null
   bool has(const char* key) { return find(key) != nullptr; }
 
+  // The value of a key that must be there; its absence throws, naming a
+  // key that looks like it misspelt.
+  const nlohmann::json& require(const char* key);
   template <typename T>
   void required(const char* key, T* out) {
-    const nlohmann::json* value = find(key);
-    if (value == nullptr) missing(key);
-    convert(*value, key, out);
+    convert(require(key), key, out);
   }
   template <typename T>
   void optional(const char* key, T* out) {

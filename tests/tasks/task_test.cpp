@@ -35,6 +35,29 @@ TEST(TaskLoad, UnknownFieldsAreErrorsNamingTheFileAndField) {
   expect_load_error(j, ErrorKind::kInvalidArgument, {"'search.width'"});
 }
 
+TEST(TaskLoad, AMisspeltRequiredFieldIsNamedBesideTheMissingOne) {
+  json j = seed::testing::toy_task_json();
+  j["generat"] = j["generate"];
+  j.erase("generate");
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"required field 'generate' is missing", "'generat'"});
+  j = seed::testing::toy_task_json();
+  j["generate"]["mdoe"] = j["generate"]["mode"];
+  j["generate"].erase("mode");
+  expect_load_error(j, ErrorKind::kInvalidArgument, {"'generate.mode' is missing", "'generate.mdoe'"});
+  // A key far from the missing one is not offered as its misspelling.
+  j = seed::testing::toy_task_json();
+  j["generate"].erase("mode");
+  j["generate"]["stop"] = json::array();
+  TempTaskFolder folder(j, kData);
+  try {
+    Task::load(folder.path());
+    FAIL() << "expected seed::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'generate.mode' is missing"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("misspelling"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TaskLoad, ATemplateNamingAMissingFieldIsAnError) {
   json j = seed::testing::toy_task_json();
   j["evaluate"]["prompt"] = "val {questoin}\n{steps}";
