@@ -109,9 +109,13 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   // A chat prints the reply alone.
   std::cout << (chat.has_value() ? "" : options.prompt) << completion.text << std::endl;
   const spec::RequestStats& s = completion.stats;
+  // A length cut short by the context is the context's doing.
+  const bool context_full =
+      completion.finish == spec::FinishReason::kLength && request.max_new_tokens < options.max_new_tokens;
   spdlog::info("prompt {} tokens; generated {} tokens in {:.2f} s ({:.1f} tokens/s); finish: {}", s.prompt_tokens,
                s.generated_tokens, s.wall_s, s.wall_s > 0 ? s.generated_tokens / s.wall_s : 0.0,
-               spec::finish_reason_name(completion.finish));
+               context_full ? fmt::format("context ({} tokens, prompt and generated)", context)
+                            : std::string(spec::finish_reason_name(completion.finish)));
 }
 
 }  // namespace

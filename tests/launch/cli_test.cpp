@@ -109,6 +109,16 @@ TEST_F(CliTest, PromptLongerThanTheContextIsAClearError) {
   EXPECT_NE(r.output.find("max_position_embeddings"), std::string::npos) << r.output;
 }
 
+TEST_F(CliTest, GenerationCutShortByTheContextSaysSo) {
+  const Outcome r = run_command(
+      seed("--threads 1 generate --model " + model_dir_->string() + " --prompt hi --max-new-tokens 200 --temperature 0"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("generation capped at 124 tokens by the model's context of 128"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("generated 124 tokens"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("finish: context (128 tokens"), std::string::npos) << r.output;
+}
+
 TEST_F(CliTest, MissingModelFilesNameWhatIsMissing) {
   const fs::path empty = fs::temp_directory_path() / ("seed_cli_empty_" + std::to_string(getpid()));
   fs::create_directories(empty);
