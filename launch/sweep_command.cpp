@@ -88,28 +88,39 @@ void sweep(const SweepOptions& o, const GlobalOptions& global) {
 
   GlobalOptions point_global = global;
   point_global.resume_hint = "run the same `seed sweep` again: it goes on where it stopped";
+  // The points an earlier sweep finished; rank 0 alone sees them, and under
+  // mpirun the worker ranks enter every point (below), so they read none.
+  std::vector<bool> finished_before(points.size(), false);
+  if (writer) {
+    for (size_t i = 0; i < points.size(); ++i) finished_before[i] = sweep_point_finished(o.out_dir, points[i]);
+  }
+  // The ETA times only the points this sweep computes.
   size_t done = 0, computed = 0;
+  const size_t to_compute = static_cast<size_t>(std::count(finished_before.begin(), finished_before.end(), false));
   double computed_s = 0;
-  for (const SweepPoint& point : points) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    const SweepPoint& point = points[i];
     // Under mpirun the worker ranks cannot see which points are finished as
     // rank 0 does, so every rank enters every point; a finished one then
     // only rewrites its summary from its results.
-    if (!distributed && sweep_point_finished(o.out_dir, point)) {
+    if (!distributed && finished_before[i]) {
       ++done;
       continue;
     }
-    const size_t left = points.size() - done;
-    if (writer) {
+    if (writer && !finished_before[i]) {
+      const size_t left = to_compute - computed;
       print_progress_line(done, points.size(),
                           fmt::format("now {}  {}", point.slug,
-                                      eta_text(computed ? computed_s / computed * left : -1.0)));
+                                      eta_text(computed ? computed_s / double(computed) * double(left) : -1.0)));
     }
     const Clock::time_point start = Clock::now();
     // A point reuses the models of the points before it that it asks for.
     if (global.loaded_models) global.loaded_models->next_run();
     run_point(point, o.out_dir, point_global);
-    computed_s += std::chrono::duration<double>(Clock::now() - start).count();
-    ++computed;
+    if (!finished_before[i]) {
+      computed_s += std::chrono::duration<double>(Clock::now() - start).count();
+      ++computed;
+    }
     ++done;
   }
   if (!writer) return;

@@ -285,6 +285,8 @@ TEST_F(SweepCliTest, UnderMpirunEveryPointRunsOnTheRanksAndARerunKeepsFinishedPo
   const Outcome again = run_command(mpirun + sweep_command(config, dir_ / "mpi"));
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_EQ(read_file(point), before);
+  // Finished points are not shown as running, nor timed for the ETA.
+  EXPECT_EQ(again.output.find("now "), std::string::npos) << again.output;
 }
 
 TEST_F(SweepCliTest, UnderMpirunTheTargetGroupAndDraftRankLoadTheirModelsOnceAndGiveTheSingleProcessPoints) {
