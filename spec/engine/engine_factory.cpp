@@ -32,21 +32,27 @@ models::LoadOptions load_options(const EngineOptions& o) {
   return options;
 }
 
+// Whether `what` (a model folder, or a thing said of one) is told for the
+// first time in this process (so that it is said once, not per engine).
+bool first_told(const std::string& what) {
+  static std::mutex mutex;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> lock(mutex);
+  return told.insert(what).second;
+}
+
 std::shared_ptr<models::CausalLM> load_model(const EngineOptions& o, const std::string& model_dir,
                                              const models::LoadOptions& load, const char* role) {
   if (!o.loaded_models) return models::CausalLM::load(model_dir, load);
   models::LoadedModels::Loaded loaded = o.loaded_models->load(model_dir, load);
-  if (loaded.reused) spdlog::info("{} {}: reusing the model already loaded", role, model_dir);
+  if (loaded.reused) {
+    // Said once a process at info: a sweep or `bench spec` reuses it for
+    // every engine it makes.
+    const auto level = first_told(std::string("reused ") + role + " " + model_dir) ? spdlog::level::info
+                                                                                  : spdlog::level::debug;
+    spdlog::log(level, "{} {}: reusing the model already loaded", role, model_dir);
+  }
   return std::move(loaded.model);
-}
-
-// Whether the model folder `model` is told of for the first time in this
-// process (so that what is said of it is said once, not per engine).
-bool first_told(const std::string& model) {
-  static std::mutex mutex;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> lock(mutex);
-  return told.insert(model).second;
 }
 
 models::LoadOptions draft_load_options(models::LoadOptions options, const std::string& target,

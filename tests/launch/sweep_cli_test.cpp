@@ -294,13 +294,14 @@ TEST_F(SweepCliTest, UnderMpirunTheTargetGroupAndDraftRankLoadTheirModelsOnceAnd
   ASSERT_EQ(run_command(sweep_command(config, dir_ / "tp-single")).exit_code, 0);
   // Ranks 1-2 the target group, rank 3 the draft rank.
   const Outcome ranks = run_command(std::string(SEED_SOURCE_DIR) + "/launch/mpirun.sh -n 4 -- " + SEED_BINARY +
-                                    " --threads 1 --log-level info --tp 2 sweep --config " + config.string() +
+                                    " --threads 1 --log-level debug --tp 2 sweep --config " + config.string() +
                                     " --out " + (dir_ / "tp").string());
   ASSERT_EQ(ranks.exit_code, 0) << ranks.output;
   const std::string src = SEED_SOURCE_DIR, reused = ": reusing the model already loaded";
   // Each target rank loads its shard at the first point and reuses it at
   // the three others; the draft rank loads the draft at the first seed
-  // point (cot) and reuses it at the second (bfs).
+  // point (cot) and reuses it at the second (bfs). (A rank says the first
+  // reuse of a model at info, the others at debug.)
   EXPECT_EQ(occurrences(ranks.output, "--target " + src + "/models/zoo/tiny-target" + reused), 6u) << ranks.output;
   EXPECT_EQ(occurrences(ranks.output, "--draft " + src + "/models/zoo/tiny-draft" + reused), 1u) << ranks.output;
   const std::vector<json> single = read_lines(dir_ / "tp-single" / "sweep.jsonl");
