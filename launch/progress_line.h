@@ -12,6 +12,14 @@
 
 namespace seed::launch {
 
+// "ETA 3m07s" (or "ETA 1h02m") for `seconds` of work left; "ETA ?" when
+// there is nothing yet to estimate it from (seconds < 0).
+inline std::string eta_text(double seconds) {
+  if (seconds < 0) return "ETA ?";
+  const int s = static_cast<int>(seconds);
+  return s >= 3600 ? fmt::format("ETA {}h{:02}m", s / 3600, s / 60 % 60) : fmt::format("ETA {}m{:02}s", s / 60, s % 60);
+}
+
 inline void print_progress_line(size_t done, size_t total, const std::string& detail) {
   const size_t width = 30;
   const size_t filled = total ? std::min(width, width * done / total) : width;

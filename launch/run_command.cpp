@@ -137,17 +137,24 @@ json problem_record(const tasks::Task& task, const tasks::Problem& problem, cons
 }
 
 // One line of progress: problems done, accuracy so far, problems in
-// flight, and this invocation's tokens/s.
+// flight, this invocation's tokens/s, and the time left at the rate this
+// invocation has finished problems.
 void print_progress(const RunResults& results, size_t total, size_t in_flight, int64_t invocation, double elapsed) {
   int64_t correct = 0, tokens = 0;
+  size_t finished_here = 0;
   for (const auto& [index, r] : results.done()) {
     correct += r["correct"].get<bool>() ? 1 : 0;
-    if (r.value("invocation", int64_t{-1}) == invocation) tokens += r.value("tokens", int64_t{0});
+    if (r.value("invocation", int64_t{-1}) == invocation) {
+      tokens += r.value("tokens", int64_t{0});
+      ++finished_here;
+    }
   }
   const size_t done = results.done().size();
+  const double left_s = finished_here ? elapsed / double(finished_here) * double(total - done) : -1.0;
   print_progress_line(done, total,
-                      fmt::format("accuracy {:.1f}%  {} in flight  {:.0f} tokens/s", done ? 100.0 * correct / done : 0.0,
-                                  in_flight, elapsed > 0 ? tokens / elapsed : 0.0));
+                      fmt::format("accuracy {:.1f}%  {} in flight  {:.0f} tokens/s  {}",
+                                  done ? 100.0 * correct / done : 0.0, in_flight, elapsed > 0 ? tokens / elapsed : 0.0,
+                                  done == total ? fmt::format("in {:.0f} s", elapsed) : eta_text(left_s)));
 }
 
 // What one step of one problem's search sends the engine at once.

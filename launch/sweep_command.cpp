@@ -68,12 +68,6 @@ void run_point(const SweepPoint& point, const std::string& dir, const GlobalOpti
   }
 }
 
-std::string eta_text(double seconds) {
-  if (seconds < 0) return "ETA ?";
-  const int s = static_cast<int>(seconds);
-  return s >= 3600 ? fmt::format("ETA {}h{:02}m", s / 3600, s / 60 % 60) : fmt::format("ETA {}m{:02}s", s / 60, s % 60);
-}
-
 void sweep(const SweepOptions& o, const GlobalOptions& global) {
   const RunOptionCheck is_run_option = run_option_check(global);
   const nlohmann::json raw = read_sweep_config(o.config_path);

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <utility>
@@ -69,7 +70,11 @@ TEST_F(RunCliTest, WritesOneLinePerProblemAndASummary) {
     EXPECT_TRUE(summary.contains(key)) << key;
   }
   EXPECT_EQ(summary["problems"], 2);
-  EXPECT_NE(r.output.find("accuracy"), std::string::npos) << r.output;
+  // Progress: no estimate before a problem finishes, one after, the time
+  // taken at the end.
+  const std::regex progress(R"(\] 0/2  accuracy 0\.0%  0 in flight  0 tokens/s  ETA \?\n(.|\n)*)"
+                            R"(\] 1/2  accuracy .* ETA \d+m\d\ds\n(.|\n)*\] 2/2  accuracy .* in \d+ s\n)");
+  EXPECT_TRUE(std::regex_search(r.output, progress)) << r.output;
   std::ifstream tree_file(out_ / "tree.json");
   const json trees = json::parse(tree_file);
   ASSERT_EQ(trees["problems"].size(), 2u);
