@@ -452,6 +452,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   search_bench->add_option("--json", search_options->json_path, "Also write the rows to this JSON file");
   add_concurrency_option(search_bench, &search_options->concurrency);
   search_bench->callback([search_options, &global] {
+    check_text_model_folder(search_options->bench.engine.target, "--target");
     run_with_engines(global, search_options->bench.engine, [&](const EngineMaker& make_engine) {
       BenchSearchOptions options = *search_options;
       options.bench.data.data_dir = global.data_dir;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/base/error.h"
+#include "models/tokenizer.h"
 
 namespace seed::launch {
 
@@ -20,6 +21,16 @@ inline CLI::Option* add_model_option(CLI::App* command, std::string* model_dir, 
 // one fails before anything loads, by the flag that named it.
 inline void check_model_folder(const std::string& model_dir, const std::string& flag) {
   SEED_CHECK(std::filesystem::is_directory(model_dir), kNotFound) << flag << ": " << model_dir << ": no such folder";
+}
+
+// Throws kNotFound naming `flag` unless `model_dir` is a folder with a
+// tokenizer: a task's prompts are text, and a folder without one (random
+// weights from make_tiny_model --config, say) would fail only after it loads.
+inline void check_text_model_folder(const std::string& model_dir, const std::string& flag) {
+  check_model_folder(model_dir, flag);
+  SEED_CHECK(models::has_tokenizer(model_dir), kNotFound)
+      << flag << ": " << model_dir << " has no tokenizer (tokenizer.model or tokenizer.json), and a task's "
+      << "prompts are text";
 }
 
 }  // namespace seed::launch

@@ -19,6 +19,7 @@
 #include "launch/distributed.h"
 #include "launch/engine_counts.h"
 #include "launch/json_text.h"
+#include "launch/model_option.h"
 #include "launch/pct_options.h"
 #include "launch/problem_concurrency.h"
 #include "launch/problem_engine.h"
@@ -540,6 +541,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
                   "An earlier run's --out folder, of the same task and search: report the speedup over it and "
                   "whether answers agree");
   cmd->callback([o, &global] {
+    check_text_model_folder(o->engine.target, "--target");
     run_with_engines(global, o->engine, [&](const EngineMaker& make_engine) { run(*o, make_engine, global); });
   });
 }

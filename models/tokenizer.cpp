@@ -52,6 +52,12 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 
 }  // namespace
 
+bool has_tokenizer(const std::string& model_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  return fs::exists(fs::path(model_dir) / "tokenizer.model", ec) || fs::exists(fs::path(model_dir) / "tokenizer.json", ec);
+}
+
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir) {
   namespace fs = std::filesystem;
   SEED_CHECK(fs::is_directory(model_dir), kNotFound)

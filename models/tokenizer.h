@@ -38,6 +38,10 @@ class Tokenizer {
 // and field of a malformed or unsupported tokenizer.json.
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir);
 
+// Whether `model_dir` holds a file load_tokenizer reads (tokenizer.model or
+// tokenizer.json), without reading it.
+bool has_tokenizer(const std::string& model_dir);
+
 // Turns a growing token sequence into text increments for streaming: push()
 // returns only text that later tokens cannot change (complete UTF-8, settled
 // leading spaces); finish() returns the rest and resets the stream for a new

@@ -298,15 +298,22 @@ TEST_F(RunCliTest, BenchSearchWritesTheDocumentedJsonRows) {
   EXPECT_NE(r.output.find("x the speed)"), std::string::npos) << r.output;
 }
 
-// A model folder that is not there is named by its flag, before the run
-// writes anything.
+// A model folder that is not there, or a target without a tokenizer, is
+// named by its flag, before the run loads or writes anything.
 TEST_F(RunCliTest, AMissingModelFolderIsNamedByItsFlag) {
   const std::string src = SEED_SOURCE_DIR;
   const std::string missing = (out_ / "nope").string();
   const std::string zoo = src + "/models/zoo/";
+  const fs::path untokenized = out_ / "untokenized";
+  fs::create_directories(untokenized);
+  for (const char* file : {"config.json", "model.safetensors"}) {
+    fs::copy_file(zoo + "tiny-target/" + file, untokenized / file, fs::copy_options::overwrite_existing);
+  }
   const std::pair<std::string, std::string> cases[] = {
       {"--target " + missing + " --draft " + zoo + "tiny-draft", "--target: " + missing + ": no such folder"},
       {"--target " + zoo + "tiny-target --draft " + missing, "--draft: " + missing + ": no such folder"},
+      {"--target " + untokenized.string() + " --draft " + zoo + "tiny-draft",
+       "--target: " + untokenized.string() + " has no tokenizer (tokenizer.model or tokenizer.json)"},
   };
   for (const auto& [models, message] : cases) {
     const fs::path out = out_ / "run";
