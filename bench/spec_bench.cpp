@@ -352,7 +352,7 @@ double paired_speedup(const SpecBenchRow& row, const SpecBenchRow* base) {
 std::vector<SpecBenchRow> run_group(const SpecBenchOptions& o, const std::vector<RowSpec>& specs, int n,
                                     float temperature) {
   const int64_t budget =
-      o.side_by_side_bytes > 0 ? o.side_by_side_bytes : models::free_memory_bytes(c10::Device(o.device)) / 2;
+      o.side_by_side_bytes > 0 ? o.side_by_side_bytes : models::available_memory_bytes(c10::Device(o.device)) / 2;
   std::vector<SpecBenchRow> rows;
   if (engines_weight_bytes(o, specs) > budget) {
     if (specs.size() > 1) {

@@ -500,7 +500,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_flag("--no-prefix-cache{false}", o->engine.prefix_cache,
                "Prefill every prompt in full instead of reusing the KV of prefixes computed before");
   cmd->add_option("--kv-cache-mb", o->engine.kv_cache_mb,
-                  "KV cache budget per model in MiB; cached prefixes are evicted beyond it (0 = half the free "
+                  "KV cache budget per model in MiB; cached prefixes are evicted beyond it (0 = half the available "
                   "memory)")
       ->capture_default_str();
   cmd->add_option("--seed", o->search.seed, "Run seed: every request's random stream derives from it")

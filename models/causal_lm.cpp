@@ -1,5 +1,6 @@
 #include "models/causal_lm.h"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <optional>
 
 #include "models/base/error.h"
+#include "models/device_memory.h"
 #include "models/forward_graphs.h"
 #include "models/forward_plan.h"
 #include "models/fused_ops.h"
@@ -58,6 +60,20 @@ TpShard shard_of(const ModelConfig& config, const TpCollectives* group) {
   return group ? TpShard::of(config, group->rank(), group->size()) : TpShard::whole(config);
 }
 
+// Throws kOutOfRange unless `bytes` of weights fit in what the device has
+// available: a model too large would otherwise be killed by the kernel
+// midway through its load (or fail in the CUDA allocator), saying nothing.
+void check_weights_fit(const std::string& model_dir, int64_t bytes, c10::ScalarType held, const c10::Device& device) {
+  const int64_t available = available_memory_bytes(device);
+  constexpr double kGiB = double(int64_t{1} << 30);
+  SEED_CHECK(bytes <= available, kOutOfRange)
+      << "model " << model_dir << ": its weights take " << fmt::format("{:.1f}", bytes / kGiB) << " GiB in "
+      << c10::toString(held) << " on " << device << ", which has " << fmt::format("{:.1f}", available / kGiB)
+      << " GiB available: split it over ranks (launch/mpirun.sh -n N+1 -- seed --tp N ...)"
+      << (held == c10::kFloat ? ", hold it in bfloat16 (--weights-dtype bfloat16)" : "")
+      << " or use a machine with more memory";
+}
+
 }  // namespace
 
 // The RoPE tables, grown on demand and shared by concurrent forwards (the
@@ -89,8 +105,10 @@ std::unique_ptr<CausalLM> CausalLM::load(const std::string& model_dir, const Loa
   const TpShard shard = shard_of(config, options.tp_group);  // before reading any weights
   const std::optional<CpuKernel> pack_for =
       options.keep_parameters ? std::nullopt : std::optional<CpuKernel>(options.cpu_kernel);
-  LlamaWeights weights =
-      load_weights(Checkpoint::open(model_dir), config, tensor_options, shard, options.weights_dtype, pack_for);
+  const Checkpoint checkpoint = Checkpoint::open(model_dir);
+  const c10::ScalarType held = held_matrix_dtype(checkpoint, tensor_options, options.weights_dtype);
+  check_weights_fit(model_dir, held_weight_bytes(config, shard, held), held, tensor_options.device());
+  LlamaWeights weights = load_weights(checkpoint, config, tensor_options, shard, options.weights_dtype, pack_for);
   weights.cpu_kernel = options.cpu_kernel;
   weights.fused_cpu_layers = options.fused_cpu_layers;
   weights.cuda_graphs = options.cuda_graphs;

@@ -95,6 +95,8 @@ at::Tensor Checkpoint::read(const std::string& name,
   return impl_->shard_with(name).read(name, expected_shape);
 }
 
+const TensorInfo& Checkpoint::info(const std::string& name) const { return impl_->shard_with(name).info(name); }
+
 at::Tensor Checkpoint::borrow(const std::string& name, const std::vector<int64_t>& expected_shape) const {
   return impl_->shard_with(name).borrow(name, expected_shape);
 }

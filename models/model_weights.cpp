@@ -323,6 +323,19 @@ LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& c, at
   return load_shard(read, c, shard, options, matrix_dtype, options.device().is_cpu() ? pack_for : std::nullopt);
 }
 
+c10::ScalarType held_matrix_dtype(const Checkpoint& checkpoint, at::TensorOptions options,
+                                  std::optional<WeightDtype> matrix_dtype) {
+  if (!options.device().is_cpu()) return options.dtype().toScalarType();
+  return cpu_matrix_dtype(scalar_type_of_dtype(checkpoint.info("model.embed_tokens.weight").dtype), matrix_dtype);
+}
+
+int64_t held_weight_bytes(const ModelConfig& config, const TpShard& shard, c10::ScalarType matrix_dtype) {
+  // The norms are counted at the matrices' width: a rounding error.
+  ModelConfig local = shard.local_config(config);
+  local.vocab_size = shard.vocab;
+  return local.num_parameters() * static_cast<int64_t>(c10::elementSize(matrix_dtype));
+}
+
 LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& c, const TpShard& shard,
                            at::TensorOptions options) {
   std::map<std::string, at::Tensor> named;

@@ -124,6 +124,14 @@ LlamaWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& confi
                           std::optional<WeightDtype> matrix_dtype = std::nullopt,
                           std::optional<CpuKernel> pack_for = std::nullopt);
 
+// What load_weights will hold, from the config and the headers alone: the
+// dtype it keeps the matrices in (from the dtype `checkpoint` stores the
+// embedding in), and the bytes of `shard`'s weights held in `matrix_dtype`
+// (what a load needs on its device).
+c10::ScalarType held_matrix_dtype(const Checkpoint& checkpoint, at::TensorOptions options,
+                                  std::optional<WeightDtype> matrix_dtype = std::nullopt);
+int64_t held_weight_bytes(const ModelConfig& config, const TpShard& shard, c10::ScalarType matrix_dtype);
+
 // The whole model's weights `full` cut down to `shard`, on `options`: a
 // tensor-parallel rank's share of weights built in memory (random ones).
 LlamaWeights shard_weights(const LlamaWeights& full, const ModelConfig& config, const TpShard& shard,

@@ -259,6 +259,8 @@ DType dtype_from_scalar_type(c10::ScalarType scalar_type) {
                               << " (supported: " << supported_dtype_names() << ")";
 }
 
+c10::ScalarType scalar_type_of_dtype(DType dtype) { return dtype_row(dtype).scalar_type; }
+
 namespace {
 
 // Drops the mapping's whole pages inside [begin, begin + size) from this

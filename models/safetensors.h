@@ -29,6 +29,7 @@ enum class DType { kF64, kF32, kF16, kBF16, kI64, kI32, kI16, kI8, kU8, kBool };
 
 const char* dtype_name(DType dtype);           // "F32", as in the file format
 DType dtype_from_scalar_type(c10::ScalarType); // kInvalidArgument if unsupported
+c10::ScalarType scalar_type_of_dtype(DType dtype);  // the torch type a tensor of `dtype` reads as
 
 struct TensorInfo {
   std::string name;
@@ -88,6 +89,8 @@ class Checkpoint {
   at::Tensor read(const std::string& name, const std::vector<int64_t>& expected_shape) const;
   // As SafetensorsFile::borrow: valid while this checkpoint is open.
   at::Tensor borrow(const std::string& name, const std::vector<int64_t>& expected_shape) const;
+  // Its dtype and shape, read from the header; kNotFound names dir + tensor.
+  const TensorInfo& info(const std::string& name) const;
 
   Checkpoint(Checkpoint&&) noexcept;
   Checkpoint& operator=(Checkpoint&&) noexcept;

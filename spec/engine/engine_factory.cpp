@@ -93,8 +93,8 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& o, int caches) {
   if (o.kv_cache_mb > 0) {
     cache.max_bytes = o.kv_cache_mb * kMiB;
   } else if (o.device == "cpu") {
-    const int64_t free_bytes = models::free_memory_bytes(c10::Device(c10::kCPU));
-    cache.max_bytes = std::max<int64_t>(free_bytes / 2 / std::max(caches, 1), 64 * kMiB);
+    const int64_t available = models::available_memory_bytes(c10::Device(c10::kCPU));
+    cache.max_bytes = std::max<int64_t>(available / 2 / std::max(caches, 1), 64 * kMiB);
   }
   return cache;
 }
