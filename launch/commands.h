@@ -25,6 +25,9 @@ namespace launch {
 struct GlobalOptions {
   int threads = 0;  // the target's intra-op threads; 0 = from the thread plan
   int cores = 1;    // cores this process may use (launch/thread_plan.h)
+  // Processes of this job on this host (mpirun's local size; 1 alone),
+  // which share its cores and memory.
+  int host_processes = 1;
   // CPU: the matrices' dtype in memory (unset: as stored) and the kernel.
   std::optional<models::WeightDtype> weights_dtype;
   models::CpuKernel cpu_kernel = models::best_cpu_kernel();

@@ -114,7 +114,8 @@ void warn_if_blas_held_back() {
 
 void init_threads(GlobalOptions& global) {
   const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  global.cores = usable_cores(local_size ? std::max(1, std::atoi(local_size)) : 1);
+  global.host_processes = local_size ? std::max(1, std::atoi(local_size)) : 1;
+  global.cores = usable_cores(global.host_processes);
   torch::set_num_threads(global.threads > 0 ? global.threads : global.cores);
 }
 
@@ -127,6 +128,7 @@ void use_global_model_options(const GlobalOptions& global, spec::EngineOptions& 
   engine.cuda_graphs = global.cuda_graphs;
   engine.cpu_kernel = global.cpu_kernel;
   engine.loaded_models = global.loaded_models;
+  engine.host_processes = global.host_processes;
 }
 
 ThreadPlan plan_engine_threads(const GlobalOptions& global, spec::EngineOptions& engine, int max_useful_drafters,

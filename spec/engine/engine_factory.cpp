@@ -92,9 +92,12 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& o, int caches) {
   constexpr int64_t kMiB = int64_t{1} << 20;
   if (o.kv_cache_mb > 0) {
     cache.max_bytes = o.kv_cache_mb * kMiB;
-  } else if (o.device == "cpu") {
-    const int64_t available = models::available_memory_bytes(c10::Device(c10::kCPU));
-    cache.max_bytes = std::max<int64_t>(available / 2 / std::max(caches, 1), 64 * kMiB);
+  } else {
+    // Without a bound, cached prefixes would fill a card until an
+    // allocation failed midway through a run.
+    const c10::Device device(o.device);
+    const int sharing = std::max(caches, 1) * (device.is_cpu() ? std::max(o.host_processes, 1) : 1);
+    cache.max_bytes = std::max<int64_t>(models::available_memory_bytes(device) / 2 / sharing, 64 * kMiB);
   }
   return cache;
 }

@@ -99,7 +99,9 @@ struct EngineOptions {
   int draft_threads = 1;      // intra-op threads of each drafter
   // KV caches of the target and of each draft model: share prompt prefixes
   // by content (models/kv_cache.h), and the most each may hold in MiB; 0
-  // sizes them from the host memory free at start (kv_cache_options).
+  // sizes them from the device's memory available at start
+  // (kv_cache_options), on the host shared with the `host_processes` of
+  // this job there.
   bool prefix_cache = true;
   int64_t kv_cache_mb = 0;
   // Set: text prompts are chats, rendered by the target's chat template as a
@@ -116,6 +118,9 @@ struct EngineOptions {
   // given the same one reuse them (the points of a sweep); null: each
   // engine loads its own.
   std::shared_ptr<models::LoadedModels> loaded_models;
+  // Processes of the job on this host (mpirun's local size), which share
+  // its memory with this one.
+  int host_processes = 1;
 };
 
 // The options of an ar-batch engine over `model` in this process, with
@@ -148,9 +153,10 @@ models::LoadOptions draft_load_options(models::LoadOptions options, const std::s
 models::LoadOptions draft_load_options(const EngineOptions& options);
 
 // The KV cache of one of `caches` models in this process: kv_cache_mb each,
-// or, with 0, half the host memory free now shared among them (on CUDA, 0
-// leaves the cache to grow on demand). Throws kInvalidArgument naming
-// --kv-cache-mb for a negative budget.
+// or, with 0, half the device's memory available now (after the weights
+// loaded before it) shared among them, and on the CPU among the job's
+// processes on this host too. Throws kInvalidArgument naming --kv-cache-mb
+// for a negative budget.
 models::KvCacheOptions kv_cache_options(const EngineOptions& options, int caches);
 
 // The target's KV cache for these options: kv_cache_options, keeping the
