@@ -447,6 +447,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global) {
   search_bench->add_option("--target", sb.engine.target, "Target model folder")->capture_default_str();
   search_bench->add_option("--draft", sb.engine.draft, "Draft model folder")->capture_default_str();
   search_bench->add_option("--kv-cache-mb", sb.engine.kv_cache_mb, "KV cache budget per model in MiB (0 = automatic)")
+      ->check(non_negative_integer())
       ->capture_default_str();
   search_bench->add_option("--seed", sb.seed, "Run seed")->capture_default_str();
   search_bench->add_option("--json", search_options->json_path, "Also write the rows to this JSON file");

@@ -2,8 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <limits>
+#include <optional>
 #include <string>
 
+#include "launch/option_checks.h"
 #include "models/base/error.h"
 
 namespace seed::launch {
@@ -17,11 +20,8 @@ void add_concurrency_option(CLI::App* command, int* value) {
               *value = 0;
               return;
             }
-            try {
-              *value = std::stoi(text);
-            } catch (const std::exception&) {
-              *value = -1;
-            }
+            const std::optional<long long> number = whole_integer(text);
+            *value = number && *number >= 1 && *number <= std::numeric_limits<int>::max() ? int(*number) : -1;
             SEED_CHECK(*value >= 1, kInvalidArgument)
                 << "--concurrency: '" << text << "' is neither a number >= 1 nor auto";
           },

@@ -502,6 +502,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("--kv-cache-mb", o->engine.kv_cache_mb,
                   "KV cache budget per model in MiB; cached prefixes are evicted beyond it (0 = half the available "
                   "memory)")
+      ->check(non_negative_integer())
       ->capture_default_str();
   cmd->add_option("--seed", o->search.seed, "Run seed: every request's random stream derives from it")
       ->capture_default_str();

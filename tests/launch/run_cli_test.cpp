@@ -472,6 +472,8 @@ TEST_F(RunCliTest, OptionsThatWouldFailLateOrBeIgnoredAreRefusedBeforeTheRun) {
   refused("--drafters -1", {"--drafters"});
   refused("--tree bogus", {"--tree bogus", "pct"});  // the model drafter's only tree
   refused("--step-verifier hidden", {"--step-verifier", "--lookahead"});
+  refused("--concurrency 2x", {"--concurrency: '2x' is neither a number >= 1 nor auto"});
+  refused("--kv-cache-mb -5", {"--kv-cache-mb: -5 is negative"});
 
   // A baseline of another search is refused, naming what differs.
   const std::string cot = (out_ / "cot").string();
