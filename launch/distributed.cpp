@@ -26,6 +26,7 @@ namespace {
 void check_model_folders(const spec::EngineOptions& models) {
   check_model_folder(models.target, "--target");
   if (models.engine.drafts() && models.drafter.needs_draft_model()) check_model_folder(models.draft, "--draft");
+  spec::check_draft_vocabulary(models);
 }
 
 // --rank-timeout's value in argv (`--rank-timeout N` or `--rank-timeout=N`,

@@ -210,7 +210,8 @@ std::unique_ptr<Target> load_target(const EngineOptions& o) {
 void check_vocabularies(const EngineOptions& o, int64_t draft_vocab, int64_t target_vocab) {
   SEED_CHECK(draft_vocab == target_vocab, kInvalidArgument)
       << "--draft: " << o.draft << " has a vocabulary of " << draft_vocab << " tokens, the target " << o.target
-      << " has " << target_vocab << "; speculative decoding needs the same tokenizer";
+      << " has " << target_vocab << "; speculative decoding needs the target's tokenizer: pass a --draft that "
+      << "shares it, or an engine that does not draft (--engine ar-batch)";
 }
 
 // A pruned tree's thresholds left to measure (expand 0) on these handles:
@@ -322,13 +323,24 @@ EngineOptions autoregressive_options(const EngineOptions& o, const std::string& 
   return out;
 }
 
+void check_draft_vocabulary(const EngineOptions& o) {
+  // No draft at all is run_settings' error to name.
+  if (!o.engine.drafts() || !o.drafter.needs_draft_model() || o.draft.empty()) return;
+  const auto config_of = [](const std::string& dir) {
+    return models::ModelConfig::from_file((std::filesystem::path(dir) / "config.json").string());
+  };
+  check_vocabularies(o, config_of(o.draft).vocab_size, config_of(o.target).vocab_size);
+}
+
 std::unique_ptr<Engine> make_engine(const EngineOptions& o) {
+  check_draft_vocabulary(o);
   RunSettings settings = run_settings(o);
   return with_lookahead(o, build(o, std::move(settings), load_target(o), {}));
 }
 
 std::unique_ptr<Engine> make_engine(const EngineOptions& o, std::vector<std::unique_ptr<Drafter>> drafters) {
   check_drafter_handles(o, drafters);
+  check_draft_vocabulary(o);
   RunSettings settings = run_settings(o);
   return with_lookahead(o, build(o, std::move(settings), load_target(o), std::move(drafters)));
 }

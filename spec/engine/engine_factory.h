@@ -165,6 +165,11 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& options, int caches
 // (another width, or a layer the target lacks).
 models::KvCacheOptions target_cache_options(const EngineOptions& options, int caches);
 
+// Throws kInvalidArgument naming --draft when an engine that drafts with a
+// draft model is given one whose config.json has another vocabulary size
+// than the target's: read from the two folders, before either loads.
+void check_draft_vocabulary(const EngineOptions& options);
+
 // Throws seed::Error: kInvalidArgument naming the option (no draft for an
 // engine that drafts with a draft model or for step speculation, k_config
 // entry < 1, a malformed --tree file, a pruned tree for an engine that does

@@ -298,8 +298,9 @@ TEST_F(RunCliTest, BenchSearchWritesTheDocumentedJsonRows) {
   EXPECT_NE(r.output.find("x the speed)"), std::string::npos) << r.output;
 }
 
-// A model folder that is not there, or a target without a tokenizer, is
-// named by its flag, before the run loads or writes anything.
+// A model folder that is not there, a target without a tokenizer, or a
+// draft of another vocabulary is named by its flag, before the run loads or
+// writes anything.
 TEST_F(RunCliTest, AMissingModelFolderIsNamedByItsFlag) {
   const std::string src = SEED_SOURCE_DIR;
   const std::string missing = (out_ / "nope").string();
@@ -309,8 +310,18 @@ TEST_F(RunCliTest, AMissingModelFolderIsNamedByItsFlag) {
   for (const char* file : {"config.json", "model.safetensors"}) {
     fs::copy_file(zoo + "tiny-target/" + file, untokenized / file, fs::copy_options::overwrite_existing);
   }
+  // A draft of another vocabulary: its config says so, before anything loads.
+  const fs::path other_vocabulary = out_ / "other-vocabulary";
+  fs::create_directories(other_vocabulary);
+  json draft_config = json::parse(std::ifstream(zoo + "tiny-draft/config.json"));
+  draft_config["vocab_size"] = 320;
+  std::ofstream(other_vocabulary / "config.json") << draft_config.dump();
   const std::pair<std::string, std::string> cases[] = {
       {"--target " + missing + " --draft " + zoo + "tiny-draft", "--target: " + missing + ": no such folder"},
+      {"--target " + zoo + "tiny-target --draft " + other_vocabulary.string(),
+       "--draft: " + other_vocabulary.string() + " has a vocabulary of 320 tokens, the target " + zoo +
+           "tiny-target has 512; speculative decoding needs the target's tokenizer: pass a --draft that shares it, "
+           "or an engine that does not draft (--engine ar-batch)"},
       {"--target " + zoo + "tiny-target --draft " + missing, "--draft: " + missing + ": no such folder"},
       {"--target " + untokenized.string() + " --draft " + zoo + "tiny-draft",
        "--target: " + untokenized.string() + " has no tokenizer (tokenizer.model or tokenizer.json)"},
