@@ -64,7 +64,7 @@ void run_point(const SweepPoint& point, const std::string& dir, const GlobalOpti
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    SEED_FAIL(kInvalidArgument) << "point " << point.slug << ": " << e.what();
+    SEED_FAIL(kInvalidArgument) << e.what();  // the sweep names the point
   }
 }
 
@@ -110,7 +110,18 @@ void sweep(const SweepOptions& o, const GlobalOptions& global) {
     const Clock::time_point start = Clock::now();
     // A point reuses the models of the points before it that it asks for.
     if (global.loaded_models) global.loaded_models->next_run();
-    run_point(point, o.out_dir, point_global);
+    try {
+      run_point(point, o.out_dir, point_global);
+    } catch (const Error& e) {
+      // The points finished so far keep their rows in the tables.
+      if (writer) {
+        try {
+          write_sweep_tables(o.out_dir, collect_sweep_rows(o.out_dir, config));
+        } catch (const Error&) {  // the point's own error is the one to report
+        }
+      }
+      throw Error(e.kind(), "sweep point " + point.slug + " (" + o.config_path + "): " + e.what());
+    }
     if (!finished_before[i]) {
       computed_s += std::chrono::duration<double>(Clock::now() - start).count();
       ++computed;

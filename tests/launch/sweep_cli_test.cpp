@@ -263,8 +263,37 @@ TEST_F(SweepCliTest, ABadRunOptionValueNamesThePointAndTheFlag) {
   std::ofstream(dir_ / "bad-limit.json") << config.dump();
   const Outcome r = run_command(sweep_command(dir_ / "bad-limit.json", dir_ / "bad-limit"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.output.find("point search=cot: --limit: expected an integer 0 or more, got one"), std::string::npos)
+  EXPECT_NE(r.output.find("sweep point search=cot (" + (dir_ / "bad-limit.json").string() +
+                          "): --limit: expected an integer 0 or more, got one"),
+            std::string::npos)
       << r.output;
+}
+
+// A point that fails is named with the config, and the points finished
+// before it keep their rows in the tables.
+TEST_F(SweepCliTest, AFailingPointIsNamedAndThePointsBeforeItAreTabled) {
+  const std::string src = SEED_SOURCE_DIR;
+  const fs::path other_vocabulary = dir_ / "other-vocabulary";
+  fs::create_directories(other_vocabulary);
+  json draft_config = json::parse(std::ifstream(src + "/models/zoo/tiny-draft/config.json"));
+  draft_config["vocab_size"] = 320;
+  std::ofstream(other_vocabulary / "config.json") << draft_config.dump();
+  const json config = {{"task", src + "/tasks/game24"},
+                       {"data", (dir_ / "24.csv").string()},
+                       {"target", src + "/models/zoo/tiny-target"},
+                       {"draft", other_vocabulary.string()},
+                       {"limit", 1},
+                       {"grid", {{"search", {"cot"}}, {"engine", {"ar", "seed"}}}}};
+  const fs::path path = dir_ / "failing.json";
+  std::ofstream(path) << config.dump();
+  const Outcome r = run_command(sweep_command(path, dir_ / "failing"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("sweep point search=cot_engine=seed (" + path.string() + "): --draft: "),
+            std::string::npos)
+      << r.output;
+  const std::vector<json> rows = read_lines(dir_ / "failing" / "sweep.jsonl");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["params"]["engine"], "ar");
 }
 
 TEST_F(SweepCliTest, UnderMpirunEveryPointRunsOnTheRanksAndARerunKeepsFinishedPoints) {
