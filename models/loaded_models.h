@@ -10,6 +10,7 @@
 // held side by side only where the second run uses them. Thread-safe.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,8 +29,10 @@ class LoadedModels {
   };
 
   // The model of `model_dir` with `options`: the one held, or
-  // CausalLM::load's (which it throws), then held.
-  Loaded load(const std::string& model_dir, const LoadOptions& options);
+  // CausalLM::load's (which it throws), then held; `before_loading`, if
+  // set, is called just before a load (not for a model held).
+  Loaded load(const std::string& model_dir, const LoadOptions& options,
+              const std::function<void()>& before_loading = {});
 
   // A new run starts: the models held so far count as not asked for.
   void next_run();

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -43,8 +44,24 @@ bool first_told(const std::string& what) {
 
 std::shared_ptr<models::CausalLM> load_model(const EngineOptions& o, const std::string& model_dir,
                                              const models::LoadOptions& load, const char* role) {
-  if (!o.loaded_models) return models::CausalLM::load(model_dir, load);
-  models::LoadedModels::Loaded loaded = o.loaded_models->load(model_dir, load);
+  // A large model takes minutes to load: say so before, and how long after.
+  const auto loading = [&] {
+    spdlog::info("{} {}: loading on {}", role, model_dir, load.device);
+    return std::chrono::steady_clock::now();
+  };
+  const auto loaded_since = [&](std::chrono::steady_clock::time_point start) {
+    spdlog::info("{} {}: loaded in {:.1f} s", role, model_dir,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+  if (!o.loaded_models) {
+    const auto start = loading();
+    std::shared_ptr<models::CausalLM> model = models::CausalLM::load(model_dir, load);
+    loaded_since(start);
+    return model;
+  }
+  std::optional<std::chrono::steady_clock::time_point> start;
+  models::LoadedModels::Loaded loaded = o.loaded_models->load(model_dir, load, [&] { start = loading(); });
+  if (start) loaded_since(*start);
   if (loaded.reused) {
     // Said once a process at info: a sweep or `bench spec` reuses it for
     // every engine it makes.
