@@ -64,6 +64,29 @@ void check_record(const json& record, const std::string& where) {
       << where << ": field 'invocation' must be an integer";
 }
 
+// Where a setting differs from a run's: the dotted path of the first key
+// whose values differ (an object's key, not the whole object), and the two.
+struct SettingDifference {
+  std::string path;
+  json now, before;  // null: absent
+};
+
+SettingDifference first_difference(const json& now, const json& before, const std::string& path) {
+  if (now.is_object() && before.is_object()) {
+    for (const auto& [key, value] : now.items()) {
+      if (!before.contains(key) || before[key] != value) {
+        return first_difference(value, before.value(key, json()), path + "." + key);
+      }
+    }
+    for (const auto& [key, value] : before.items()) {
+      if (!now.contains(key)) return {path + "." + key, json(), value};
+    }
+  }
+  return {path, now, before};
+}
+
+std::string shown(const json& value) { return value.is_null() ? "none" : value.dump(); }
+
 }  // namespace
 
 ResultLines read_result_lines(const std::string& path) {
@@ -102,9 +125,10 @@ RunResults::RunResults(const std::string& dir, const json& settings, bool resume
     SEED_CHECK(fs::exists(run_json), kNotFound) << run_json << ": missing, so the run cannot be resumed safely";
     const json previous = models::read_json_file(run_json);
     for (const auto& [key, value] : settings.items()) {
-      SEED_CHECK(previous.contains(key) && previous[key] == value, kInvalidArgument)
-          << "--resume: setting '" << key << "' is " << value.dump() << " but the run in " << dir << " used "
-          << (previous.contains(key) ? previous[key].dump() : std::string("none"));
+      if (previous.contains(key) && previous[key] == value) continue;
+      const SettingDifference d = first_difference(value, previous.value(key, json()), key);
+      SEED_FAIL(kInvalidArgument) << "--resume: setting '" << d.path << "' is " << shown(d.now) << " but the run in "
+                                  << dir << " used " << shown(d.before);
     }
     ResultLines lines = read_result_lines(results);
     done_ = std::move(lines.by_index);

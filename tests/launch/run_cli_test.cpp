@@ -131,6 +131,14 @@ TEST_F(RunCliTest, ResumeComputesOnlyTheMissingProblemsAndRefusesOtherSettings) 
   const Outcome other = run_command(seed_run("ar", out, "--limit 2 --resume --seed 9"));
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_NE(other.output.find("'seed'"), std::string::npos) << other.output;
+  // A setting that is an object is named down to the key that differs.
+  std::string with_n3 = seed_run("ar", out, "--limit 2 --resume");
+  with_n3.replace(with_n3.find(" --n 2 "), 7, " --n 3 ");
+  const Outcome wider = run_command(with_n3);
+  EXPECT_EQ(wider.exit_code, 1);
+  EXPECT_NE(wider.output.find("--resume: setting 'params.n' is 3 but the run in " + out + " used 2"),
+            std::string::npos)
+      << wider.output;
 }
 
 // As on a full disk: the run ends with an error naming results.jsonl (not
