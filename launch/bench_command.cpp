@@ -160,12 +160,14 @@ void print_spec_row(const bench::SpecBenchRow& r) {
   const std::string tau_max = r.tau_max > 0 ? fmt::format("{:.2f}", r.tau_max) : "-";
   const std::string tree = r.pct_threshold > 0 ? fmt::format("{} {:.3f}", r.tree, r.pct_threshold) : r.tree;
   const auto speedup = [](double x) { return x > 0 ? fmt::format("{:.2f}x", x) : std::string("-"); };
-  std::cout << fmt::format("{:<11} {:<7} {:<10} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>8} {:>8} {:>6.3f} "
+  // A row that drafted nothing has no acceptance rate (as `seed run` shows it).
+  const std::string alpha = r.drafted_tokens > 0 ? fmt::format("{:.3f}", r.alpha) : "-";
+  std::cout << fmt::format("{:<11} {:<7} {:<10} {:>2} {:>5.1f} {:>7} {:>9.1f} {:>9.1f} {:>9.1f} {:>8} {:>8} {:>6} "
                            "{:>5.2f} {:>7} {:>6.2f} {:>8.3f}\n",
                            r.engine, r.drafter.empty() ? "-" : r.drafter, tree.empty() ? "-" : tree, r.n,
                            r.temperature, r.threads, r.tokens_per_s, r.thought_tokens_per_s,
                            r.evaluation_tokens_per_s, speedup(r.speedup_vs_ar), speedup(r.speedup_vs_ar_batch),
-                           r.alpha, r.tau, tau_max, r.target_busy, r.draft_ms_per_token);
+                           alpha, r.tau, tau_max, r.target_busy, r.draft_ms_per_token);
   if (!r.lookahead.empty()) {
     std::cout << fmt::format("            lookahead {}: step acceptance {:.3f}, {:.2f} steps per request and round\n",
                              r.lookahead, r.step_acceptance, r.steps_per_round);
@@ -212,7 +214,7 @@ bench::RanksSample sample_ranks(parallel::Coordinator& coordinator) {
 void run_bench_spec(const BenchSpecOptions& options) {
   const bench::SpecBenchOptions& o = options.bench;
   std::cout << fmt::format("workload {}, drafters {}{}{}; target {}, draft {}; k = {}, mcsd tree k_config = {}; {} "
-                           "thought tokens, {} evaluation tokens; medians of {} repeats, each n and T's rows "
+                           "thought tokens, {} evaluation tokens; medians of {}, each n and T's rows "
                            "taking them in turns; vs ar, vs batch: the median of a repeat's tokens/s over ar's and "
                            "ar-batch's in the same turn; "
                            "threads per row: target+drafters x threads; draft ms: drafting time per generated token\n",
@@ -221,7 +223,7 @@ void run_bench_spec(const BenchSpecOptions& options) {
                            o.trigrams.empty() ? "" : " (tri-grams " + o.trigrams + ")", o.target,
                            fmt::join(o.drafts, " "),
                            o.draft_length, fmt::join(o.k_config, ","), o.thought_tokens, o.evaluation_tokens,
-                           o.repeats);
+                           counted(o.repeats, "repeat"));
   bool header = false;
   const bench::SpecBenchResult result = bench::run_spec_bench(o, [&](const bench::SpecBenchRow& row) {
     if (!header) {

@@ -79,6 +79,9 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   // Before the weights: a folder without a template fails at once.
   if (options.chat) chat = models::ChatTemplate::load_required(options.model_dir, "--chat");
   const models::ModelConfig config = models::ModelConfig::from_file(options.model_dir + "/config.json");
+  SEED_CHECK(models::has_tokenizer(options.model_dir), kNotFound)
+      << "--model: " << options.model_dir << " has no tokenizer (tokenizer.model or tokenizer.json) to read the "
+      << "prompt with";
   auto tokenizer = models::load_tokenizer(options.model_dir);
   SEED_CHECK(tokenizer->vocab_size() <= config.vocab_size, kInvalidArgument)
       << options.model_dir << ": tokenizer has " << tokenizer->vocab_size()
@@ -123,7 +126,7 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
 void add_generate_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<GenerateOptions>();
   CLI::App* cmd = app.add_subcommand("generate", "Complete a prompt with a model folder (the ar engine)");
-  add_model_option(cmd, &options->model_dir, "Hugging Face model folder (config.json, safetensors, tokenizer.model)");
+  add_model_option(cmd, &options->model_dir, "Hugging Face model folder (config.json, safetensors, tokenizer.model or tokenizer.json)");
   cmd->add_option("--prompt", options->prompt, "Prompt text")->required();
   cmd->add_option("--max-new-tokens", options->max_new_tokens, "Tokens to generate at most")
       ->check(positive_integer())
@@ -138,7 +141,7 @@ void add_generate_command(CLI::App& app, const GlobalOptions& global) {
       cmd->add_option("--top-p", options->sampling.top_p, "Nucleus sampling mass; 1 = off")->capture_default_str();
   cmd->add_option("--seed", options->seed, "Random seed (same seed, same text)")->capture_default_str();
   cmd->add_option("--device", options->device, "cpu or cuda:N")->capture_default_str();
-  CLI::Option* no_bos = cmd->add_flag("--no-bos", options->no_bos, "Do not prepend the BOS token");
+  CLI::Option* no_bos = cmd->add_flag("--no-bos", options->no_bos, "Do not prepend the BOS token (where the tokenizer adds one: tokenizer.model, or tokenizer.json's post_processor)");
   CLI::Option* chat = cmd->add_flag("--chat", options->chat,
                                     "Render the prompt as a user turn with the model's chat template "
                                     "(tokenizer_config.json); prints the reply alone");

@@ -16,6 +16,7 @@
 #include <filesystem>
 
 #include "launch/commands.h"
+#include "launch/counted.h"
 #include "launch/progress_line.h"
 #include "launch/run_option_check.h"
 #include "launch/sweep_config.h"
@@ -77,7 +78,7 @@ void sweep(const SweepOptions& o, const GlobalOptions& global) {
   const bool distributed = global.mpi && global.mpi->world_size() > 1;
   const bool writer = !distributed || global.mpi->world_rank() == 0;
   if (writer) open_sweep_folder(o.out_dir, raw, config, is_run_option);
-  spdlog::info("sweep: {} points{}; folders under {}", points.size(),
+  spdlog::info("sweep: {}{}; folders under {}", counted(static_cast<int64_t>(points.size()), "point"),
                shards > 1 ? fmt::format(" (shard {}/{} of {})", shard, shards, config.points.size()) : "", o.out_dir);
 
   GlobalOptions point_global = global;

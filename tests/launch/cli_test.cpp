@@ -123,9 +123,17 @@ TEST_F(CliTest, MissingModelFilesNameWhatIsMissing) {
   const fs::path empty = fs::temp_directory_path() / ("seed_cli_empty_" + std::to_string(getpid()));
   fs::create_directories(empty);
   const Outcome r = run_command(seed("generate --model " + empty.string() + " --prompt hi"));
-  fs::remove_all(empty);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("config.json"), std::string::npos) << r.output;
+  // Weights without a tokenizer: named by --model before they load.
+  fs::copy_file(*model_dir_ / "config.json", empty / "config.json");
+  const Outcome no_tokenizer = run_command(seed("generate --model " + empty.string() + " --prompt hi"));
+  fs::remove_all(empty);
+  EXPECT_EQ(no_tokenizer.exit_code, 1);
+  EXPECT_NE(no_tokenizer.output.find("--model: " + empty.string() + " has no tokenizer (tokenizer.model or "
+                                     "tokenizer.json)"),
+            std::string::npos)
+      << no_tokenizer.output;
 }
 
 TEST_F(CliTest, CorruptWeightsAreAnErrorNotACrash) {
