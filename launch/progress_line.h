@@ -20,14 +20,16 @@ inline std::string eta_text(double seconds) {
   return s >= 3600 ? fmt::format("ETA {}h{:02}m", s / 3600, s / 60 % 60) : fmt::format("ETA {}m{:02}s", s / 60, s % 60);
 }
 
-inline void print_progress_line(size_t done, size_t total, const std::string& detail) {
+// `terminal_only`: a redraw between finishes (a problem started), which a
+// log file does not get a line for.
+inline void print_progress_line(size_t done, size_t total, const std::string& detail, bool terminal_only = false) {
   const size_t width = 30;
   const size_t filled = total ? std::min(width, width * done / total) : width;
   const std::string line = fmt::format("[{}{}] {}/{}  {}", std::string(filled, '#'), std::string(width - filled, '.'),
                                        done, total, detail);
   if (isatty(fileno(stderr))) {
-    fmt::print(stderr, "\r{}{}", line, done == total ? "\n" : "");
-  } else if (done == total || done % std::max<size_t>(1, total / 20) == 0) {
+    fmt::print(stderr, "\r{}\x1b[K{}", line, done == total ? "\n" : "");  // ESC [K clears what a longer line left
+  } else if (!terminal_only && (done == total || done % std::max<size_t>(1, total / 20) == 0)) {
     fmt::print(stderr, "{}\n", line);
   }
 }

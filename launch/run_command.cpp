@@ -139,8 +139,9 @@ json problem_record(const tasks::Task& task, const tasks::Problem& problem, cons
 
 // One line of progress: problems done, accuracy so far, problems in
 // flight, this invocation's tokens/s, and the time left at the rate this
-// invocation has finished problems.
-void print_progress(const RunResults& results, size_t total, size_t in_flight, int64_t invocation, double elapsed) {
+// invocation has finished problems. `terminal_only`: as a problem starts.
+void print_progress(const RunResults& results, size_t total, size_t in_flight, int64_t invocation, double elapsed,
+                    bool terminal_only = false) {
   int64_t correct = 0, tokens = 0;
   size_t finished_here = 0;
   for (const auto& [index, r] : results.done()) {
@@ -155,7 +156,8 @@ void print_progress(const RunResults& results, size_t total, size_t in_flight, i
   print_progress_line(done, total,
                       fmt::format("accuracy {:.1f}%  {} in flight  {:.0f} tokens/s  {}",
                                   done ? 100.0 * correct / done : 0.0, in_flight, elapsed > 0 ? tokens / elapsed : 0.0,
-                                  done == total ? fmt::format("in {:.0f} s", elapsed) : eta_text(left_s)));
+                                  done == total ? fmt::format("in {:.0f} s", elapsed) : eta_text(left_s)),
+                      terminal_only);
 }
 
 // What one step of one problem's search sends the engine at once.
@@ -376,6 +378,7 @@ void run(RunOptions o, const EngineMaker& make_engine, const GlobalOptions& glob
       {
         std::lock_guard<std::mutex> lock(mutex);
         ++in_flight;
+        print_progress(results, total, in_flight, invocation, elapsed(), /*terminal_only=*/true);
       }
       ProblemEngine own(*engine);
       spec::Engine& used = shares ? own : *engine;
