@@ -117,7 +117,7 @@ struct KvCache::Impl {
     } else {
       SEED_CHECK(!unused_named.empty(), kOutOfRange)
           << "KV cache is full (" << cache_options.max_blocks << " blocks of " << block_size()
-          << " tokens, all held by live sequences); raise the KV cache budget (--kv-cache-mb)";
+          << " tokens, all held by live sequences); raise the KV cache budget (max_blocks or max_bytes)";
       block = unused_named.front();
       unused_named.pop_front();
       unused_at.erase(block);
