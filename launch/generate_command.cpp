@@ -79,9 +79,7 @@ void run_generate(const GenerateOptions& options, const GlobalOptions& global) {
   // Before the weights: a folder without a template fails at once.
   if (options.chat) chat = models::ChatTemplate::load_required(options.model_dir, "--chat");
   const models::ModelConfig config = models::ModelConfig::from_file(options.model_dir + "/config.json");
-  SEED_CHECK(models::has_tokenizer(options.model_dir), kNotFound)
-      << "--model: " << options.model_dir << " has no tokenizer (tokenizer.model or tokenizer.json) to read the "
-      << "prompt with";
+  check_text_model_folder(options.model_dir, "--model");
   auto tokenizer = models::load_tokenizer(options.model_dir);
   SEED_CHECK(tokenizer->vocab_size() <= config.vocab_size, kInvalidArgument)
       << options.model_dir << ": tokenizer has " << tokenizer->vocab_size()

@@ -24,13 +24,14 @@ inline void check_model_folder(const std::string& model_dir, const std::string& 
 }
 
 // Throws kNotFound naming `flag` unless `model_dir` is a folder with a
-// tokenizer: a task's prompts are text, and a folder without one (random
-// weights from make_tiny_model --config, say) would fail only after it loads.
+// tokenizer, for a command whose prompts are text: a folder without one
+// (random weights from make_tiny_model --config, say) would fail only after
+// it loads.
 inline void check_text_model_folder(const std::string& model_dir, const std::string& flag) {
   check_model_folder(model_dir, flag);
   SEED_CHECK(models::has_tokenizer(model_dir), kNotFound)
-      << flag << ": " << model_dir << " has no tokenizer (tokenizer.model or tokenizer.json), and a task's "
-      << "prompts are text";
+      << flag << ": " << model_dir << " has no tokenizer (tokenizer.model or tokenizer.json) to read the "
+      << "prompts with";
 }
 
 }  // namespace seed::launch

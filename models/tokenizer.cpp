@@ -11,6 +11,10 @@
 namespace seed::models {
 namespace {
 
+// The files a model folder's tokenizer is read from, in order of preference.
+constexpr char kSentencePieceFile[] = "tokenizer.model";
+constexpr char kTokenizerJsonFile[] = "tokenizer.json";
+
 // U+FFFD, which SentencePiece decodes a byte-fallback token to while the
 // character it starts is not complete yet.
 constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";
@@ -55,18 +59,19 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 bool has_tokenizer(const std::string& model_dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  return fs::exists(fs::path(model_dir) / "tokenizer.model", ec) || fs::exists(fs::path(model_dir) / "tokenizer.json", ec);
+  return fs::exists(fs::path(model_dir) / kSentencePieceFile, ec) ||
+         fs::exists(fs::path(model_dir) / kTokenizerJsonFile, ec);
 }
 
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& model_dir) {
   namespace fs = std::filesystem;
   SEED_CHECK(fs::is_directory(model_dir), kNotFound)
       << "model folder " << model_dir << " does not exist (or is not a folder)";
-  const fs::path sentencepiece_path = fs::path(model_dir) / "tokenizer.model";
+  const fs::path sentencepiece_path = fs::path(model_dir) / kSentencePieceFile;
   if (fs::exists(sentencepiece_path)) {
     return make_sentencepiece_tokenizer(sentencepiece_path.string());
   }
-  const fs::path json_path = fs::path(model_dir) / "tokenizer.json";
+  const fs::path json_path = fs::path(model_dir) / kTokenizerJsonFile;
   if (fs::exists(json_path)) {
     return hf::HfTokenizer::load(json_path.string(),
                                  hf::TokenizerConfig::from_file((fs::path(model_dir) / "tokenizer_config.json").string()));

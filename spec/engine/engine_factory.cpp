@@ -23,6 +23,14 @@
 #include "spec/lookahead/lookahead_engine.h"
 
 namespace seed::spec {
+namespace {
+
+// The config.json of the model folder `dir`.
+models::ModelConfig config_of(const std::string& dir) {
+  return models::ModelConfig::from_file((std::filesystem::path(dir) / "config.json").string());
+}
+
+}  // namespace
 
 models::LoadOptions load_options(const EngineOptions& o) {
   models::LoadOptions options;
@@ -74,9 +82,6 @@ std::shared_ptr<models::CausalLM> load_model(const EngineOptions& o, const std::
 
 models::LoadOptions draft_load_options(models::LoadOptions options, const std::string& target,
                                        const std::string& draft) {
-  const auto config_of = [](const std::string& dir) {
-    return models::ModelConfig::from_file((std::filesystem::path(dir) / "config.json").string());
-  };
   const models::ModelConfig draft_config = config_of(draft);
   const bool first = first_told(draft);
   // A large vocabulary's head can be most of a small draft's step.
@@ -122,11 +127,9 @@ models::KvCacheOptions kv_cache_options(const EngineOptions& o, int caches) {
 models::KvCacheOptions target_cache_options(const EngineOptions& o, int caches) {
   models::KvCacheOptions cache = kv_cache_options(o, caches);
   if (!o.engine.drafts() || !o.drafter.needs_draft_model() || o.draft.empty()) return cache;
-  const models::ModelConfig draft =
-      models::ModelConfig::from_file((std::filesystem::path(o.draft) / "config.json").string());
+  const models::ModelConfig draft = config_of(o.draft);
   if (!draft.is_edd()) return cache;
-  const models::ModelConfig target =
-      models::ModelConfig::from_file((std::filesystem::path(o.target) / "config.json").string());
+  const models::ModelConfig target = config_of(o.target);
   SEED_CHECK(draft.hidden_size == target.hidden_size, kInvalidArgument)
       << "--draft: the EDD " << o.draft << " reads hidden states of width " << draft.hidden_size << ", the target "
       << o.target << " has width " << target.hidden_size;
@@ -281,9 +284,7 @@ std::unique_ptr<ScheduledEngine> build(const EngineOptions& o, RunSettings setti
     check_vocabularies(o, resources.draft_model->config().vocab_size, target->vocab_size());
   } else {
     // Only the vocabulary: the drafters hold (or are proxies for) the model.
-    const models::ModelConfig config =
-        models::ModelConfig::from_file((std::filesystem::path(o.draft) / "config.json").string());
-    check_vocabularies(o, config.vocab_size, target->vocab_size());
+    check_vocabularies(o, config_of(o.draft).vocab_size, target->vocab_size());
   }
   if (!kind.drafter_pool()) {
     std::unique_ptr<Drafter> drafter = make_drafter(o.drafter, resources);
@@ -343,9 +344,6 @@ EngineOptions autoregressive_options(const EngineOptions& o, const std::string& 
 void check_draft_vocabulary(const EngineOptions& o) {
   // No draft at all is run_settings' error to name.
   if (!o.engine.drafts() || !o.drafter.needs_draft_model() || o.draft.empty()) return;
-  const auto config_of = [](const std::string& dir) {
-    return models::ModelConfig::from_file((std::filesystem::path(dir) / "config.json").string());
-  };
   check_vocabularies(o, config_of(o.draft).vocab_size, config_of(o.target).vocab_size);
 }
 
